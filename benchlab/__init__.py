@@ -1,0 +1,25 @@
+"""benchlab: a laboratory for rigorous computer performance experiments."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "compare", "Dataset", "ComparisonReport"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from benchlab.api import ComparisonReport, compare
+    from benchlab.data.dataset import Dataset
+
+
+def __getattr__(name: str) -> Any:
+    """Import the API lazily so `import benchlab` stays cheap for the CLI."""
+    if name in ("compare", "ComparisonReport"):
+        from benchlab import api
+
+        return getattr(api, name)
+    if name == "Dataset":
+        from benchlab.data.dataset import Dataset
+
+        return Dataset
+    raise AttributeError(f"module 'benchlab' has no attribute {name!r}")

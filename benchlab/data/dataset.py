@@ -1,0 +1,101 @@
+"""The Dataset: a tidy table with one row per measurement (DESIGN.md, data model).
+
+Columns are numpy arrays: the value column as float64, factor and level columns
+as arrays of strings. A Dataset knows which columns are factors, which are
+levels of the random-effects hierarchy (highest first), the metric and its
+unit, and where each row came from (file and line) so errors can point there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchlab.errors import InputError
+from benchlab.units import Unit, make_unit
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Measurements in long form.
+
+    columns: every column by name; `value` names the numeric measurement column.
+    factors: fixed-effect columns (e.g. `sample`, `system`, `benchmark`).
+    levels: random-effect columns, highest first (e.g. `build`, `run`).
+    lines: the source line of each row (1-based), for messages.
+    """
+
+    columns: Mapping[str, np.ndarray]
+    value: str = "value"
+    factors: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+    metric: str | None = None
+    unit: Unit = field(default_factory=lambda: make_unit(None))
+    source: str = ""
+    lines: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        lengths = {name: len(col) for name, col in self.columns.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"columns of different lengths: {lengths}")
+        for name in (self.value, *self.factors, *self.levels):
+            if name not in self.columns:
+                raise ValueError(f"no column {name!r}")
+
+    def __len__(self) -> int:
+        return len(self.columns[self.value])
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.columns[self.value]
+
+    def group_names(self, by: str) -> list[str]:
+        """The distinct values of column `by`, in order of first appearance."""
+        column = self.columns[by]
+        _, first = np.unique(column, return_index=True)
+        return [str(column[i]) for i in sorted(first)]
+
+    def split(self, by: str) -> list[tuple[str, Dataset]]:
+        """One Dataset per value of `by`, in order of first appearance."""
+        column = self.columns[by]
+        out = []
+        for name in self.group_names(by):
+            mask = column == name
+            cols = {k: v[mask] for k, v in self.columns.items()}
+            lines = self.lines[mask] if self.lines is not None else None
+            out.append((name, Dataset(cols, self.value, self.factors, self.levels,
+                                      self.metric, self.unit, self.source, lines)))
+        return out
+
+    @classmethod
+    def from_values(
+        cls,
+        values: Sequence[float] | np.ndarray,
+        name: str = "sample",
+        *,
+        unit: Unit | None = None,
+        source: str = "",
+        lines: Sequence[int] | None = None,
+    ) -> Dataset:
+        """A one-sample Dataset with the single factor `sample` = name."""
+        array = np.asarray(values, dtype=float)
+        factor = np.full(array.shape, name, dtype=object)
+        return cls(
+            {"sample": factor, "value": array},
+            factors=("sample",),
+            unit=unit or make_unit(None),
+            source=source or name,
+            lines=None if lines is None else np.asarray(lines, dtype=np.int64),
+        )
+
+    def check_finite(self) -> None:
+        """Refuse NaN and infinite values, naming the first offending row."""
+        bad = ~np.isfinite(self.values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            where = self.source
+            if self.lines is not None:
+                where = f"{self.source}:{int(self.lines[i])}"
+            raise InputError(f"value {self.values[i]!r} is not a finite number", where)

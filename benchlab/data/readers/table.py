@@ -1,0 +1,117 @@
+"""CSV and TSV files with a header row, in long format (one row per measurement).
+
+`value` names the measurement column (default: a column called `value`, else
+the only numeric column); `by` names the column whose values are the samples
+(groups). Other columns are kept as factors so later steps (pairing, levels)
+can use them. Lines starting with `#` before the header are comments.
+"""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+
+from benchlab.data.dataset import Dataset
+from benchlab.data.readers.numbers import parse_number
+from benchlab.data.source import Source
+from benchlab.errors import InputError, UsageError
+from benchlab.units import make_unit
+
+NAME = "table"
+
+
+def _content_lines(source: Source) -> list[tuple[int, str]]:
+    return [(i, line) for i, line in enumerate(source.lines, start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _delimiter(header: str) -> str | None:
+    if "\t" in header:
+        return "\t"
+    if "," in header:
+        return ","
+    if ";" in header:
+        return ";"
+    return None
+
+
+def sniff(source: Source) -> bool:
+    """A header row: delimited fields of which at least one is not a number."""
+    content = _content_lines(source)
+    if not content:
+        return False
+    header = content[0][1]
+    delimiter = _delimiter(header)
+    if delimiter is None:
+        return False
+    fields = next(csv.reader([header], delimiter=delimiter))
+    return any(parse_number(f.strip()) is None for f in fields if f.strip())
+
+
+def _choose_value_column(header: list[str], rows: list[list[str]], value: str | None,
+                         name: str) -> str:
+    if value is not None:
+        if value not in header:
+            raise UsageError(f"no column {value!r} (columns: {', '.join(header)})", name)
+        return value
+    if "value" in header:
+        return "value"
+    numeric = [h for j, h in enumerate(header)
+               if rows and all(parse_number(r[j]) is not None for r in rows[:50] if j < len(r))]
+    if len(numeric) == 1:
+        return numeric[0]
+    raise UsageError(
+        f"say which column holds the measurements with --value (columns: {', '.join(header)})",
+        name)
+
+
+def read(source: Source, *, value: str | None = None, by: str | None = None,
+         unit: str | None = None, higher_is_better: bool | None = None,
+         name: str | None = None, **_: object) -> Dataset:
+    """Read a delimited table with a header into a Dataset."""
+    content = _content_lines(source)
+    if not content:
+        raise InputError("empty file", source.name)
+    delimiter = _delimiter(content[0][1]) or ","
+    parsed = list(csv.reader([line for _, line in content], delimiter=delimiter))
+    header = [h.strip() for h in parsed[0]]
+    if len(set(header)) != len(header):
+        raise InputError("repeated column names in the header", f"{source.name}:{content[0][0]}")
+    body = parsed[1:]
+    body_lines = [n for n, _ in content[1:]]
+    if not body:
+        raise InputError("a header but no rows", source.name)
+    for fields, line in zip(body, body_lines, strict=True):
+        if len(fields) != len(header):
+            raise InputError(f"{len(fields)} fields where the header has {len(header)}",
+                             f"{source.name}:{line}")
+    value_col = _choose_value_column(header, body, value, source.name)
+    if by is not None and by not in header:
+        raise UsageError(f"no column {by!r} for --by (columns: {', '.join(header)})",
+                         source.name)
+    j = header.index(value_col)
+    numbers = np.empty(len(body))
+    for i, (fields, line) in enumerate(zip(body, body_lines, strict=True)):
+        number = parse_number(fields[j].strip())
+        if number is None:
+            raise InputError(f"{fields[j]!r} in column {value_col!r} is not a number",
+                             f"{source.name}:{line}")
+        numbers[i] = number
+    columns: dict[str, np.ndarray] = {}
+    for k, h in enumerate(header):
+        if k != j:
+            columns[h] = np.array([f[k].strip() for f in body], dtype=object)
+    columns[value_col] = numbers
+    unit_name = unit
+    if unit_name is None and "unit" in columns:
+        units = set(columns["unit"].tolist())
+        if len(units) == 1:
+            unit_name = units.pop()
+    if by is None:
+        columns["sample"] = np.full(len(body), name or source.name, dtype=object)
+        by = "sample"
+    factors = (by,) + tuple(h for h in header if h not in (by, value_col, "unit"))
+    return Dataset(columns, value=value_col, factors=factors,
+                   unit=make_unit(unit_name, higher_is_better), source=source.name,
+                   lines=np.array(body_lines, dtype=np.int64))

@@ -1,0 +1,66 @@
+"""Open an input (a path or `-` for standard input) as text lines, safely.
+
+Every failure becomes an InputError naming the file: missing, unreadable, a
+directory, binary content. A UTF-8 byte-order mark is dropped and CRLF/CR line
+ends are read like LF, so files from any platform read the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from benchlab.errors import InputError
+
+STDIN_NAME = "<stdin>"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The text of one input: its display name and its lines (without line ends)."""
+
+    name: str
+    lines: tuple[str, ...]
+
+    @property
+    def head(self) -> str:
+        """The first few lines joined, for format sniffing."""
+        return "\n".join(self.lines[:5])
+
+
+def _decode(raw: bytes, name: str) -> str:
+    if b"\x00" in raw[:65536]:
+        raise InputError("binary content, not a text file of measurements", name)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text (binary content?)", f"{name}:{line}") from None
+
+
+def open_source(path: str) -> Source:
+    """Read `path` (or standard input for "-") into a Source."""
+    if path == "-":
+        raw = sys.stdin.buffer.read()
+        name = STDIN_NAME
+    else:
+        name = path
+        if os.path.isdir(path):
+            raise InputError("is a directory, not a file", name)
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            raise InputError("no such file", name) from None
+        except PermissionError:
+            raise InputError("permission denied", name) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+    text = _decode(raw, name).replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return Source(name, tuple(lines))

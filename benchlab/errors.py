@@ -1,0 +1,27 @@
+"""Errors that end a command with a one-line message and exit code 2."""
+
+from __future__ import annotations
+
+
+class BenchlabError(Exception):
+    """A problem with the user's input or arguments, shown as one line.
+
+    `where` is the file (and line, as "file:line") the problem is in, if any.
+    """
+
+    def __init__(self, message: str, where: str | None = None, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class InputError(BenchlabError):
+    """Bad data: unreadable file, a non-numeric token, too few values."""
+
+
+class UsageError(BenchlabError):
+    """Bad command-line arguments."""

@@ -1,0 +1,97 @@
+"""Units: their scaling for display and whether higher is better.
+
+Time-like units (lower is better) scale through ns, µs, ms, s like hyperfine;
+rates (anything per second, ops, Hz) are higher-is-better. An unknown unit is
+kept as it is and has no direction, so the verdict says "higher"/"lower".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+_TIME_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "min": 60.0,
+    "h": 3600.0,
+}
+_TIME_LADDER = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
+_RATE_WORDS = ("/s", "/sec", "ops", "hz", "per second", "throughput", "fps")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A measurement unit: its name and which direction is better.
+
+    `higher_is_better` is None when neither the unit nor the user says.
+    """
+
+    name: str | None
+    higher_is_better: bool | None
+
+    @property
+    def is_time(self) -> bool:
+        return self.name in _TIME_SECONDS
+
+    @property
+    def _speaks_time(self) -> bool:
+        return self.is_time and self.higher_is_better is not True
+
+    @property
+    def better_word(self) -> str:
+        """The word for a change in the good direction ("faster", "better", "lower")."""
+        if self._speaks_time:
+            return "faster"
+        if self.higher_is_better is None:
+            return ""
+        return "better"
+
+    def direction_word(self, ratio_above_one: bool) -> str:
+        """Word for a candidate whose mean is above (True) or below the baseline's."""
+        if self._speaks_time:
+            return "slower" if ratio_above_one else "faster"
+        if self.higher_is_better is None:
+            return "higher" if ratio_above_one else "lower"
+        good = ratio_above_one == self.higher_is_better
+        return "better" if good else "worse"
+
+    def is_regression(self, ratio_above_one: bool) -> bool:
+        """True when a move in this direction is a regression (needs a known direction)."""
+        hib = self.higher_is_better
+        if hib is None:
+            hib = False  # without a direction, a rise is treated as the bad one (times, sizes)
+        return ratio_above_one != hib
+
+    def format(self, value: float, digits: int = 4) -> str:
+        """A value with its unit, times scaled to a readable ns/µs/ms/s."""
+        if value is None or not math.isfinite(value):
+            return "n/a"
+        if self.is_time:
+            seconds = value * _TIME_SECONDS[self.name or "s"]
+            name, factor = _TIME_LADDER[-1]
+            for cand, f in _TIME_LADDER:
+                if abs(seconds) < f * 1000:
+                    name, factor = cand, f
+                    break
+            return f"{seconds / factor:.{digits}g} {name}"
+        text = f"{value:.{digits + 2}g}"
+        return f"{text} {self.name}" if self.name else text
+
+
+def make_unit(name: str | None, higher_is_better: bool | None = None) -> Unit:
+    """Build a Unit; an explicit `higher_is_better` overrides what the unit implies."""
+    if name is not None:
+        name = name.strip() or None
+    if higher_is_better is None and name is not None:
+        lowered = name.lower()
+        if name in _TIME_SECONDS:
+            higher_is_better = False
+        elif any(word in lowered for word in _RATE_WORDS):
+            higher_is_better = True
+    return Unit(name, higher_is_better)
