@@ -68,19 +68,24 @@ class Unit:
             hib = False  # without a direction, a rise is treated as the bad one (times, sizes)
         return ratio_above_one != hib
 
-    def format(self, value: float, digits: int = 4) -> str:
-        """A value with its unit, times scaled to a readable ns/µs/ms/s."""
+    def _scale(self, magnitude: float) -> tuple[str, float]:
+        """The display unit for values of this magnitude and its factor from the input unit."""
+        seconds = magnitude * _TIME_SECONDS[self.name or "s"]
+        name, factor = _TIME_LADDER[-1]
+        for cand, f in _TIME_LADDER:
+            if seconds < f * 1000:
+                name, factor = cand, f
+                break
+        return name, factor / _TIME_SECONDS[self.name or "s"]
+
+    def format(self, value: float | None, digits: int = 6, like: float | None = None) -> str:
+        """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value)."""
         if value is None or not math.isfinite(value):
             return "n/a"
         if self.is_time:
-            seconds = value * _TIME_SECONDS[self.name or "s"]
-            name, factor = _TIME_LADDER[-1]
-            for cand, f in _TIME_LADDER:
-                if abs(seconds) < f * 1000:
-                    name, factor = cand, f
-                    break
-            return f"{seconds / factor:.{digits}g} {name}"
-        text = f"{value:.{digits + 2}g}"
+            name, factor = self._scale(abs(like if like is not None else value))
+            return f"{value / factor:.{digits}g} {name}"
+        text = f"{value:.{digits}g}"
         return f"{text} {self.name}" if self.name else text
 
 

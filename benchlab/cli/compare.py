@@ -1,0 +1,169 @@
+"""`benchlab compare`: parse arguments, run the comparison, render it, set the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from benchlab.errors import UsageError
+
+EXAMPLE = """examples:
+  benchlab compare old.txt new.txt --unit s
+  benchlab compare runs.csv --by kernel --value real --unit s --threshold 1%
+  benchlab compare runs.csv --by kernel --value real --paired --pair-by boot_run
+  benchlab compare old.txt new.txt --json --fail-on regression --threshold 2%
+  benchlab compare --ministat -s -w 60 iguana chameleon
+"""
+
+
+def _threshold(text: str) -> float:
+    """'2%' or '0.02' → 0.02."""
+    try:
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a threshold: {text!r} (say 2% or 0.02)") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"threshold must be between 0% and 100%: {text!r}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    """'95', '95%' or '0.95' → 0.95."""
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise UsageError(f"not a confidence level: {text!r} (say 95 or 0.95)") from None
+    if value >= 1.0:
+        value /= 100.0
+    if not 0.0 < value < 1.0:
+        raise UsageError(f"confidence must be between 0 and 100%: {text!r}")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare", help="compare samples: ratio CI, difference, verdict (or ministat's output)",
+        description="Compare each sample with the baseline (the first, or --baseline): the "
+                    "ratio of means with Fieller's CI, the difference of means, and a verdict "
+                    "against --threshold.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="*", help="files of numbers or CSV/TSV tables; - for stdin")
+    g = p.add_argument_group("input")
+    g.add_argument("-C", dest="column", type=int, default=1, metavar="N",
+                   help="column of a plain file to read (1-based, default 1)")
+    g.add_argument("-d", dest="delimiters", default=" \t", metavar="DELIMS",
+                   help="field delimiter characters of a plain file (default space and tab)")
+    g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
+    g.add_argument("--by", help="column of a CSV/TSV table naming the sample of each row")
+    g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
+    g.add_argument("--input-format", choices=["numbers", "csv", "tsv"],
+                   help="read inputs as this format instead of guessing from the content")
+    g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
+    g.add_argument("--higher-is-better", action="store_true", default=None,
+                   help="higher values are better (throughput); default from the unit")
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=_threshold, default=0.0,
+                   help="smallest change of practical interest, e.g. 2%% (default 0)")
+    a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
+                   default="welch", help="degrees of freedom of Fieller's interval")
+    a.add_argument("--tests", action="store_true",
+                   help="also Student's t, Mann-Whitney, Kolmogorov-Smirnov, Shapiro-Wilk, F")
+    a.add_argument("--bootstrap", nargs="?", type=int, const=10_000, default=None, metavar="B",
+                   help="bootstrap CIs of the ratios of means and medians (B = 10000)")
+    a.add_argument("--seed", type=int, default=None, help="random seed for the bootstrap")
+    a.add_argument("--paired", action="store_true",
+                   help="samples are paired by position (or by --pair-by)")
+    a.add_argument("--pair-by", metavar="COLUMN", help="column whose values pair the rows")
+    a.add_argument("--no-diagnostics", action="store_true",
+                   help="skip the outlier/drift/autocorrelation/multimodality checks")
+    o = p.add_argument_group("output")
+    o.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    o.add_argument("--json", action="store_const", const="json", dest="format",
+                   help="same as --format json")
+    o.add_argument("--no-plot", action="store_true", help="omit the distribution plot")
+    o.add_argument("--fail-on", choices=["change", "regression"],
+                   help="exit 1 if a verdict is a change / a change in the bad direction")
+    m = p.add_argument_group("ministat mode (FreeBSD ministat's exact output)")
+    m.add_argument("--ministat", action="store_true", help="print exactly what ministat prints")
+    m.add_argument("-A", dest="all_stats", action="store_true",
+                   help="ministat: statistics and comparisons only, no plot")
+    m.add_argument("-n", dest="stats_only", action="store_true",
+                   help="ministat: summary statistics only, no plot or test")
+    m.add_argument("-q", dest="quiet", action="store_true",
+                   help="ministat: no data-set names or table header")
+    m.add_argument("-s", dest="separate", action="store_true",
+                   help="ministat: each data set's bars on its own line")
+    m.add_argument("-w", dest="width", type=int, default=74, metavar="WIDTH",
+                   help="ministat: plot width (default 74)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.delimiters == "":
+        raise UsageError("-d needs at least one delimiter character")
+    if args.ministat:
+        from benchlab.cli import ministat_mode
+
+        return ministat_mode.run(
+            args.files, all_stats=args.all_stats, column=args.column,
+            confidence=args.confidence or "95", delimiters=args.delimiters,
+            stats_only=args.stats_only, quiet=args.quiet, separate=args.separate,
+            width=args.width, stdout=sys.stdout, stderr=sys.stderr)
+    return _run_default(args)
+
+
+def _run_default(args: argparse.Namespace) -> int:
+    from benchlab.data.samples import align_pairs, load_samples, pick_baseline, sample_unit
+    from benchlab.stats.compare import compare_samples
+
+    if args.column < 1:
+        raise UsageError("-C must be 1 or more")
+    if args.bootstrap is not None and args.bootstrap < 100:
+        raise UsageError("--bootstrap needs at least 100 replicates")
+    confidence = _confidence(args.confidence) if args.confidence else 0.95
+    if args.pair_by:
+        args.paired = True
+    samples = load_samples(args.files, format=args.input_format, column=args.column,
+                           delimiters=args.delimiters, value=args.value, by=args.by,
+                           unit=args.unit, higher_is_better=args.higher_is_better)
+    if len(samples) < 2:
+        raise UsageError("compare needs at least two samples (two files, or --by with a "
+                         "column that has two or more groups)")
+    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    baseline = pick_baseline(samples, args.baseline)
+    if args.pair_by:
+        samples = align_pairs(samples, args.pair_by, baseline)
+    named = [(s.name, s.values) for s in samples]
+    result = compare_samples(named, baseline=baseline, confidence=confidence,
+                             threshold=args.threshold, df_method=args.df_method,
+                             paired=args.paired, unit=unit, bootstrap=args.bootstrap,
+                             seed=args.seed, tests=args.tests,
+                             diagnostics=not args.no_diagnostics)
+    if args.format == "json":
+        from benchlab.report.document import comparison_document
+
+        json.dump(comparison_document(result), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        from benchlab.report.markdown import render_markdown
+
+        sys.stdout.write(render_markdown(result))
+    else:
+        from benchlab.report.text import render_text
+
+        sys.stdout.write(render_text(result, named, plot=not args.no_plot))
+    sys.stdout.flush()
+
+    no_ratio = [c for c in result.comparisons if c.ratio is None]
+    if no_ratio:
+        print(f"benchlab: {no_ratio[0].ratio_note}", file=sys.stderr)
+        return 2
+    if args.fail_on == "change" and any(c.verdict.outcome == "change"
+                                        for c in result.comparisons):
+        return 1
+    if args.fail_on == "regression" and any(c.verdict.regression for c in result.comparisons):
+        return 1
+    return 0

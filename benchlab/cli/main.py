@@ -1,0 +1,56 @@
+"""`benchlab` entry point: dispatch to one module per command; errors become one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from benchlab import __version__
+from benchlab.errors import BenchlabError
+
+COMMANDS = {
+    "compare": "benchlab.cli.compare",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line and exit code 2 (its own default is 2 too)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"benchlab {self.prog.split()[-1]}: {message}\n"
+                     if " " in self.prog else f"benchlab: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="benchlab",
+        description="A laboratory for rigorous computer performance experiments.",
+        epilog="example: benchlab compare examples/kamp/current.txt examples/kamp/buf_work.txt "
+               "--unit s",
+    )
+    parser.add_argument("--version", action="version", version=f"benchlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=_Parser)
+    import importlib
+
+    for name, module in COMMANDS.items():
+        importlib.import_module(module).add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args))
+    except BenchlabError as exc:
+        print(f"benchlab: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("benchlab: interrupted", file=sys.stderr)
+        return 130

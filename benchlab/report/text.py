@@ -1,0 +1,116 @@
+"""The terminal report of `benchlab compare`: samples table, plot, comparisons, warnings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from benchlab.report.plot import distribution_plot
+from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.stats.difference import MeanDifference
+from benchlab.units import Unit
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def fmt_num(x: float | None, digits: int = 5) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}g}"
+
+
+def fmt_ratio_ci(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "unbounded"
+    return f"{low:.4f} .. {high:.4f}"
+
+
+def samples_table(result: CompareResult) -> list[str]:
+    unit = result.unit
+    head = ("n", "mean", "median", "stddev", "min", "max", "CV")
+    rows = []
+    for s in result.samples:
+        cv = "n/a" if not math.isfinite(s.cv) else f"{100 * s.cv:.2f}%"
+        rows.append((s.name, str(s.n), unit.format(s.mean), unit.format(s.median),
+                     unit.format(s.stddev), unit.format(s.min), unit.format(s.max), cv))
+    name_w = max(len("sample"), *(len(r[0]) for r in rows))
+    widths = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(head)]
+    lines = ["  " + "sample".ljust(name_w) + "".join(f"  {h:>{w}}" for h, w in
+                                                     zip(head, widths, strict=True))]
+    for r in rows:
+        lines.append("  " + r[0].ljust(name_w) + "".join(
+            f"  {c:>{w}}" for c, w in zip(r[1:], widths, strict=True)))
+    return lines
+
+
+LABEL = 26
+
+
+def _difference_line(d: MeanDifference, unit: Unit, label: str) -> str:
+    like = max(abs(d.low), abs(d.high))
+    return (f"  {label:<{LABEL}}{unit.format(d.estimate, 4, like)}  {100 * d.confidence:g}% CI "
+            f"{unit.format(d.low, 4, like)} .. {unit.format(d.high, 4, like)}  "
+            f"p = {fmt_p(d.pvalue)}  ({d.method})")
+
+
+def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
+    level = f"{100 * confidence:g}% CI"
+    lines = [f"{c.candidate} vs {c.baseline}" + (" (paired)" if c.paired else "")]
+    if c.ratio is not None:
+        r = c.ratio
+        df = f", df = {r.df:.3g}" if r.df is not None else ""
+        lines.append(f"  {'ratio of means':<{LABEL}}{r.estimate:.4f}  {level} "
+                     f"{fmt_ratio_ci(r.low, r.high)}  ({r.method}{df})")
+        if r.note:
+            lines.append(f"  {'':<{LABEL}}{r.note}")
+    else:
+        lines.append(f"  {'ratio of means':<{LABEL}}n/a: {c.ratio_note}")
+    lines.append(_difference_line(c.difference, unit, "difference"))
+    for b in c.bootstrap:
+        bca = fmt_ratio_ci(b.bca_low, b.bca_high) if b.bca_low is not None else "n/a"
+        lines.append(f"  {'ratio of ' + b.statistic + 's':<{LABEL}}{b.estimate:.4f}  bootstrap "
+                     f"{level} {b.low:.4f} .. {b.high:.4f} (percentile), {bca} (BCa); "
+                     f"B = {b.replicates}, seed = {b.seed}")
+        if b.note:
+            lines.append(f"  {'':<{LABEL}}{b.note}")
+    for t in c.tests:
+        if isinstance(t, MeanDifference):
+            lines.append(_difference_line(t, unit, t.method.split(" (")[0]))
+            continue
+        extra = ""
+        if t.estimate is not None and t.name.startswith(("Mann", "Wilcoxon")):
+            extra = f", estimate {unit.format(t.estimate)}"
+        elif t.estimate is not None:
+            extra = f", estimate {fmt_num(t.estimate)}"
+            if t.low is not None:
+                extra += f" ({level} {fmt_num(t.low)} .. {fmt_num(t.high)})"
+        lines.append(f"  {t.name:<{LABEL}}statistic {fmt_num(t.statistic)}, "
+                     f"p = {fmt_p(t.pvalue)}{extra}  ({t.method})")
+    lines.append(f"  => {c.verdict.text}")
+    return lines
+
+
+def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
+                plot: bool = True, width: int = 60) -> str:
+    """The whole terminal report."""
+    out = samples_table(result)
+    if plot:
+        lo = min(float(np.min(x)) for _, x in samples)
+        hi = max(float(np.max(x)) for _, x in samples)
+        label = (f"{result.unit.format(lo)} .. {result.unit.format(hi)}   "
+                 "(├ ┤ min/max, ═ quartiles, M median, A mean)")
+        out.append("")
+        out.extend(distribution_plot(samples, width, label))
+    for c in result.comparisons:
+        out.append("")
+        out.extend(comparison_lines(c, result.unit, result.confidence))
+    if result.diagnostics:
+        out.append("")
+        out.append("warnings:")
+        out.extend(f"  - {d.message}" for d in result.diagnostics)
+    return "\n".join(out) + "\n"

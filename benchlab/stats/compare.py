@@ -1,0 +1,208 @@
+"""Compare each candidate sample with a baseline: the whole analysis of `benchlab compare`.
+
+Headline: the ratio of means with Fieller's CI and the verdict against a
+threshold (STATS.md §3–4); beside it the Welch difference of means, optional
+bootstrap CIs, classical tests, paired analyses and per-sample diagnostics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchlab.errors import InputError
+from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
+from benchlab.stats.descriptive import Descriptives, describe
+from benchlab.stats.diagnostics import Diagnostic, diagnose
+from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
+from benchlab.stats.fieller import DF_METHODS, RatioInterval, fieller_interval, ratio_df
+from benchlab.stats.verdict import Verdict, classify, more_measurements, verdict_sentence
+from benchlab.units import Unit, make_unit
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One candidate against the baseline.
+
+    ratio is None when the baseline mean is not positive (`ratio_note` says why);
+    the difference of means is always there.
+    """
+
+    baseline: str
+    candidate: str
+    paired: bool
+    ratio: RatioInterval | None
+    difference: MeanDifference
+    verdict: Verdict
+    bootstrap: tuple[BootstrapInterval, ...] = ()
+    tests: tuple = ()
+    ratio_note: str | None = None
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Everything `benchlab compare` found; fields mirror its JSON document."""
+
+    confidence: float
+    threshold: float
+    df_method: str
+    seed: int | None
+    unit: Unit
+    samples: tuple[Descriptives, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    comparisons: tuple[Comparison, ...]
+
+
+def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method: str,
+           paired_cov: float | None) -> RatioInterval:
+    v_a, v_b = cand.variance / cand.n, base.variance / base.n
+    rho = cand.mean / base.mean
+    if paired_cov is not None:
+        df = float(base.n - 1)
+        return fieller_interval(cand.mean, base.mean, v_a, v_b, paired_cov / base.n, df,
+                                confidence, "Fieller (paired, with covariance)")
+    df = ratio_df(df_method, rho, v_a, v_b, cand.n, base.n)
+    return fieller_interval(cand.mean, base.mean, v_a, v_b, 0.0, df, confidence,
+                            f"Fieller ({df_method} df)")
+
+
+def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, threshold: float,
+                             unit: Unit) -> Verdict:
+    """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered."""
+    level = f"{100 * diff.confidence:g}% CI"
+    if diff.low > 0 or diff.high < 0:
+        above = diff.estimate > 0
+        text = (f"{cand} is {unit.direction_word(above)} than {base} by "
+                f"{abs(diff.estimate):.6g} ({level} {diff.low:.6g} .. {diff.high:.6g}, "
+                "difference of means; no ratio: the baseline mean is not positive)")
+        if threshold > 0:
+            text += "; the relative threshold cannot be applied"
+            return Verdict("inconclusive", text, threshold, None, False)
+        return Verdict("change", text, threshold, "increase" if above else "decrease",
+                       unit.is_regression(above))
+    text = (f"no difference proven between {cand} and {base} ({level} of the difference "
+            f"{diff.low:.6g} .. {diff.high:.6g}; no ratio: the baseline mean is not positive)")
+    return Verdict("inconclusive", text, threshold, None, False)
+
+
+def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
+                 cand: Descriptives, *, confidence: float, threshold: float, df_method: str,
+                 paired: bool, unit: Unit, bootstrap: int | None, seed: int | None,
+                 tests: bool) -> Comparison:
+    """The analysis of one candidate against the baseline."""
+    if paired and base.n != cand.n:
+        raise InputError(f"--paired needs samples of equal length: {base.name} has {base.n} "
+                         f"values, {cand.name} has {cand.n}")
+    cov = None
+    diff_desc = None
+    if paired:
+        cov = float(np.cov(cand_x, base_x, ddof=1)[0, 1]) if base.n > 1 else 0.0
+        diff_desc = describe(cand_x - base_x, f"{cand.name} - {base.name}")
+        difference = paired_difference(diff_desc, confidence)
+    else:
+        difference = welch_difference(base, cand, confidence)
+
+    ratio = None
+    ratio_note = None
+    if base.mean > 0:
+        ratio = _ratio(base, cand, confidence, df_method, cov)
+    else:
+        ratio_note = (f"the baseline mean of {base.name} is {base.mean:.6g}: a ratio needs a "
+                      "positive baseline mean, so only the difference is reported")
+
+    if ratio is None:
+        verdict = _verdict_from_difference(difference, base.name, cand.name, threshold, unit)
+    else:
+        outcome = classify(ratio.low, ratio.high, threshold)
+        more = None
+        if outcome == "inconclusive":
+            paired_var = None
+            if paired:
+                paired_var = float(np.var(cand_x - ratio.estimate * base_x, ddof=1))
+            more = more_measurements(ratio.estimate, threshold, base.mean, base.variance,
+                                     base.n, cand.variance, cand.n, confidence, paired_var)
+        above = ratio.estimate > 1.0
+        direction = ("increase" if above else "decrease") if outcome == "change" else None
+        text = verdict_sentence(outcome, base.name, cand.name, ratio.estimate, ratio.low,
+                                ratio.high, threshold, confidence, unit, more)
+        verdict = Verdict(outcome, text, threshold, direction,
+                          outcome == "change" and unit.is_regression(above), more)
+
+    boot: list[BootstrapInterval] = []
+    if bootstrap:
+        rng = np.random.default_rng(seed)
+        for statistic in ("mean", "median"):
+            denominator = base.mean if statistic == "mean" else base.median
+            if denominator > 0:
+                boot.append(bootstrap_ratio(base_x, cand_x, statistic, replicates=bootstrap,
+                                            confidence=confidence, seed=seed, paired=paired,
+                                            rng=rng))
+
+    found = []
+    if paired:
+        from benchlab.stats.classic_tests import wilcoxon_signed_rank
+
+        found.append(wilcoxon_signed_rank(cand_x - base_x))
+    if tests:
+        from benchlab.stats import classic_tests as ct
+        from benchlab.stats.difference import student_difference
+
+        found.append(student_difference(base, cand, confidence))
+        if not paired:
+            found.append(welch_difference(base, cand, confidence))
+        found.append(ct.mann_whitney(base_x, cand_x))
+        found.append(ct.kolmogorov_smirnov(base_x, cand_x))
+        found.append(ct.f_test(base, cand, confidence))
+    return Comparison(base.name, cand.name, paired, ratio, difference, verdict, tuple(boot),
+                      tuple(found), ratio_note)
+
+
+def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
+                    confidence: float = 0.95, threshold: float = 0.0,
+                    df_method: str = "welch", paired: bool = False,
+                    unit: Unit | None = None, bootstrap: int | None = None,
+                    seed: int | None = None, tests: bool = False,
+                    diagnostics: bool = True) -> CompareResult:
+    """Compare every sample with samples[baseline]."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be between 0 and 1")
+    if threshold < 0 or not math.isfinite(threshold):
+        raise ValueError("threshold must be a finite number >= 0")
+    if df_method not in DF_METHODS:
+        raise ValueError(f"df method must be one of {DF_METHODS}")
+    if len(samples) < 2:
+        raise InputError("compare needs at least two samples")
+    unit = unit or make_unit(None)
+    arrays = []
+    for name, values in samples:
+        x = np.asarray(values, dtype=float)
+        if x.ndim != 1:
+            raise InputError(f"sample {name} is not one-dimensional")
+        if not np.all(np.isfinite(x)):
+            raise InputError(f"sample {name} has a NaN or infinite value")
+        if x.size < 2:
+            raise InputError(f"sample {name} has {x.size} value{'s' if x.size != 1 else ''}; "
+                             "at least 2 are needed for a spread")
+        arrays.append(x)
+    described = tuple(describe(x, name) for (name, _), x in zip(samples, arrays, strict=True))
+    found: list[Diagnostic] = []
+    if diagnostics:
+        for d, x in zip(described, arrays, strict=True):
+            found.extend(diagnose(x, d.name))
+    comparisons = tuple(
+        compare_pair(arrays[baseline], arrays[i], described[baseline], described[i],
+                     confidence=confidence, threshold=threshold, df_method=df_method,
+                     paired=paired, unit=unit, bootstrap=bootstrap, seed=seed, tests=tests)
+        for i in range(len(samples)) if i != baseline)
+    if tests:
+        from benchlab.stats.classic_tests import shapiro_wilk
+
+        extra = [shapiro_wilk(x, d.name) for d, x in zip(described, arrays, strict=True)]
+        comparisons = tuple(
+            Comparison(c.baseline, c.candidate, c.paired, c.ratio, c.difference, c.verdict,
+                       c.bootstrap, c.tests + tuple(t for t in extra if t is not None),
+                       c.ratio_note) for c in comparisons)
+    return CompareResult(confidence, threshold, df_method, seed, unit, described, tuple(found),
+                         comparisons)

@@ -1,0 +1,54 @@
+"""Descriptive statistics of one sample (STATS.md §1)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Descriptives:
+    """n, mean, median, sample standard deviation (n-1), extremes, CV and quartiles."""
+
+    name: str
+    n: int
+    mean: float
+    median: float
+    stddev: float
+    min: float
+    max: float
+    q1: float
+    q3: float
+
+    @property
+    def sem(self) -> float:
+        """Standard error of the mean."""
+        return self.stddev / math.sqrt(self.n) if self.n > 0 else math.nan
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation, stddev / |mean|; nan for a zero mean."""
+        return self.stddev / abs(self.mean) if self.mean != 0 else math.nan
+
+    @property
+    def variance(self) -> float:
+        return self.stddev**2
+
+
+def describe(values: np.ndarray, name: str = "sample") -> Descriptives:
+    """Describe a sample of at least one finite value."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n == 0:
+        raise ValueError("empty sample")
+    lo, hi = float(x.min()), float(x.max())
+    if lo == hi:  # constant sample: exact, not the rounding residue of a float sum
+        return Descriptives(name, int(n), lo, lo, 0.0 if n > 1 else math.nan, lo, hi, lo, lo)
+    q1, median, q3 = np.percentile(x, [25.0, 50.0, 75.0])
+    stddev = float(np.std(x, ddof=1)) if n > 1 else math.nan
+    return Descriptives(
+        name=name, n=int(n), mean=float(np.mean(x)), median=float(median), stddev=stddev,
+        min=lo, max=hi, q1=float(q1), q3=float(q3),
+    )

@@ -1,0 +1,80 @@
+"""Fieller's confidence interval for a ratio of means (STATS.md §3; Fieller 1954).
+
+Written by hand: no maintained Python library offers Fieller's interval with a
+covariance term, the Welch–Satterthwaite df of the pivot a − ρb, and an honest
+report of the unbounded case.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from benchlab.stats.distributions import critical_t
+
+DF_METHODS = ("welch", "conservative", "pooled")
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """A CI for a ratio; `low`/`high` are None when the confidence set is unbounded."""
+
+    estimate: float
+    low: float | None
+    high: float | None
+    confidence: float
+    method: str
+    df: float | None = None
+    note: str | None = None
+
+    @property
+    def bounded(self) -> bool:
+        return self.low is not None and self.high is not None
+
+
+def welch_ratio_df(ratio: float, v_a: float, v_b: float, n_a: int, n_b: int) -> float:
+    """Welch–Satterthwaite df of the pivot a − ρb (STATS.md §3)."""
+    num = (v_a + ratio**2 * v_b) ** 2
+    den = v_a**2 / (n_a - 1) + ratio**4 * v_b**2 / (n_b - 1)
+    if den == 0.0:
+        return float(n_a + n_b - 2)  # both variances zero: df does not matter (t · 0)
+    return num / den
+
+
+def ratio_df(method: str, ratio: float, v_a: float, v_b: float, n_a: int, n_b: int) -> float:
+    """Degrees of freedom for two independent samples by `method` (welch, conservative, pooled)."""
+    if method == "welch":
+        return welch_ratio_df(ratio, v_a, v_b, n_a, n_b)
+    if method == "conservative":
+        return float(min(n_a, n_b) - 1)
+    if method == "pooled":
+        return float(n_a + n_b - 2)
+    raise ValueError(f"unknown df method {method!r}")
+
+
+def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df: float,
+                     confidence: float = 0.95, method: str = "fieller") -> RatioInterval:
+    """Fieller's interval for a/b given the variances of the two estimates and their covariance.
+
+    a, b: the estimates (means) of numerator and denominator; v_a, v_b: their
+    variances (s²/n); v_ab: their covariance (0 when independent). Requires b > 0.
+    """
+    if not b > 0:
+        raise ValueError("Fieller's interval needs a positive denominator mean")
+    rho = a / b
+    t = critical_t(confidence, df)
+    g = t * t * v_b / (b * b)
+    if g >= 1.0:
+        note = ("the baseline mean is not significantly different from zero at this "
+                "confidence, so the confidence set for the ratio is unbounded")
+        return RatioInterval(rho, None, None, confidence, method, df, note)
+    if v_b == 0.0:
+        # No uncertainty in the denominator: the interval is (a ± t·sqrt(v_a)) / b exactly.
+        half = t * math.sqrt(v_a) / b
+        return RatioInterval(rho, rho - half, rho + half, confidence, method, df)
+    disc = v_a - 2.0 * rho * v_ab + rho * rho * v_b - g * (v_a - v_ab * v_ab / v_b)
+    half = (t / b) * math.sqrt(max(disc, 0.0))
+    centre = rho - g * v_ab / v_b
+    low = (centre - half) / (1.0 - g)
+    high = (centre + half) / (1.0 - g)
+    return RatioInterval(rho, low, high, confidence, method, df)
