@@ -9,9 +9,7 @@ from collections.abc import Sequence
 from benchlab import __version__
 from benchlab.errors import BenchlabError
 
-COMMANDS = {
-    "compare": "benchlab.cli.compare",
-}
+COMMAND_MODULES = ("benchlab.cli.compare",)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="command", parser_class=_Parser)
     import importlib
 
-    for name, module in COMMANDS.items():
+    for module in COMMAND_MODULES:
         importlib.import_module(module).add_parser(sub)
     return parser
 
