@@ -96,8 +96,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="ministat: no data-set names or table header")
     m.add_argument("-s", dest="separate", action="store_true",
                    help="ministat: each data set's bars on its own line")
-    m.add_argument("-w", dest="width", type=int, default=74, metavar="WIDTH",
-                   help="ministat: plot width (default 74)")
+    m.add_argument("-w", dest="width", type=int, default=None, metavar="WIDTH",
+                   help="ministat: plot width (default 74, or the terminal's)")
     p.set_defaults(run=run)
 
 
@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ministat:
         from benchlab.cli import ministat_mode
 
+        if args.column < 1:
+            raise UsageError("Invalid column number.")
         return ministat_mode.run(
             args.files, all_stats=args.all_stats, column=args.column,
             confidence=args.confidence or "95", delimiters=args.delimiters,
@@ -121,6 +123,8 @@ def _run_default(args: argparse.Namespace) -> int:
 
     if args.column < 1:
         raise UsageError("-C must be 1 or more")
+    if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
+        raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
     if args.bootstrap is not None and args.bootstrap < 100:
         raise UsageError("--bootstrap needs at least 100 replicates")
     confidence = _confidence(args.confidence) if args.confidence else 0.95

@@ -155,7 +155,7 @@ class MinistatSample:
 
     `mean` is the running sum in input order divided by n, `variance` the
     second-pass sum of squared deviations over the sorted points divided by
-    n - 1, `median` the true median.
+    n - 1, `median` the true median (for flavor "2015" see `describe`).
     """
 
     name: str

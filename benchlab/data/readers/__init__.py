@@ -1,20 +1,32 @@
 """Reader registry: each format is a module with `NAME`, `sniff(source)` and `read(source, **opts)`.
 
 Adding a format is one new module and one line in READERS. Sniffing tries the
-readers in order; `numbers` (ministat's plain files) is the fallback.
+readers in order; `numbers` (ministat's plain files) is the fallback. Modules
+load on first use, so importing one reader does not import the others.
 """
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from benchlab.data.dataset import Dataset
-from benchlab.data.readers import numbers, table
 from benchlab.data.source import Source, open_source
 from benchlab.errors import UsageError
 
-READERS: dict[str, ModuleType] = {table.NAME: table, numbers.NAME: numbers}
-ALIASES = {"csv": table.NAME, "tsv": table.NAME, "plain": numbers.NAME}
+if TYPE_CHECKING:
+    from benchlab.data.dataset import Dataset
+
+READERS: dict[str, str] = {
+    "table": "benchlab.data.readers.table",
+    "numbers": "benchlab.data.readers.numbers",
+}
+ALIASES = {"csv": "table", "tsv": "table", "plain": "numbers"}
+
+
+def load(name: str) -> ModuleType:
+    """The reader module registered as `name`."""
+    return importlib.import_module(READERS[name])
 
 
 def reader_for(source: Source, format: str | None = None) -> ModuleType:
@@ -23,11 +35,12 @@ def reader_for(source: Source, format: str | None = None) -> ModuleType:
         key = ALIASES.get(format, format)
         if key not in READERS:
             raise UsageError(f"unknown input format {format!r} (known: {', '.join(READERS)})")
-        return READERS[key]
-    for reader in READERS.values():
+        return load(key)
+    for name in READERS:
+        reader = load(name)
         if reader.sniff(source):
             return reader
-    return numbers
+    return load("numbers")
 
 
 def read(path: str, format: str | None = None, **opts: object) -> Dataset:

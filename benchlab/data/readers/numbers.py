@@ -9,13 +9,13 @@ skipped; a token must parse completely as a number (C `strtod` syntax).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from benchlab.data.dataset import Dataset
 from benchlab.data.source import Source
 from benchlab.errors import InputError
-from benchlab.units import make_unit
+
+if TYPE_CHECKING:  # numpy and the Dataset load only when read() runs: ministat mode needs neither
+    from benchlab.data.dataset import Dataset
 
 NAME = "numbers"
 DEFAULT_DELIMITERS = " \t"
@@ -93,6 +93,11 @@ def read(source: Source, *, column: int = 1, delimiters: str = DEFAULT_DELIMITER
          name: str | None = None, unit: str | None = None,
          higher_is_better: bool | None = None, **_: object) -> Dataset:
     """A one-sample Dataset named after the file (or `name`)."""
+    import numpy as np
+
+    from benchlab.data.dataset import Dataset
+    from benchlab.units import make_unit
+
     values, lines = extract(source, column, delimiters)
     if not values:
         raise InputError("no numbers found (empty file?)", source.name)
