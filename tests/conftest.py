@@ -23,7 +23,10 @@ def run_cli(capsys):
     from benchlab.cli.main import main
 
     def run(*args: str) -> tuple[int, str, str]:
-        code = main([str(a) for a in args])
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse's own exits (--help, usage errors)
+            code = exc.code if isinstance(exc.code, int) else 2
         out = capsys.readouterr()
         return code, out.out, out.err
 

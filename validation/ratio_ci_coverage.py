@@ -15,7 +15,7 @@ What it measures
       (n_a + n_b − 2) variants of the same interval;
     * the bootstrap percentile and BCa intervals of
       `benchlab.stats.bootstrap.bootstrap_ratio` (ratio of means, B = 2000
-      replicates by default, and fewer simulations — 1000 per cell by
+      replicates by default, and fewer simulations — 2000 per cell by
       default — because it is about 100 times slower per simulation).
 
     Populations: normal, and lognormal (a right-skewed shape common for
@@ -279,7 +279,7 @@ def print_table(res: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sims", type=int, default=10_000, help="simulations per cell (Fieller)")
-    p.add_argument("--boot-sims", type=int, default=1_000,
+    p.add_argument("--boot-sims", type=int, default=2_000,
                    help="simulations per cell for the bootstrap intervals (0: skip)")
     p.add_argument("--boot-b", type=int, default=2_000, help="bootstrap replicates")
     p.add_argument("--seed", type=int, default=20240601)

@@ -98,4 +98,4 @@ class Dataset:
             where = self.source
             if self.lines is not None:
                 where = f"{self.source}:{int(self.lines[i])}"
-            raise InputError(f"value {self.values[i]!r} is not a finite number", where)
+            raise InputError(f"value {float(self.values[i])} is not a finite number", where)

@@ -50,15 +50,15 @@ def sniff(source: Source) -> bool:
 
 
 def _choose_value_column(header: list[str], rows: list[list[str]], value: str | None,
-                         name: str) -> str:
+                         by: str | None, name: str) -> str:
     if value is not None:
         if value not in header:
             raise UsageError(f"no column {value!r} (columns: {', '.join(header)})", name)
         return value
     if "value" in header:
         return "value"
-    numeric = [h for j, h in enumerate(header)
-               if rows and all(parse_number(r[j]) is not None for r in rows[:50] if j < len(r))]
+    numeric = [h for j, h in enumerate(header)  # numeric in the first row, and not the groups
+               if h != by and parse_number(rows[0][j].strip()) is not None]
     if len(numeric) == 1:
         return numeric[0]
     raise UsageError(
@@ -86,7 +86,7 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
         if len(fields) != len(header):
             raise InputError(f"{len(fields)} fields where the header has {len(header)}",
                              f"{source.name}:{line}")
-    value_col = _choose_value_column(header, body, value, source.name)
+    value_col = _choose_value_column(header, body, value, by, source.name)
     if by is not None and by not in header:
         raise UsageError(f"no column {by!r} for --by (columns: {', '.join(header)})",
                          source.name)
