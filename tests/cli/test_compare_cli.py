@@ -193,3 +193,31 @@ def test_help_and_no_command(run_cli):
     code, out, _ = run_cli("compare", "--help")
     assert code == 0 and "examples:" in out and "--ministat" in out
     assert run_cli()[0] == 2
+
+
+MANPAGE = """\
+x iguana
++ chameleon
++------------------------------------------------------------+
+|x      *  x            *      +              + x           +|
+| |________M______A_______________|                          |
+|             |________________M__A___________________|      |
++------------------------------------------------------------+
+    N           Min           Max        Median           Avg        Stddev
+x   7            50           750           200           300     238.04761
++   5           150           930           500           540     299.08193
+No difference proven at 95.0% confidence
+"""
+
+
+def test_ministat_mode_through_the_command_line(monkeypatch):
+    """The man-page example, byte for byte, via `python -m benchlab compare --ministat`."""
+    inputs = ROOT / "tests/fixtures/ministat/inputs"
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "benchlab", "compare", "--ministat", "-s",
+                           "-w", "60", "iguana", "chameleon"], capture_output=True, cwd=inputs)
+    assert proc.returncode == 0
+    assert proc.stdout.decode() == MANPAGE
+    bad = subprocess.run([sys.executable, "-m", "benchlab", "compare", "--ministat", "-c", "97",
+                          "iguana", "chameleon"], capture_output=True, cwd=inputs)
+    assert bad.returncode == 2 and bad.stdout == b""
