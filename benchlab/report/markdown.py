@@ -34,8 +34,9 @@ def render_markdown(result: CompareResult) -> str:
             ci = ("unbounded" if not c.ratio.bounded
                   else f"{_pct(c.ratio.low)} .. {_pct(c.ratio.high)}")
         icon = _ICONS[c.verdict.outcome]
-        lines.append(f"| {c.candidate} | {c.baseline} | {change} | {ci} | "
-                     f"{fmt_p(c.difference.pvalue)} | {icon} {c.verdict.outcome} |")
+        p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
+        lines.append(f"| {c.candidate} | {c.baseline} | {change} | {ci} | {p} | "
+                     f"{icon} {c.verdict.outcome} |")
     lines.append("")
     for c in result.comparisons:
         lines.append(f"- **{c.candidate}**: {c.verdict.text}")

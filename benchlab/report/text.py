@@ -13,9 +13,10 @@ from benchlab.units import Unit
 
 
 def fmt_p(p: float | None) -> str:
+    """A p-value as "p = 0.0123" or "p < 0.0001"."""
     if p is None or not math.isfinite(p):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+        return "p = n/a"
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
 
 
 def fmt_num(x: float | None, digits: int = 5) -> str:
@@ -55,7 +56,7 @@ def _difference_line(d: MeanDifference, unit: Unit, label: str) -> str:
     like = max(abs(d.low), abs(d.high))
     return (f"  {label:<{LABEL}}{unit.format(d.estimate, 4, like)}  {100 * d.confidence:g}% CI "
             f"{unit.format(d.low, 4, like)} .. {unit.format(d.high, 4, like)}  "
-            f"p = {fmt_p(d.pvalue)}  ({d.method})")
+            f"{fmt_p(d.pvalue)}  ({d.method})")
 
 
 def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
@@ -90,7 +91,7 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
             if t.low is not None:
                 extra += f" ({level} {fmt_num(t.low)} .. {fmt_num(t.high)})"
         lines.append(f"  {t.name:<{LABEL}}statistic {fmt_num(t.statistic)}, "
-                     f"p = {fmt_p(t.pvalue)}{extra}  ({t.method})")
+                     f"{fmt_p(t.pvalue)}{extra}  ({t.method})")
     lines.append(f"  => {c.verdict.text}")
     return lines
 

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.stats.descriptive import Descriptives
-from benchlab.stats.pairwise import median_of_differences, median_of_walsh_averages
+from benchlab.stats.distributions import normal_quantile
+from benchlab.stats.pairwise import (
+    kth_difference,
+    kth_walsh_sum,
+    median_of_differences,
+    median_of_walsh_averages,
+)
 
 
 @dataclass(frozen=True)
@@ -32,23 +38,87 @@ class TestResult:
     note: str | None = None
 
 
+def _join(note: str, extra: str | None) -> str:
+    return f"{note}; {extra}" if extra else note
+
+
 def _has_ties(*arrays: np.ndarray) -> bool:
     joined = np.concatenate(arrays)
     return np.unique(joined).size < joined.size
 
 
-def mann_whitney(base: np.ndarray, cand: np.ndarray) -> TestResult:
-    """Wilcoxon–Mann–Whitney (R's W for the candidate) with the Hodges–Lehmann shift."""
+def _rank_sum_cdf(m: int, n: int) -> np.ndarray:
+    """Exact null CDF of the Mann–Whitney U for sample sizes m, n (no ties).
+
+    The counts are the coefficients of the Gaussian binomial [m+n choose m](q):
+    multiply by (1 − q^(n+i)) and divide by (1 − q^i) for i = 1..m.
+    """
+    size = m * n + 1
+    poly = np.zeros(size)
+    poly[0] = 1.0
+    for i in range(1, m + 1):
+        shifted = np.zeros(size)
+        shifted[n + i:] = poly[: size - n - i]
+        poly = poly - shifted
+        for j in range(i, size):  # divide by (1 − q^i): running sum with stride i
+            poly[j] += poly[j - i]
+    return np.cumsum(poly) / poly.sum()
+
+
+def _signed_rank_cdf(n: int) -> np.ndarray:
+    """Exact null CDF of the Wilcoxon signed-rank V: coefficients of ∏ (1 + q^i)."""
+    size = n * (n + 1) // 2 + 1
+    poly = np.zeros(size)
+    poly[0] = 1.0
+    for i in range(1, n + 1):
+        poly[i:] = poly[i:] + poly[: size - i].copy()
+    return np.cumsum(poly) / poly.sum()
+
+
+def _lower_rank(cdf: np.ndarray | None, total: int, sd: float,
+                confidence: float) -> tuple[int, str | None]:
+    """1-based rank of the lower CI limit among the sorted pair values (R's qwilcox rule).
+
+    Also a note when the exact distribution cannot reach the requested level
+    (R warns and reports the achieved level, 1 − 2·P(W ≤ rank − 1)).
+    """
+    alpha = 1.0 - confidence
+    if cdf is None:
+        q = int(math.floor(total / 2.0 - normal_quantile(1 - alpha / 2) * sd))
+        return max(q, 1), None
+    q = max(int(np.searchsorted(cdf, alpha / 2 - 1e-12)), 1)  # smallest q: P(W <= q) >= α/2
+    achieved = 2.0 * float(cdf[q - 1])
+    if achieved - alpha > alpha / 2:
+        return q, (f"the requested {100 * confidence:g}% is not achievable with so few "
+                   f"values; the CI has {100 * (1 - float(f'{achieved:.2g}')):g}% confidence")
+    return q, None
+
+
+def mann_whitney(base: np.ndarray, cand: np.ndarray, confidence: float = 0.95) -> TestResult:
+    """Wilcoxon–Mann–Whitney (R's W for the candidate) with the Hodges–Lehmann shift and CI.
+
+    The CI takes order statistics of the pairwise differences (Moses): ranks from
+    the exact null distribution when the test is exact (as R), else from the
+    normal approximation.
+    """
     from scipy import stats
 
     exact = base.size < 50 and cand.size < 50 and not _has_ties(base, cand)
     res = stats.mannwhitneyu(cand, base, alternative="two-sided",
                              method="exact" if exact else "asymptotic", use_continuity=True)
     method = "exact" if exact else "normal approximation with continuity correction"
+    m, n = cand.size, base.size
+    total = m * n
+    cdf = _rank_sum_cdf(m, n) if exact else None
+    k, level_note = _lower_rank(cdf, total, math.sqrt(m * n * (m + n + 1) / 12.0), confidence)
+    a_s, b_s = np.sort(base), np.sort(cand)
+    low = kth_difference(a_s, b_s, min(k, total))
+    high = kth_difference(a_s, b_s, max(total - k + 1, 1))
     return TestResult("Mann-Whitney U", float(res.statistic), float(res.pvalue), method,
-                      estimate=median_of_differences(base, cand),
-                      note="estimate: Hodges-Lehmann shift, median of candidate - baseline "
-                           "over all pairs")
+                      estimate=median_of_differences(base, cand), low=low, high=high,
+                      note=_join("estimate: Hodges-Lehmann shift, median of candidate - "
+                                 "baseline over all pairs, with its distribution-free CI",
+                                 level_note))
 
 
 def kolmogorov_smirnov(base: np.ndarray, cand: np.ndarray) -> TestResult:
@@ -90,8 +160,11 @@ def f_test(base: Descriptives, cand: Descriptives, confidence: float = 0.95) -> 
                       note="estimate: var(candidate) / var(baseline)")
 
 
-def wilcoxon_signed_rank(differences: np.ndarray) -> TestResult:
-    """Wilcoxon signed-rank test on paired differences with the Hodges–Lehmann pseudomedian."""
+def wilcoxon_signed_rank(differences: np.ndarray, confidence: float = 0.95) -> TestResult:
+    """Wilcoxon signed-rank test on paired differences with the Hodges–Lehmann pseudomedian.
+
+    The CI takes order statistics of the Walsh averages, ranks as in mann_whitney.
+    """
     from scipy import stats
 
     d = differences[differences != 0]
@@ -103,10 +176,18 @@ def wilcoxon_signed_rank(differences: np.ndarray) -> TestResult:
                          correction=not exact, method="exact" if exact else "approx")
     v = float(np.sum(np.where(d > 0, _abs_ranks(d), 0.0)))
     method = "exact" if exact else "normal approximation with continuity correction"
+    n = differences.size
+    total = n * (n + 1) // 2
+    k, level_note = _lower_rank(_signed_rank_cdf(n) if exact else None, total,
+                                math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0), confidence)
+    s = np.sort(differences)
+    low = kth_walsh_sum(s, min(k, total)) / 2.0
+    high = kth_walsh_sum(s, max(total - k + 1, 1)) / 2.0
     return TestResult("Wilcoxon signed-rank", v, float(res.pvalue), method,
-                      estimate=median_of_walsh_averages(differences),
-                      note="statistic: V, the rank sum of positive differences; estimate: "
-                           "Hodges-Lehmann pseudomedian of the differences")
+                      estimate=median_of_walsh_averages(differences), low=low, high=high,
+                      note=_join("statistic: V, the rank sum of positive differences; "
+                                 "estimate: Hodges-Lehmann pseudomedian of the differences",
+                                 level_note))
 
 
 def _abs_ranks(d: np.ndarray) -> np.ndarray:

@@ -144,7 +144,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
     if paired:
         from benchlab.stats.classic_tests import wilcoxon_signed_rank
 
-        found.append(wilcoxon_signed_rank(cand_x - base_x))
+        found.append(wilcoxon_signed_rank(cand_x - base_x, confidence))
     if tests:
         from benchlab.stats import classic_tests as ct
         from benchlab.stats.difference import student_difference
@@ -152,7 +152,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         found.append(student_difference(base, cand, confidence))
         if not paired:
             found.append(welch_difference(base, cand, confidence))
-        found.append(ct.mann_whitney(base_x, cand_x))
+        found.append(ct.mann_whitney(base_x, cand_x, confidence))
         found.append(ct.kolmogorov_smirnov(base_x, cand_x))
         found.append(ct.f_test(base, cand, confidence))
     return Comparison(base.name, cand.name, paired, ratio, difference, verdict, tuple(boot),

@@ -61,6 +61,17 @@ def test_mann_whitney_matches_r(r_reference, name):
     assert got.pvalue == pytest.approx(want["p_value"], rel=1e-9)
     assert (got.method == "exact") == want["exact_used"]
     assert got.estimate == pytest.approx(want["estimate_hl"], rel=1e-12, abs=1e-12)
+    # R's normal-approximation limits come from a root search (tol 1e-10 in the fixture).
+    assert got.low == pytest.approx(want["ci_low_tight"], rel=1e-9, abs=1e-9)
+    assert got.high == pytest.approx(want["ci_high_tight"], rel=1e-9, abs=1e-9)
+    _check_achieved_level(got, want)
+
+
+def _check_achieved_level(got, want):
+    if want["conf_level_reported"] < want["conf_level_requested"]:
+        assert f"{100 * want['conf_level_reported']:g}% confidence" in got.note
+    else:
+        assert "not achievable" not in got.note
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n not in ("iguana_chameleon", "ties")])
@@ -106,6 +117,9 @@ def test_wilcoxon_signed_rank_matches_r(r_reference, name):
     assert got.statistic == want["statistic"]
     assert got.pvalue == pytest.approx(want["p_value"], rel=1e-9)
     assert got.estimate == pytest.approx(want["estimate_hl"], rel=1e-12, abs=1e-12)
+    assert got.low == pytest.approx(want["ci_low_tight"], rel=1e-12, abs=1e-12)
+    assert got.high == pytest.approx(want["ci_high_tight"], rel=1e-12, abs=1e-12)
+    _check_achieved_level(got, want)
 
 
 @pytest.mark.parametrize("name", ["normal_unequal", "lognormal_30"])
