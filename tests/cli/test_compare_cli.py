@@ -195,19 +195,9 @@ def test_help_and_no_command(run_cli):
     assert run_cli()[0] == 2
 
 
-MANPAGE = """\
-x iguana
-+ chameleon
-+------------------------------------------------------------+
-|x      *  x            *      +              + x           +|
-| |________M______A_______________|                          |
-|             |________________M__A___________________|      |
-+------------------------------------------------------------+
-    N           Min           Max        Median           Avg        Stddev
-x   7            50           750           200           300     238.04761
-+   5           150           930           500           540     299.08193
-No difference proven at 95.0% confidence
-"""
+# The FreeBSD man-page example as printed in STATS.md §2.
+MANPAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "ministat"
+      / "man_page_example.txt").read_text()
 
 
 def test_ministat_mode_through_the_command_line(monkeypatch):

@@ -47,19 +47,9 @@ INPUTS = FIXTURES / "inputs"
 GOLDEN = FIXTURES / "golden"
 KINDS = {"same", "percent", "median", "variance", "dashname", "error", "exit1"}
 
-MAN_PAGE = """\
-x iguana
-+ chameleon
-+------------------------------------------------------------+
-|x      *  x            *      +              + x           +|
-| |________M______A_______________|                          |
-|             |________________M__A___________________|      |
-+------------------------------------------------------------+
-    N           Min           Max        Median           Avg        Stddev
-x   7            50           750           200           300     238.04761
-+   5           150           930           500           540     299.08193
-No difference proven at 95.0% confidence
-"""
+# The FreeBSD man-page example as printed in STATS.md §2.
+MAN_PAGE = (Path(__file__).resolve().parents[1] / "fixtures" / "ministat"
+      / "man_page_example.txt").read_text()
 
 
 @dataclass(frozen=True)
