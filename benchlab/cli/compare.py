@@ -41,6 +41,18 @@ def _confidence(text: str) -> float:
     return value
 
 
+def prepare_argv(argv: list[str]) -> list[str]:
+    """Let `--bootstrap` go before the file names: a bare flag means the default B.
+
+    argparse would otherwise read the next file name as B and fail.
+    """
+    out = list(argv)
+    for i, token in enumerate(out):
+        if token == "--bootstrap" and (i + 1 == len(out) or not out[i + 1].isdigit()):
+            out[i] = "--bootstrap=10000"
+    return out
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare", help="compare samples: ratio CI, difference, verdict (or ministat's output)",

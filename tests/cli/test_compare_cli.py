@@ -110,6 +110,12 @@ def test_csv_paired_and_tests_and_bootstrap(run_cli):
     assert comp["bootstrap"][0]["seed"] == 3 and doc["seed"] == 3
 
 
+def test_bare_bootstrap_flag_before_files(run_cli):
+    code, out, _ = run_cli("compare", "--bootstrap", *KAMP, "--seed", "1", "--json")
+    assert code == 0
+    assert json.loads(out)["comparisons"][0]["bootstrap"][0]["replicates"] == 10_000
+
+
 def test_bootstrap_reproducible_through_cli(run_cli):
     one = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
     two = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
