@@ -61,11 +61,11 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(sys.argv[1:])
     except SystemExit as exc:  # --help exits through argparse
         code = exc.code
-heavy = %r
+heavy = HEAVY
 print(json.dumps({"exit": code, "stderr": err.getvalue()[-500:],
                   "modules": len(sys.modules),
                   "heavy": [m for m in heavy if m in sys.modules]}))
-""" % (HEAVY,)
+""".replace("HEAVY", repr(HEAVY))
 
 
 def make_inputs(directory: str, seed: int = 1) -> tuple[str, str]:

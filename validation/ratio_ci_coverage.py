@@ -112,7 +112,7 @@ def fieller_cell(base: np.ndarray, cand: np.ndarray, true_ratio: float) -> dict:
     for method in DF_METHODS:
         hits = low = high = unb = 0
         for a, b, v_a, v_b in zip(a_all.tolist(), b_all.tolist(), va_all.tolist(),
-                                  vb_all.tolist()):
+                                  vb_all.tolist(), strict=True):
             if not b > 0:  # no ratio in benchlab; never happens with these settings
                 unb += 1
                 hits += 1
@@ -186,7 +186,7 @@ def run(sims: int, boot_sims: int, boot_b: int, seed: int, progress: bool) -> di
     results = []
     t0 = time.perf_counter()
     t_fieller = t_boot = 0.0
-    for (dist, n, ratio, (cv_b, cv_c)), ss in zip(cells, streams):
+    for (dist, n, ratio, (cv_b, cv_c)), ss in zip(cells, streams, strict=True):
         rng = np.random.default_rng(ss)
         pop_b = population(dist, BASE_MEAN, cv_b)
         pop_c = population(dist, BASE_MEAN * ratio, cv_c)

@@ -119,6 +119,14 @@ def test_percentile_indices_rule():
     assert percentile_indices(10_000, 0.025, 0.975) == (250, 9749)
     assert percentile_indices(999, 0.025, 0.975) == (24, 974)
     assert percentile_indices(100, 0.0, 1.0) == (0, 99)
+    assert percentile_indices(1000, (1 - 0.9) / 2, 1 - (1 - 0.9) / 2) == (50, 949)
+
+
+@pytest.mark.parametrize("n", [9, 10])
+def test_rank_median_equals_numpy_median(n):
+    x = np.random.default_rng(n).normal(size=n).round(1)  # with ties
+    idx = np.random.default_rng(1).integers(0, n, size=(300, n))
+    assert np.array_equal(bs._RankMedian(x)(idx), np.median(x[idx], axis=1))
 
 
 def test_refuses_non_positive_baseline_and_notes_small_samples():
