@@ -220,8 +220,10 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
             note = "BCa undefined: a leave-one-out baseline statistic is zero"
     else:
         note = "BCa undefined: every bootstrap replicate lies on one side of the estimate"
-    if min(base.size, cand.size) < 10:
-        small = "fewer than 10 values per sample: bootstrap intervals are too narrow here"
+    if min(base.size, cand.size) < 30:
+        # validation/ratio_ci_coverage.py: 95% intervals cover ~87% at n = 5, ~91% at n = 10.
+        small = ("fewer than 30 values per sample: bootstrap intervals run too narrow "
+                 "(prefer Fieller's)")
         note = f"{note}; {small}" if note else small
     return BootstrapInterval(statistic, estimate, low, high, bca_low, bca_high, confidence,
                              replicates, seed, note)

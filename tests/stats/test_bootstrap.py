@@ -134,7 +134,7 @@ def test_refuses_non_positive_baseline_and_notes_small_samples():
         bootstrap_ratio(np.array([-1.0, 0.5, 0.2]), np.array([1.0, 2.0, 3.0]))
     small = bootstrap_ratio(np.array([1.0, 1.2, 0.9]), np.array([1.1, 1.3, 1.0]), seed=1,
                             replicates=500)
-    assert "fewer than 10" in small.note
+    assert "fewer than 30" in small.note
 
 
 def test_bca_undefined_is_reported_not_replaced():
