@@ -175,6 +175,9 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
     if len(samples) < 2:
         raise InputError("compare needs at least two samples")
     unit = unit or make_unit(None)
+    if bootstrap and seed is None:
+        # Draw a seed and report it, so that even an unseeded run can be reproduced.
+        seed = int(np.random.SeedSequence().entropy % 2**32)
     arrays = []
     for name, values in samples:
         x = np.asarray(values, dtype=float)

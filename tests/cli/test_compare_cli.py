@@ -116,6 +116,15 @@ def test_bare_bootstrap_flag_before_files(run_cli):
     assert json.loads(out)["comparisons"][0]["bootstrap"][0]["replicates"] == 10_000
 
 
+def test_unseeded_bootstrap_reports_the_seed_it_drew(run_cli):
+    first = json.loads(run_cli("compare", *KAMP, "--bootstrap", "300", "--json")[1])
+    seed = first["seed"]
+    assert isinstance(seed, int)
+    again = json.loads(run_cli("compare", *KAMP, "--bootstrap", "300", "--seed", str(seed),
+                               "--json")[1])
+    assert again["comparisons"][0]["bootstrap"] == first["comparisons"][0]["bootstrap"]
+
+
 def test_bootstrap_reproducible_through_cli(run_cli):
     one = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
     two = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
