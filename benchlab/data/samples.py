@@ -48,7 +48,10 @@ def load_samples(paths: list[str], *, format: str | None = None, column: int = 1
                                by=by, unit=unit, higher_is_better=higher_is_better,
                                name=name if path != "-" else "stdin")
         dataset.check_finite()
-        if by is not None and by in dataset.columns:
+        if by is not None:
+            if by not in dataset.columns:
+                raise UsageError(f"--by {by} needs a CSV/TSV table with a header; this is a "
+                                 "plain file of numbers", dataset.source)
             for group, part in dataset.split(by):
                 samples.append(Sample(group, part.values, part))
         else:

@@ -117,6 +117,12 @@ def test_csv_errors(tmp_path):
         load_samples([path], by="nope", value="v")
 
 
+def test_by_on_a_plain_file_is_refused(tmp_path):
+    path = write(tmp_path, "plain.txt", "1\n2\n3\n")
+    with pytest.raises(UsageError, match="needs a CSV/TSV table"):
+        load_samples([path], by="system")
+
+
 def test_too_few_values(tmp_path):
     path = write(tmp_path, "one.txt", "5\n")
     with pytest.raises(InputError, match="has 1 value; at least 2"):
