@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchlab.stats.descriptive import Descriptives
+
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 
 
@@ -16,30 +18,31 @@ def _column(v: float | np.ndarray, lo: float, span: float, width: int) -> np.nda
     return np.clip(((np.asarray(v) - lo) / span * (width - 1)).round().astype(int), 0, width - 1)
 
 
-def distribution_plot(samples: list[tuple[str, np.ndarray]], width: int = 60,
+def distribution_plot(samples: list[tuple[Descriptives, np.ndarray]], width: int = 60,
                       label: str = "") -> list[str]:
     """Lines of the plot; a note instead when every value is the same."""
-    values = np.concatenate([x for _, x in samples])
-    lo, hi = float(values.min()), float(values.max())
+    lo = min(d.min for d, _ in samples)
+    hi = max(d.max for d, _ in samples)
     if hi == lo:
         return ["(no plot: every value is the same)"]
     span = hi - lo
-    name_w = max(len(name) for name, _ in samples)
+    name_w = max(len(d.name) for d, _ in samples)
     lines = []
-    for name, x in samples:
+    for d, x in samples:
+        name = d.name
         counts = np.bincount(_column(x, lo, span, width), minlength=width)
         levels = np.ceil(counts / counts.max() * (len(_BLOCKS) - 1)).astype(int)
         hist = "".join(_BLOCKS[k] for k in levels)
         box = [" "] * width
-        q1, med, q3 = np.percentile(x, [25, 50, 75])
-        a, b = _column(x.min(), lo, span, width), _column(x.max(), lo, span, width)
+        q1, med, q3 = d.q1, d.median, d.q3
+        a, b = _column(d.min, lo, span, width), _column(d.max, lo, span, width)
         for i in range(int(a), int(b) + 1):
             box[i] = "─"
         for i in range(int(_column(q1, lo, span, width)), int(_column(q3, lo, span, width)) + 1):
             box[i] = "═"
         box[int(a)], box[int(b)] = "├", "┤"
         box[int(_column(med, lo, span, width))] = "M"
-        box[int(_column(x.mean(), lo, span, width))] = "A"
+        box[int(_column(d.mean, lo, span, width))] = "A"
         lines.append(f"  {name:<{name_w}} │{hist}│")
         lines.append(f"  {'':<{name_w}} │{''.join(box)}│")
     lines.append(f"  {'':<{name_w}}  {label}")

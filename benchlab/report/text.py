@@ -101,12 +101,14 @@ def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
     """The whole terminal report."""
     out = samples_table(result)
     if plot:
-        lo = min(float(np.min(x)) for _, x in samples)
-        hi = max(float(np.max(x)) for _, x in samples)
+        lo = min(d.min for d in result.samples)
+        hi = max(d.max for d in result.samples)
         label = (f"{result.unit.format(lo)} .. {result.unit.format(hi)}   "
                  "(├ ┤ min/max, ═ quartiles, M median, A mean)")
+        values = [x for _, x in samples]
         out.append("")
-        out.extend(distribution_plot(samples, width, label))
+        out.extend(distribution_plot(list(zip(result.samples, values, strict=True)), width,
+                                     label))
     for c in result.comparisons:
         out.append("")
         out.extend(comparison_lines(c, result.unit, result.confidence))
