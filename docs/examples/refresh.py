@@ -1,0 +1,114 @@
+"""Re-run every example in docs/*.md and write its real output back into the page.
+
+    python3 docs/examples/refresh.py            # rewrite the pages in place
+    python3 docs/examples/refresh.py --check    # exit 1 if any page is out of date
+
+Two kinds of example are refreshed:
+
+- a ```console block: each line starting with "$ " is a shell command, run
+  from the repository root with `benchlab` meaning `python3 -m benchlab` of
+  this checkout (standard error merged into standard output, COLUMNS=80);
+  the lines after it, up to the next "$ " line, are replaced by its output;
+- a ```python block followed by a ```text block (only blank lines and a line
+  ending in ":" between them): the Python code is run from the repository root
+  and the text block is replaced by what it prints.
+
+Nothing else in a page is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^```(\w*)\s*$")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["COLUMNS"] = "80"
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def run_shell(command: str) -> str:
+    script = ("benchlab() { python3 -m benchlab \"$@\"; }\nexec 2>&1\n" + command + "\n")
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, text=True, check=False)
+    return done.stdout
+
+
+def run_python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, check=False)
+    return done.stdout
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, int, int]]:
+    """(info string, index of the opening fence, index of the closing fence) of every block."""
+    out, i = [], 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m:
+            j = i + 1
+            while j < len(lines) and lines[j].rstrip() != "```":
+                j += 1
+            out.append((m.group(1), i, j))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _console(body: list[str]) -> list[str]:
+    out: list[str] = []
+    for line in body:
+        if line.startswith("$ "):
+            out.append(line)
+            text = run_shell(line[2:])
+            out.extend(text.splitlines())
+    return out
+
+
+def refresh(text: str) -> str:
+    lines = text.split("\n")
+    blocks = _blocks(lines)
+    replacements: list[tuple[int, int, list[str]]] = []
+    for k, (info, start, end) in enumerate(blocks):
+        if info == "console":
+            replacements.append((start + 1, end, _console(lines[start + 1:end])))
+        elif info == "python" and k + 1 < len(blocks) and blocks[k + 1][0] == "text":
+            between = [x.strip() for x in lines[end + 1:blocks[k + 1][1]]]
+            if all(x == "" or x.endswith(":") for x in between):
+                output = run_python("\n".join(lines[start + 1:end]))
+                _, s2, e2 = blocks[k + 1]
+                replacements.append((s2 + 1, e2, output.splitlines()))
+    for start, end, new in reversed(replacements):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for page in sorted(DOCS.glob("*.md")):
+        old = page.read_text(encoding="utf-8")
+        new = refresh(old)
+        if new != old:
+            stale.append(page.name)
+            if not check:
+                page.write_text(new, encoding="utf-8")
+    if stale:
+        print(("out of date: " if check else "refreshed: ") + ", ".join(stale))
+    return 1 if (check and stale) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
