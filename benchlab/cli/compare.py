@@ -80,7 +80,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--threshold", type=_threshold, default=0.0,
                    help="smallest change of practical interest, e.g. 2%% (default 0)")
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
-                   default="welch", help="degrees of freedom of Fieller's interval")
+                   default=None, help="degrees of freedom of Fieller's interval (default "
+                   "welch; paired data always use n - 1)")
     a.add_argument("--tests", action="store_true",
                    help="also Student's t, Mann-Whitney, Kolmogorov-Smirnov, Shapiro-Wilk, F")
     a.add_argument("--bootstrap", nargs="?", type=int, const=10_000, default=None, metavar="B",
@@ -142,6 +143,9 @@ def _run_default(args: argparse.Namespace) -> int:
     confidence = _confidence(args.confidence) if args.confidence else 0.95
     if args.pair_by:
         args.paired = True
+    if args.paired and args.df_method is not None:
+        raise UsageError("--df does not apply to --paired: paired data use n - 1 degrees "
+                         "of freedom")
     samples = load_samples(args.files, format=args.input_format, column=args.column,
                            delimiters=args.delimiters, value=args.value, by=args.by,
                            unit=args.unit, higher_is_better=args.higher_is_better)
@@ -154,7 +158,7 @@ def _run_default(args: argparse.Namespace) -> int:
         samples = align_pairs(samples, args.pair_by, baseline)
     named = [(s.name, s.values) for s in samples]
     result = compare_samples(named, baseline=baseline, confidence=confidence,
-                             threshold=args.threshold, df_method=args.df_method,
+                             threshold=args.threshold, df_method=args.df_method or "welch",
                              paired=args.paired, unit=unit, bootstrap=args.bootstrap,
                              seed=args.seed, tests=args.tests,
                              diagnostics=not args.no_diagnostics)

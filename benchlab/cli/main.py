@@ -16,8 +16,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line and exit code 2 (its own default is 2 too)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"benchlab {self.prog.split()[-1]}: {message}\n"
-                     if " " in self.prog else f"benchlab: {message}\n")
+        self.exit(2, f"benchlab: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

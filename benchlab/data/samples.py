@@ -48,6 +48,9 @@ def load_samples(paths: list[str], *, format: str | None = None, column: int = 1
                                by=by, unit=unit, higher_is_better=higher_is_better,
                                name=name if path != "-" else "stdin")
         dataset.check_finite()
+        if value is not None and value not in dataset.columns:
+            raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "
+                             "plain file of numbers (use -C for its columns)", dataset.source)
         if by is not None:
             if by not in dataset.columns:
                 raise UsageError(f"--by {by} needs a CSV/TSV table with a header; this is a "
@@ -73,9 +76,10 @@ def sample_unit(samples: list[Sample], unit: str | None,
     """The unit all samples share (a declared one wins; differing file units are refused)."""
     if unit is not None or higher_is_better is not None:
         return make_unit(unit, higher_is_better)
-    names = {s.dataset.unit.name for s in samples}
+    names = {s.dataset.unit.name or "no unit" for s in samples}
     if len(names) > 1:
-        raise InputError(f"the samples have different units: {', '.join(sorted(map(str, names)))}")
+        raise InputError(f"the samples have different units: {', '.join(sorted(names))}; "
+                         "say which with --unit")
     return samples[0].dataset.unit
 
 

@@ -18,6 +18,10 @@ def _num(x: float | None) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _more(more: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if more is None else {"baseline": more[0], "candidate": more[1]}
+
+
 def _ratio(c: Comparison) -> dict[str, Any] | None:
     r = c.ratio
     if r is None:
@@ -72,7 +76,7 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
                             "threshold": c.verdict.threshold,
                             "direction": c.verdict.direction,
                             "regression": c.verdict.regression,
-                            "more_measurements": c.verdict.more_measurements},
+                            "more_measurements": _more(c.verdict.more_measurements)},
                 "bootstrap": [
                     {"statistic": b.statistic, "estimate": _num(b.estimate),
                      "percentile": {"low": _num(b.low), "high": _num(b.high)},

@@ -7,7 +7,7 @@ import math
 from benchlab.report.text import fmt_p
 from benchlab.stats.compare import CompareResult
 
-_ICONS = {"change": "⚠️", "equivalent": "✅", "inconclusive": "❔"}
+_ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
 
 
 def _pct(x: float | None) -> str:
@@ -33,7 +33,7 @@ def render_markdown(result: CompareResult) -> str:
             change = _pct(c.ratio.estimate)
             ci = ("unbounded" if not c.ratio.bounded
                   else f"{_pct(c.ratio.low)} .. {_pct(c.ratio.high)}")
-        icon = _ICONS[c.verdict.outcome]
+        icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
         p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
         lines.append(f"| {c.candidate} | {c.baseline} | {change} | {ci} | {p} | "
                      f"{icon} {c.verdict.outcome} |")

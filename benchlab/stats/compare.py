@@ -75,7 +75,8 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
     if diff.low > 0 or diff.high < 0:
         above = diff.estimate > 0
         text = (f"{cand} is {unit.direction_word(above)} than {base} by "
-                f"{abs(diff.estimate):.6g} ({level} {diff.low:.6g} .. {diff.high:.6g}, "
+                f"{unit.format(abs(diff.estimate))} ({level} {unit.format(diff.low)} .. "
+                f"{unit.format(diff.high)}, "
                 "difference of means; no ratio: the baseline mean is not positive)")
         if threshold > 0:
             text += "; the relative threshold cannot be applied"
@@ -83,7 +84,8 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
         return Verdict("change", text, threshold, "increase" if above else "decrease",
                        unit.is_regression(above))
     text = (f"no difference proven between {cand} and {base} ({level} of the difference "
-            f"{diff.low:.6g} .. {diff.high:.6g}; no ratio: the baseline mean is not positive)")
+            f"{unit.format(diff.low)} .. {unit.format(diff.high)}; no ratio: the baseline mean is "
+            "not positive)")
     return Verdict("inconclusive", text, threshold, None, False)
 
 
@@ -142,16 +144,18 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
 
     found = []
     if paired:
-        from benchlab.stats.classic_tests import wilcoxon_signed_rank
+        from benchlab.stats import classic_tests as ct
 
-        found.append(wilcoxon_signed_rank(cand_x - base_x, confidence))
-    if tests:
+        found.append(ct.wilcoxon_signed_rank(cand_x - base_x, confidence))
+        if tests:  # the independent-sample tests do not apply; normality of the differences does
+            shapiro = ct.shapiro_wilk(cand_x - base_x, f"{cand.name} - {base.name}")
+            if shapiro is not None:
+                found.append(shapiro)
+    elif tests:
         from benchlab.stats import classic_tests as ct
         from benchlab.stats.difference import student_difference
 
         found.append(student_difference(base, cand, confidence))
-        if not paired:
-            found.append(welch_difference(base, cand, confidence))
         found.append(ct.mann_whitney(base_x, cand_x, confidence))
         found.append(ct.kolmogorov_smirnov(base_x, cand_x))
         found.append(ct.f_test(base, cand, confidence))
@@ -172,6 +176,8 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
         raise ValueError("threshold must be a finite number >= 0")
     if df_method not in DF_METHODS:
         raise ValueError(f"df method must be one of {DF_METHODS}")
+    if paired:
+        df_method = "paired"  # Fieller with the covariance term: df = n − 1, no choice
     if len(samples) < 2:
         raise InputError("compare needs at least two samples")
     unit = unit or make_unit(None)
@@ -199,7 +205,7 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                      confidence=confidence, threshold=threshold, df_method=df_method,
                      paired=paired, unit=unit, bootstrap=bootstrap, seed=seed, tests=tests)
         for i in range(len(samples)) if i != baseline)
-    if tests:
+    if tests and not paired:
         from benchlab.stats.classic_tests import shapiro_wilk
 
         extra = [shapiro_wilk(x, d.name) for d, x in zip(described, arrays, strict=True)]

@@ -21,8 +21,8 @@ class Verdict:
     """outcome: "change", "equivalent" or "inconclusive"; direction: "increase"/"decrease"/None.
 
     `regression` is True for a change in the bad direction; `more_measurements`
-    is the estimated extra measurements per sample for an inconclusive result
-    (None when no number would do or it cannot be estimated).
+    is the estimated extra measurements (baseline, candidate) for an
+    inconclusive result (None when no number would do or it cannot be estimated).
     """
 
     outcome: str
@@ -30,7 +30,7 @@ class Verdict:
     threshold: float
     direction: str | None
     regression: bool
-    more_measurements: int | None = None
+    more_measurements: tuple[int, int] | None = None
 
 
 def classify(low: float | None, high: float | None, threshold: float) -> str:
@@ -46,12 +46,13 @@ def classify(low: float | None, high: float | None, threshold: float) -> str:
 
 def more_measurements(ratio: float, threshold: float, base_mean: float, base_var: float,
                       n_base: int, cand_var: float, n_cand: int, confidence: float,
-                      paired_var: float | None = None) -> int | None:
-    """Extra measurements per sample for the CI half-width to clear the nearest boundary.
+                      paired_var: float | None = None) -> tuple[int, int] | None:
+    """Extra measurements (baseline, candidate) for the CI to clear the nearest boundary.
 
     Uses the delta-method half-width t·sqrt(s_c²/n_c + ρ² s_b²/n_b)/b with both
     counts scaled by the same factor (for paired data, sqrt(s_d²/n)/b with
-    s_d² = var(c − ρ b)); returns None when the estimate sits on a boundary.
+    s_d² = var(c − ρ b)); the estimate targets the point estimate, so it gives
+    about even odds of deciding. None when the estimate sits on a boundary.
     """
     lower, upper = 1.0 - threshold, 1.0 + threshold
     if ratio < lower:
@@ -79,21 +80,26 @@ def more_measurements(ratio: float, threshold: float, base_mean: float, base_var
         if abs(new_scale - scale) < 1e-9 * scale:
             break
         scale = new_scale
-    extra = math.ceil(scale * max(n_base, n_cand)) - max(n_base, n_cand)
-    return max(extra, 1)
+    return (max(math.ceil(scale * n_base) - n_base, 1),
+            max(math.ceil(scale * n_cand) - n_cand, 1))
 
 
-def _pct(x: float) -> str:
-    return f"{100.0 * x:.1f}%"
+def _pct(x: float, sign: str = "") -> str:
+    """A fraction as a percentage with one decimal, more when that would round a change to 0."""
+    value = 100.0 * x
+    digits = 1
+    while digits < 4 and value != 0 and round(value, digits) == 0:
+        digits += 1
+    return f"{value:{sign}.{digits}f}%"
 
 
 def _signed_pct(x: float) -> str:
-    return f"{100.0 * x:+.1f}%"
+    return _pct(x, "+")
 
 
 def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      low: float | None, high: float | None, threshold: float,
-                     confidence: float, unit: Unit, more: int | None) -> str:
+                     confidence: float, unit: Unit, more: tuple[int, int] | None) -> str:
     """The verdict as one plain sentence, e.g. "new is 5.5% faster than old (95% CI 3.0% .. 8.0%)".
 
     The percentages are of the change relative to the baseline mean; for a
@@ -129,8 +135,13 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
         text = (f"inconclusive at the {_pct(threshold)} threshold: {candidate} vs {baseline} "
                 f"changes {_signed_pct(ratio - 1)} ({ci})")
     if more is not None:
-        plural = "s" if more != 1 else ""
-        text += f"; about {more} more measurement{plural} per sample would likely decide it"
+        if more[0] == more[1]:
+            plural = "s" if more[0] != 1 else ""
+            text += (f"; about {more[0]} more measurement{plural} per sample would likely "
+                     "decide it")
+        else:
+            text += (f"; about {more[1]} more measurements of {candidate} and {more[0]} of "
+                     f"{baseline} would likely decide it")
     elif low is not None:
         text += "; the estimate sits on the threshold, so more data is unlikely to decide it"
     return text

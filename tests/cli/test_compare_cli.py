@@ -105,7 +105,9 @@ def test_csv_paired_and_tests_and_bootstrap(run_cli):
     assert comp["ratio"]["method"] == "Fieller (paired, with covariance)"
     assert comp["difference"]["method"] == "paired t"
     names = [t["name"] for t in comp["tests"]]
-    assert names[0] == "Wilcoxon signed-rank" and "Mann-Whitney U" in names
+    # Paired: the signed-rank test and normality of the differences, no independent tests.
+    assert names == ["Wilcoxon signed-rank", "Shapiro-Wilk (buf_work - current)"]
+    assert doc["df_method"] == "paired"
     assert [b["statistic"] for b in comp["bootstrap"]] == ["mean", "median"]
     assert comp["bootstrap"][0]["seed"] == 3 and doc["seed"] == 3
 
@@ -129,6 +131,34 @@ def test_bootstrap_reproducible_through_cli(run_cli):
     one = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
     two = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
     assert one == two
+
+
+def test_independent_tests_and_df_choice(run_cli):
+    doc = json.loads(run_cli("compare", *KAMP, "--tests", "--df", "pooled", "--json")[1])
+    comp = doc["comparisons"][0]
+    assert [t["name"] for t in comp["tests"]] == [
+        "Student t (pooled)", "Mann-Whitney U", "Kolmogorov-Smirnov", "F-test (variances)",
+        "Shapiro-Wilk (current)", "Shapiro-Wilk (buf_work)"]
+    assert comp["ratio"]["df"] == 4 and doc["df_method"] == "pooled"
+    assert run_cli("compare", *KAMP, "--paired", "--df", "pooled")[0] == 2
+
+
+def test_more_measurements_named_per_sample(tmp_path, run_cli):
+    a = numbers(tmp_path, "a.txt", [10, 11, 9, 10.5])
+    b = numbers(tmp_path, "b.txt", [10.2, 10.9, 9.4, 10.6, 10.1, 9.9, 10.8, 9.7, 10.3, 10.4])
+    doc = json.loads(run_cli("compare", a, b, "--json")[1])
+    verdict = doc["comparisons"][0]["verdict"]
+    more = verdict["more_measurements"]
+    assert verdict["outcome"] == "inconclusive" and more["baseline"] < more["candidate"]
+    assert f"about {more['candidate']} more measurements of b and {more['baseline']} of a" in (
+        verdict["text"])
+
+
+def test_plain_line_with_comment_and_comma_is_not_a_table(tmp_path, run_cli):
+    a = tmp_path / "a.txt"
+    a.write_text("1476.48 # after reboot, cold cache\n1475.75\n1482.53\n")
+    code, out, _ = run_cli("compare", str(a), KAMP[1], "--json")
+    assert code == 0 and json.loads(out)["samples"][0]["n"] == 3
 
 
 def test_baseline_choice_and_three_samples(tmp_path, run_cli):

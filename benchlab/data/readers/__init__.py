@@ -22,6 +22,7 @@ READERS: dict[str, str] = {
     "numbers": "benchlab.data.readers.numbers",
 }
 ALIASES = {"csv": "table", "tsv": "table", "plain": "numbers"}
+DELIMITERS = {"csv": ",", "tsv": "\t"}  # formats that fix the table's delimiter
 
 
 def load(name: str) -> ModuleType:
@@ -46,4 +47,6 @@ def reader_for(source: Source, format: str | None = None) -> ModuleType:
 def read(path: str, format: str | None = None, **opts: object) -> Dataset:
     """Read one input (a path or "-") into a Dataset, choosing the reader by content."""
     source = open_source(path)
+    if format in DELIMITERS:
+        opts["delimiter"] = DELIMITERS[format]
     return reader_for(source, format).read(source, **opts)

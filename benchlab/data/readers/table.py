@@ -37,7 +37,11 @@ def _delimiter(header: str) -> str | None:
 
 
 def sniff(source: Source) -> bool:
-    """A header row: delimited fields of which at least one is not a number."""
+    """A header row: two or more delimited names, the first of which is not a number.
+
+    A plain line such as "1476.48 # after reboot, cold cache" starts with a
+    number and so stays a plain file of numbers.
+    """
     content = _content_lines(source)
     if not content:
         return False
@@ -45,8 +49,10 @@ def sniff(source: Source) -> bool:
     delimiter = _delimiter(header)
     if delimiter is None:
         return False
-    fields = next(csv.reader([header], delimiter=delimiter))
-    return any(parse_number(f.strip()) is None for f in fields if f.strip())
+    fields = [f.strip() for f in next(csv.reader([header], delimiter=delimiter))]
+    first_token = header.split()[0] if header.split() else ""
+    return (len(fields) >= 2 and bool(fields[0]) and parse_number(fields[0]) is None
+            and parse_number(first_token) is None and not fields[0].startswith("#"))
 
 
 def _choose_value_column(header: list[str], rows: list[list[str]], value: str | None,
@@ -68,12 +74,12 @@ def _choose_value_column(header: list[str], rows: list[list[str]], value: str | 
 
 def read(source: Source, *, value: str | None = None, by: str | None = None,
          unit: str | None = None, higher_is_better: bool | None = None,
-         name: str | None = None, **_: object) -> Dataset:
-    """Read a delimited table with a header into a Dataset."""
+         name: str | None = None, delimiter: str | None = None, **_: object) -> Dataset:
+    """Read a delimited table with a header into a Dataset (delimiter guessed unless given)."""
     content = _content_lines(source)
     if not content:
         raise InputError("empty file", source.name)
-    delimiter = _delimiter(content[0][1]) or ","
+    delimiter = delimiter or _delimiter(content[0][1]) or ","
     parsed = list(csv.reader([line for _, line in content], delimiter=delimiter))
     header = [h.strip() for h in parsed[0]]
     if len(set(header)) != len(header):
@@ -105,9 +111,11 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
     columns[value_col] = numbers
     unit_name = unit
     if unit_name is None and "unit" in columns:
-        units = set(columns["unit"].tolist())
-        if len(units) == 1:
-            unit_name = units.pop()
+        units = sorted(set(columns["unit"].tolist()))
+        if len(units) > 1:
+            raise InputError(f"the unit column mixes units ({', '.join(units)}); convert the "
+                             "values to one unit or say which with --unit", source.name)
+        unit_name = units[0]
     if by is None:
         columns["sample"] = np.full(len(body), name or source.name, dtype=object)
         by = "sample"
