@@ -25,6 +25,8 @@ class Dataset:
     factors: fixed-effect columns (e.g. `sample`, `system`, `benchmark`).
     levels: random-effect columns, highest first (e.g. `build`, `run`).
     lines: the source line of each row (1-based), for messages.
+    default_by: the column that names the samples when the user gives no --by
+    (a foreign format's commands or benchmarks); None for plain files and CSV.
     """
 
     columns: Mapping[str, np.ndarray]
@@ -35,6 +37,7 @@ class Dataset:
     unit: Unit = field(default_factory=lambda: make_unit(None))
     source: str = ""
     lines: np.ndarray | None = None
+    default_by: str | None = None
 
     def __post_init__(self) -> None:
         lengths = {name: len(col) for name, col in self.columns.items()}
@@ -66,7 +69,8 @@ class Dataset:
             cols = {k: v[mask] for k, v in self.columns.items()}
             lines = self.lines[mask] if self.lines is not None else None
             out.append((name, Dataset(cols, self.value, self.factors, self.levels,
-                                      self.metric, self.unit, self.source, lines)))
+                                      self.metric, self.unit, self.source, lines,
+                                      self.default_by)))
         return out
 
     @classmethod

@@ -48,14 +48,15 @@ def load_samples(paths: list[str], *, format: str | None = None, column: int = 1
                                by=by, unit=unit, higher_is_better=higher_is_better,
                                name=name if path != "-" else "stdin")
         dataset.check_finite()
+        group_by = by if by is not None else dataset.default_by
         if value is not None and value not in dataset.columns:
             raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "
                              "plain file of numbers (use -C for its columns)", dataset.source)
-        if by is not None:
-            if by not in dataset.columns:
-                raise UsageError(f"--by {by} needs a CSV/TSV table with a header; this is a "
-                                 "plain file of numbers", dataset.source)
-            for group, part in dataset.split(by):
+        if group_by is not None:
+            if group_by not in dataset.columns:
+                raise UsageError(f"--by {group_by} needs a CSV/TSV table with a header; this "
+                                 "is a plain file of numbers", dataset.source)
+            for group, part in dataset.split(group_by):
                 samples.append(Sample(group, part.values, part))
         else:
             samples.append(Sample(name if path != "-" else "stdin", dataset.values, dataset))
