@@ -160,6 +160,14 @@ def percentile_indices(b: int, alpha_low: float, alpha_high: float) -> tuple[int
     return lo, hi
 
 
+def interval_from_replicates(replicates: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Percentile interval of B replicate values (STATS.md §5 index rule)."""
+    ordered = np.sort(replicates)
+    alpha = 1.0 - confidence
+    lo, hi = percentile_indices(ordered.size, alpha / 2, 1 - alpha / 2)
+    return float(ordered[lo]), float(ordered[hi])
+
+
 def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str = "mean", *,
                     replicates: int = 10_000, confidence: float = 0.95,
                     seed: int | None = None, paired: bool = False,

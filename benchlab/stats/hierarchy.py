@@ -1,0 +1,230 @@
+"""The random-effects hierarchy of Kalibera & Jones (STATS.md §5–6).
+
+Measurements nest in executions (runs), runs in builds, and so on. Each
+level adds variance; only the top-level unit means carry the uncertainty of
+the grand mean. This module estimates the variance components (the unbiased
+moment estimators S_i², T_i²), the CI of one system's mean, and the optimal
+repetition counts for the next experiment.
+
+Written by hand: no maintained Python library offers the Kalibera–Jones
+estimators and planning; lme4-style REML (statsmodels MixedLM) answers a
+different question, and the tests cross-check against R's lme4 on balanced
+data, where the two agree.
+
+Levels are numbered as in the paper: 1 is the measurement, n the top level.
+Arrays are ordered highest level first to match the data's level columns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchlab.errors import InputError
+from benchlab.stats.distributions import critical_t
+
+
+@dataclass(frozen=True)
+class LevelComponent:
+    """One level's variance component.
+
+    repetitions: r_i, children per unit at this level (for the top level, the
+    number of top-level units); averaged when unbalanced.
+    s2: S_i², the mean within-unit variance of this level's child means.
+    t2: T_i², the unbiased estimate of the variance this level adds (may be < 0).
+    relative_sd: sqrt(max(T_i², 0)) / grand mean.
+    share: this level's share of the variance of the grand mean.
+    droppable: T_i² ≤ 0 — the level adds no detectable variation.
+    """
+
+    name: str
+    repetitions: float
+    s2: float
+    t2: float
+    relative_sd: float
+    share: float
+    droppable: bool
+
+
+@dataclass(frozen=True)
+class HierarchySummary:
+    """Grand mean with its CI and the per-level variance components (highest level first)."""
+
+    name: str
+    n: int
+    grand_mean: float
+    low: float
+    high: float
+    confidence: float
+    df: float
+    top_units: int
+    top_means: np.ndarray
+    components: tuple[LevelComponent, ...]
+    balanced: bool
+    warnings: tuple[str, ...]
+
+    @property
+    def top_variance(self) -> float:
+        """S_n², the variance of the top-level unit means."""
+        return self.components[0].s2
+
+
+def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
+    """Integer unit ids per depth: labels nest in their parent (run 1 of build 1 ≠ of build 2)."""
+    codes = []
+    prev = np.zeros(len(levels[0]), dtype=np.int64)
+    for column in levels:
+        _, local = np.unique(column.astype(str), return_inverse=True)
+        pair = np.column_stack([prev, local.astype(np.int64)])
+        _, code = np.unique(pair, axis=0, return_inverse=True)
+        prev = code.reshape(-1).astype(np.int64)
+        codes.append(prev)
+    return codes
+
+
+def _group_mean(values: np.ndarray, code: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.bincount(code, minlength=size).astype(float)
+    return np.bincount(code, weights=values, minlength=size) / counts, counts
+
+
+def _within_variance(child_means: np.ndarray, parent: np.ndarray,
+                     n_parents: int) -> tuple[float, np.ndarray]:
+    """Mean over parents (with ≥ 2 children) of the sample variance of their children's means."""
+    parent_mean, counts = _group_mean(child_means, parent, n_parents)
+    dev2 = (child_means - parent_mean[parent]) ** 2
+    ss = np.bincount(parent, weights=dev2, minlength=n_parents)
+    ok = counts >= 2
+    if not ok.any():
+        return math.nan, counts
+    return float(np.mean(ss[ok] / (counts[ok] - 1))), counts
+
+
+def unit_means(values: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
+    """Means of the units at every depth (highest first), each the mean of its children's means.
+
+    Returns one array per level column, plus the means' parent ids are not
+    needed by callers; the top-level means come first.
+    """
+    codes = _nested_codes(levels)
+    means, _ = _group_mean(values, codes[-1], int(codes[-1].max()) + 1)
+    out = [means]
+    for depth in range(len(codes) - 2, -1, -1):
+        child = codes[depth + 1]
+        n_child = int(child.max()) + 1
+        parent_of_child = np.zeros(n_child, dtype=np.int64)
+        parent_of_child[child] = codes[depth]
+        means, _ = _group_mean(out[0], parent_of_child, int(codes[depth].max()) + 1)
+        out.insert(0, means)
+    return out
+
+
+def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[str], *,
+              name: str = "sample", measurement_name: str = "measurement",
+              confidence: float = 0.95) -> HierarchySummary:
+    """Variance components and the CI of the grand mean (STATS.md §5).
+
+    values: the measurements; levels: one label array per level column,
+    highest first (e.g. [build, run]); level_names: their names.
+    """
+    x = np.asarray(values, dtype=float)
+    if not levels:
+        raise ValueError("summarize needs at least one level column")
+    codes = _nested_codes(levels)
+    k = len(codes)
+    # Depth k is the measurements; depth d < k are the units of level column d.
+    sizes = [int(c.max()) + 1 for c in codes]
+    means = [None] * k
+    s2 = [0.0] * (k + 1)  # indexed by depth of the parent: s2[d] = within units of depth d-1
+    reps = [0.0] * (k + 1)
+    warnings: list[str] = []
+    balanced = True
+
+    # Lowest: measurements within the units of the lowest level column.
+    m, counts = _group_mean(x, codes[-1], sizes[-1])
+    means[-1] = m
+    s_lowest, _ = _within_variance(x, codes[-1], sizes[-1])
+    s2[k] = s_lowest
+    reps[k] = 1.0 / float(np.mean(1.0 / counts))
+    balanced &= bool(np.all(counts == counts[0]))
+    for depth in range(k - 1, 0, -1):
+        child = codes[depth]
+        parent_of_child = np.zeros(sizes[depth], dtype=np.int64)
+        parent_of_child[child] = codes[depth - 1]
+        s2[depth], pc = _within_variance(means[depth], parent_of_child, sizes[depth - 1])
+        means[depth - 1], _ = _group_mean(means[depth], parent_of_child, sizes[depth - 1])
+        reps[depth] = 1.0 / float(np.mean(1.0 / pc))
+        balanced &= bool(np.all(pc == pc[0]))
+    top = means[0]
+    r_top = top.size
+    s2[0] = float(np.var(top, ddof=1)) if r_top > 1 else math.nan
+    reps[0] = float(r_top)
+
+    names = [*level_names, measurement_name]
+    for depth in range(k + 1):
+        if math.isnan(s2[depth]):
+            where = names[depth]
+            raise InputError(f"level {where!r} has a single unit everywhere, so its variance "
+                             "cannot be estimated; repeat it (at least 2 per parent) or drop "
+                             "the level from --levels")
+
+    # T² bottom-up: T_1² = S_1², T_i² = S_i² − S_{i−1}² / r_{i−1} (STATS.md §5).
+    t2 = [0.0] * (k + 1)
+    t2[k] = s2[k]
+    for depth in range(k - 1, -1, -1):
+        t2[depth] = s2[depth] - s2[depth + 1] / reps[depth + 1]
+    grand = float(np.mean(top))
+    # Var(Ȳ) = Σ_i T_i² / (r_n ⋯ r_i): product of repetitions from the top down to the level.
+    terms = []
+    product = 1.0
+    for depth in range(k + 1):
+        product *= reps[depth]
+        terms.append(max(t2[depth], 0.0) / product)
+    total = sum(terms)
+    components = tuple(
+        LevelComponent(
+            name=names[d], repetitions=reps[d], s2=s2[d], t2=t2[d],
+            relative_sd=math.sqrt(max(t2[d], 0.0)) / abs(grand) if grand != 0 else math.nan,
+            share=terms[d] / total if total > 0 else math.nan,
+            droppable=d < k and t2[d] <= 0)
+        for d in range(k + 1))
+    df = float(r_top - 1)
+    half = critical_t(confidence, df) * math.sqrt(s2[0] / r_top)
+    if r_top < 5:
+        warnings.append(f"{name}: only {r_top} {names[0]} units: the CI rests on {r_top} "
+                        "top-level means and is wide; repeat the top level more")
+    if not balanced:
+        warnings.append(f"{name}: unbalanced data (unequal repetitions): the variance "
+                        "estimators are approximate")
+    for c in components:
+        if c.droppable:
+            warnings.append(f"{name}: level {c.name!r} adds no detectable variation "
+                            f"(T² = {c.t2:.4g} ≤ 0); it could be merged into the level above")
+    return HierarchySummary(name, int(x.size), grand, grand - half, grand + half, confidence,
+                            df, r_top, top, components, balanced, tuple(warnings))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Optimal repetitions per level (highest first; the top count from budget or target)."""
+
+    levels: tuple[str, ...]
+    repetitions: tuple[int, ...]
+    unrounded: tuple[float | None, ...]
+    dropped: tuple[str, ...]
+    cost_per_top_unit: float
+    predicted_halfwidth: float | None
+    default_halfwidth: float | None
+    default_top_units: int | None
+    notes: tuple[str, ...]
+
+
+def optimal_repetitions(t2_low_to_high: list[float],
+                        costs_low_to_high: list[float]) -> list[float]:
+    """r_i = sqrt((c_{i+1}/c_i)·(T_i²/T_{i+1}²)) for i = 1..n−1 (STATS.md §6), unrounded."""
+    out = []
+    for i in range(len(t2_low_to_high) - 1):
+        ratio_c = costs_low_to_high[i + 1] / costs_low_to_high[i]
+        out.append(math.sqrt(ratio_c * t2_low_to_high[i] / t2_low_to_high[i + 1]))
+    return out
