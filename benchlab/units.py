@@ -68,6 +68,10 @@ class Unit:
             hib = False  # without a direction, a rise is treated as the bad one (times, sizes)
         return ratio_above_one != hib
 
+    def format_seconds(self, value: float) -> float:
+        """A time value of this unit in seconds (time units only)."""
+        return value * _TIME_SECONDS[self.name or "s"]
+
     def _scale(self, magnitude: float) -> tuple[str, float]:
         """The display unit for values of this magnitude and its factor from the input unit."""
         seconds = magnitude * _TIME_SECONDS[self.name or "s"]

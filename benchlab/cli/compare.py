@@ -69,6 +69,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
     g.add_argument("--by", help="column of a CSV/TSV table naming the sample of each row")
     g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
+    g.add_argument("--levels", help="level columns of a hierarchy, highest first (e.g. "
+                   "build,run): the ratio CI then uses the top-level means")
     g.add_argument("--input-format", choices=["numbers", "csv", "tsv"],
                    help="read inputs as this format instead of guessing from the content")
     g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
@@ -87,6 +89,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--bootstrap", nargs="?", type=int, const=10_000, default=None, metavar="B",
                    help="bootstrap CIs of the ratios of means and medians (B = 10000)")
     a.add_argument("--seed", type=int, default=None, help="random seed for the bootstrap")
+    a.add_argument("--resample", metavar="SPEC", help="with --levels: R (resample) or N (keep) "
+                   "per level, highest first, e.g. RRN; or flat (default: R at every level)")
     a.add_argument("--paired", action="store_true",
                    help="samples are paired by position (or by --pair-by)")
     a.add_argument("--pair-by", metavar="COLUMN", help="column whose values pair the rows")
@@ -154,6 +158,10 @@ def _run_default(args: argparse.Namespace) -> int:
                          "column that has two or more groups)")
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
+    if args.levels:
+        return _run_hierarchical(args, samples, unit, baseline, confidence)
+    if args.resample:
+        raise UsageError("--resample needs --levels")
     if args.pair_by:
         samples = align_pairs(samples, args.pair_by, baseline)
     named = [(s.name, s.values) for s in samples]
@@ -162,6 +170,36 @@ def _run_default(args: argparse.Namespace) -> int:
                              paired=args.paired, unit=unit, bootstrap=args.bootstrap,
                              seed=args.seed, tests=args.tests,
                              diagnostics=not args.no_diagnostics)
+    _render(args, result, named)
+
+    return _finish(args, result)
+
+
+def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
+                      confidence: float) -> int:
+    from benchlab.cli import common
+    from benchlab.stats.compare import compare_hierarchical
+
+    if args.paired:
+        raise UsageError("--paired does not combine with --levels")
+    names = common.levels(args.levels)
+    spec = args.resample
+    if spec is not None:
+        spec = "flat" if spec.lower() == "flat" else spec.upper()
+        if spec != "flat" and (len(spec) != len(names) + 1 or set(spec) - {"R", "N"}):
+            raise UsageError(f"--resample wants R or N for each of the {len(names) + 1} levels "
+                             f"({', '.join([*names, 'measurement'])}), or flat; got "
+                             f"{args.resample!r}")
+    data = [(s.name, s.values, common.level_arrays(s, names)) for s in samples]
+    result = compare_hierarchical(data, names, baseline=baseline, confidence=confidence,
+                                  threshold=args.threshold, df_method=args.df_method or "welch",
+                                  unit=unit, bootstrap=args.bootstrap, resample=spec,
+                                  seed=args.seed, tests=args.tests)
+    _render(args, result, [(s.name, s.values) for s in samples])
+    return _finish(args, result)
+
+
+def _render(args: argparse.Namespace, result, named) -> None:
     if args.format == "json":
         from benchlab.report.document import comparison_document
 
@@ -177,6 +215,9 @@ def _run_default(args: argparse.Namespace) -> int:
         sys.stdout.write(render_text(result, named, plot=not args.no_plot))
     sys.stdout.flush()
 
+
+def _finish(args: argparse.Namespace, result) -> int:
+    """Exit status: 2 when a ratio could not be formed, 1 when --fail-on trips, else 0."""
     no_ratio = [c for c in result.comparisons if c.ratio is None]
     if no_ratio:
         print(f"benchlab: {no_ratio[0].ratio_note}", file=sys.stderr)

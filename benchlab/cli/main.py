@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from benchlab import __version__
 from benchlab.errors import BenchlabError
 
-COMMAND_MODULES = ("benchlab.cli.compare",)
+COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -7,6 +7,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.report.hierarchy import summary_document
 from benchlab.stats.difference import MeanDifference
 
 
@@ -88,6 +89,8 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
             }
             for c in result.comparisons
         ],
+        "resample": result.resample,
+        "hierarchy": [summary_document(h) for h in result.hierarchies],
         "warnings": [
             {"kind": d.kind, "message": d.message, "statistic": _num(d.statistic),
              "pvalue": _num(d.pvalue)}

@@ -109,6 +109,12 @@ def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
         out.append("")
         out.extend(distribution_plot(list(zip(result.samples, values, strict=True)), width,
                                      label))
+    if result.hierarchies:
+        from benchlab.report.hierarchy import summary_text
+
+        for h in result.hierarchies:
+            out.append("")
+            out.extend(summary_text(h, result.unit))
     for c in result.comparisons:
         out.append("")
         out.extend(comparison_lines(c, result.unit, result.confidence))

@@ -53,6 +53,8 @@ class CompareResult:
     samples: tuple[Descriptives, ...]
     diagnostics: tuple[Diagnostic, ...]
     comparisons: tuple[Comparison, ...]
+    hierarchies: tuple = ()  # HierarchySummary per sample when compared on --levels
+    resample: str | None = None
 
 
 def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method: str,
@@ -92,7 +94,7 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
 def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                  cand: Descriptives, *, confidence: float, threshold: float, df_method: str,
                  paired: bool, unit: Unit, bootstrap: int | None, seed: int | None,
-                 tests: bool) -> Comparison:
+                 tests: bool, noun: str = "measurements") -> Comparison:
     """The analysis of one candidate against the baseline."""
     if paired and base.n != cand.n:
         raise InputError(f"--paired needs samples of equal length: {base.name} has {base.n} "
@@ -128,7 +130,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         above = ratio.estimate > 1.0
         direction = ("increase" if above else "decrease") if outcome == "change" else None
         text = verdict_sentence(outcome, base.name, cand.name, ratio.estimate, ratio.low,
-                                ratio.high, threshold, confidence, unit, more)
+                                ratio.high, threshold, confidence, unit, more, noun)
         verdict = Verdict(outcome, text, threshold, direction,
                           outcome == "change" and unit.is_regression(above), more)
 
@@ -168,7 +170,7 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                     df_method: str = "welch", paired: bool = False,
                     unit: Unit | None = None, bootstrap: int | None = None,
                     seed: int | None = None, tests: bool = False,
-                    diagnostics: bool = True) -> CompareResult:
+                    diagnostics: bool = True, noun: str = "measurements") -> CompareResult:
     """Compare every sample with samples[baseline]."""
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
@@ -203,7 +205,8 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
     comparisons = tuple(
         compare_pair(arrays[baseline], arrays[i], described[baseline], described[i],
                      confidence=confidence, threshold=threshold, df_method=df_method,
-                     paired=paired, unit=unit, bootstrap=bootstrap, seed=seed, tests=tests)
+                     paired=paired, unit=unit, bootstrap=bootstrap, seed=seed, tests=tests,
+                     noun=noun)
         for i in range(len(samples)) if i != baseline)
     if tests and not paired:
         from benchlab.stats.classic_tests import shapiro_wilk
@@ -215,3 +218,59 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                        c.ratio_note) for c in comparisons)
     return CompareResult(confidence, threshold, df_method, seed, unit, described, tuple(found),
                          comparisons)
+
+
+def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]],
+                         level_names: list[str], *, baseline: int = 0,
+                         confidence: float = 0.95, threshold: float = 0.0,
+                         df_method: str = "welch", unit: Unit | None = None,
+                         bootstrap: int | None = None, resample: str | None = None,
+                         seed: int | None = None, tests: bool = False) -> CompareResult:
+    """Compare systems measured as a hierarchy (STATS.md §5).
+
+    Only the top-level unit means carry the uncertainty of a system's mean, so
+    the ratio CI is Fieller's on those means; the bootstrap resamples every
+    level (or as `resample` says: R/N per level, or "flat").
+    """
+    from dataclasses import replace
+
+    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_bootstrap_ratio
+    from benchlab.stats.hierarchy import summarize
+    from benchlab.stats.hierarchy_diagnostics import diagnose_hierarchy
+
+    summaries = [summarize(x, levels, level_names, name=name, confidence=confidence)
+                 for name, x, levels in samples]
+    if bootstrap and seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    top = compare_samples([(h.name, h.top_means) for h in summaries], baseline=baseline,
+                          confidence=confidence, threshold=threshold, df_method=df_method,
+                          unit=unit, seed=seed, tests=tests, diagnostics=False,
+                          noun=f"{level_names[0]} units")
+    top_name = level_names[0]
+    comparisons = []
+    trees = [build_tree(x, levels) for _, x, levels in samples] if bootstrap else []
+    for c in top.comparisons:
+        i = next(j for j, h in enumerate(summaries) if h.name == c.candidate)
+        ratio = c.ratio
+        if ratio is not None:
+            ratio = replace(ratio, method=ratio.method.replace("Fieller (",
+                                                               f"Fieller on {top_name} means ("))
+        boot = []
+        if bootstrap:
+            for statistic in ("mean", "median"):
+                try:
+                    boot.append(hierarchical_bootstrap_ratio(
+                        trees[baseline], trees[i], statistic, spec=resample,
+                        replicates=bootstrap, confidence=confidence, seed=seed))
+                except ValueError:  # a non-positive baseline statistic: no ratio to resample
+                    continue
+        difference = replace(c.difference, method=f"{c.difference.method} on {top_name} means")
+        comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
+    described = tuple(describe(x, name) for name, x, _ in samples)
+    found: list[Diagnostic] = []
+    for (name, x, levels), h in zip(samples, summaries, strict=True):
+        found.extend(diagnose_hierarchy(x, levels, name))
+        found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
+    return CompareResult(confidence, threshold, df_method, seed, top.unit, described,
+                         tuple(found), tuple(comparisons), tuple(summaries), resample or
+                         "R" * (len(level_names) + 1))

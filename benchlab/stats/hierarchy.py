@@ -206,18 +206,135 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
 
 
 @dataclass(frozen=True)
+class PlanOption:
+    """One way to spend the budget: repetitions per level (highest first) and what it buys."""
+
+    repetitions: tuple[int, ...]
+    cost_per_top_unit: float
+    total_cost: float
+    relative_halfwidth: float | None
+
+
+@dataclass(frozen=True)
 class Plan:
-    """Optimal repetitions per level (highest first; the top count from budget or target)."""
+    """Optimal repetitions (STATS.md §6) beside the single-level default, as in K&J Table 8.5.
+
+    levels: names highest first; unrounded: the optimal r before rounding up
+    (None for the top level and dropped levels); dropped: levels with T² ≤ 0,
+    run once per parent unit; costs: seconds per unit of each level, excluding
+    the levels below.
+    """
 
     levels: tuple[str, ...]
-    repetitions: tuple[int, ...]
+    costs: tuple[float, ...]
+    t2: tuple[float, ...]
     unrounded: tuple[float | None, ...]
     dropped: tuple[str, ...]
-    cost_per_top_unit: float
-    predicted_halfwidth: float | None
-    default_halfwidth: float | None
-    default_top_units: int | None
+    optimal: PlanOption
+    single_level: PlanOption
+    budget: float | None
+    target: float | None
+    confidence: float
     notes: tuple[str, ...]
+
+
+def _variance_of_mean(t2: list[float], reps: list[int]) -> float:
+    """Var(Ȳ) = Σ_i T_i² / (r_n ⋯ r_i), depths highest first (STATS.md §6)."""
+    total, product = 0.0, 1.0
+    for t, r in zip(t2, reps, strict=True):
+        product *= r
+        total += max(t, 0.0) / product
+    return total
+
+
+def _cost_per_top_unit(costs: list[float], reps: list[int]) -> float:
+    cost = costs[-1]
+    for d in range(len(costs) - 2, -1, -1):
+        cost = costs[d] + reps[d + 1] * cost
+    return cost
+
+
+def _relative_halfwidth(t2: list[float], reps: list[int], mean: float,
+                        confidence: float) -> float | None:
+    if reps[0] < 2 or mean == 0:
+        return None
+    return critical_t(confidence, reps[0] - 1) * math.sqrt(_variance_of_mean(t2, reps)) / abs(mean)
+
+
+def _top_units(t2: list[float], reps: list[int], costs: list[float], mean: float,
+               confidence: float, budget: float | None, target: float | None) -> int:
+    """r_n from the budget, or the smallest r_n ≥ 2 whose CI half-width meets the target."""
+    if budget is not None:
+        return int(budget // _cost_per_top_unit(costs, reps))
+    lo, hi = 2, 2
+    while _relative_halfwidth(t2, [hi, *reps[1:]], mean, confidence) > target:  # type: ignore
+        lo, hi = hi, hi * 2
+        if hi > 10**9:
+            return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _relative_halfwidth(t2, [mid, *reps[1:]], mean, confidence) <= target:  # type: ignore
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def plan_experiment(summary: HierarchySummary, costs: list[float], *,
+                    budget: float | None = None, target: float | None = None,
+                    confidence: float = 0.95) -> Plan:
+    """Optimal repetitions per level for a time budget or a target relative CI half-width.
+
+    costs: seconds per unit of each level, highest first, the last one the cost
+    of one measurement (STATS.md §6: c_i excludes the levels below).
+    """
+    if (budget is None) == (target is None):
+        raise ValueError("give exactly one of budget and target")
+    comps = summary.components
+    names = [c.name for c in comps]
+    t2 = [c.t2 for c in comps]
+    k = len(comps) - 1
+    if len(costs) != len(comps):
+        raise ValueError(f"need {len(comps)} costs, one per level")
+    notes: list[str] = []
+    dropped = [names[d] for d in range(1, k) if t2[d] <= 0]
+    active = [d for d in range(k + 1) if d in (0, k) or t2[d] > 0]
+    reps = [0] * (k + 1)
+    unrounded: list[float | None] = [None] * (k + 1)
+    for d in range(1, k + 1):
+        reps[d] = 1  # dropped levels: one unit per parent
+    for j in range(len(active) - 1, 0, -1):
+        d, parent = active[j], active[j - 1]
+        # The parent's cost includes the dropped levels between, each run once.
+        parent_cost = sum(costs[parent:d])
+        if t2[parent] <= 0:
+            reps[d] = max(1, round(comps[d].repetitions))
+            notes.append(f"level {names[parent]!r} shows no variation of its own, so the "
+                         f"repetitions of {names[d]!r} cannot be optimized; kept at {reps[d]}")
+            continue
+        r = math.sqrt(parent_cost / costs[d] * t2[d] / t2[parent])
+        unrounded[d] = r
+        reps[d] = max(1, math.ceil(r))
+    for name in dropped:
+        notes.append(f"level {name!r} adds no detectable variation (T² ≤ 0): one per parent")
+    mean = summary.grand_mean
+    reps[0] = _top_units(t2, reps, costs, mean, confidence, budget, target)
+    single = [0] + [1] * k
+    single[0] = _top_units(t2, single, costs, mean, confidence, budget, target)
+    if reps[0] < 2:
+        notes.append("the budget does not pay for 2 top-level units of the optimal plan")
+    for d in range(k + 1):
+        if names[d] not in dropped and 1 < reps[d] < 5 or (d == 0 and reps[0] < 5):
+            notes.append(f"only {reps[d]} {names[d]} per parent: below 5, the estimates of "
+                         "its variance (and the CI) are unreliable")
+
+    def option(r: list[int]) -> PlanOption:
+        per_top = _cost_per_top_unit(costs, r)
+        return PlanOption(tuple(r), per_top, per_top * r[0],
+                          _relative_halfwidth(t2, r, mean, confidence))
+
+    return Plan(tuple(names), tuple(costs), tuple(t2), tuple(unrounded), tuple(dropped),
+                option(reps), option(single), budget, target, confidence, tuple(notes))
 
 
 def optimal_repetitions(t2_low_to_high: list[float],

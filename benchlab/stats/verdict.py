@@ -99,7 +99,8 @@ def _signed_pct(x: float) -> str:
 
 def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      low: float | None, high: float | None, threshold: float,
-                     confidence: float, unit: Unit, more: tuple[int, int] | None) -> str:
+                     confidence: float, unit: Unit, more: tuple[int, int] | None,
+                     noun: str = "measurements") -> str:
     """The verdict as one plain sentence, e.g. "new is 5.5% faster than old (95% CI 3.0% .. 8.0%)".
 
     The percentages are of the change relative to the baseline mean; for a
@@ -136,11 +137,10 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                 f"changes {_signed_pct(ratio - 1)} ({ci})")
     if more is not None:
         if more[0] == more[1]:
-            plural = "s" if more[0] != 1 else ""
-            text += (f"; about {more[0]} more measurement{plural} per sample would likely "
-                     "decide it")
+            word = noun if more[0] != 1 else noun.removesuffix("s")
+            text += f"; about {more[0]} more {word} per sample would likely decide it"
         else:
-            text += (f"; about {more[1]} more measurements of {candidate} and {more[0]} of "
+            text += (f"; about {more[1]} more {noun} of {candidate} and {more[0]} of "
                      f"{baseline} would likely decide it")
     elif low is not None:
         text += "; the estimate sits on the threshold, so more data is unlikely to decide it"

@@ -1,0 +1,103 @@
+"""Argument groups and parsers shared by the commands that read measurement files."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from benchlab.errors import UsageError
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+_SECONDS = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
+            "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def duration(text: str) -> float:
+    """'20m', '6s', '1.5h', '250ms' → seconds (a bare number is seconds)."""
+    match = _DURATION.match(text)
+    if not match or match.group(2) not in _SECONDS:
+        raise UsageError(f"not a duration: {text!r} (say 6s, 20m, 1.5h)")
+    return float(match.group(1)) * _SECONDS[match.group(2)]
+
+
+def confidence(text: str | None) -> float:
+    """'95', '95%' or '0.95' → 0.95; None → 0.95."""
+    if text is None:
+        return 0.95
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise UsageError(f"not a confidence level: {text!r} (say 95 or 0.95)") from None
+    if value >= 1.0:
+        value /= 100.0
+    if not 0.0 < value < 1.0:
+        raise UsageError(f"confidence must be between 0 and 100%: {text!r}")
+    return value
+
+
+def percent(text: str) -> float:
+    """'2%' or '0.02' → 0.02 (for argparse `type=`)."""
+    try:
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r} (say 2% or 0.02)") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0% and 100%: {text!r}")
+    return value
+
+
+def levels(text: str | None) -> list[str]:
+    """'build,run' → ['build', 'run'] (highest first)."""
+    if not text:
+        return []
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--levels names a column twice: {text!r}")
+    return names
+
+
+def add_table_input(p: argparse.ArgumentParser) -> None:
+    """Files and the options that say how to read them into samples."""
+    from benchlab.data.readers import ALIASES, READERS
+
+    p.add_argument("files", nargs="*", help="measurement files (CSV/TSV, plain numbers, "
+                   "foreign formats); - for stdin")
+    g = p.add_argument_group("input")
+    g.add_argument("-C", dest="column", type=int, default=1, metavar="N",
+                   help="column of a plain file to read (1-based, default 1)")
+    g.add_argument("-d", dest="delimiters", default=" \t", metavar="DELIMS",
+                   help="field delimiter characters of a plain file (default space and tab)")
+    g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
+    g.add_argument("--by", help="column naming the group (system) of each row")
+    g.add_argument("--levels", help="level columns of the hierarchy, highest first, e.g. "
+                   "build,run (the measurement is the lowest level)")
+    g.add_argument("--input-format", choices=sorted({*READERS, *ALIASES}),
+                   help="read inputs as this format instead of guessing from the content")
+    g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
+    g.add_argument("--higher-is-better", action="store_true", default=None,
+                   help="higher values are better (throughput); default from the unit")
+
+
+def load(args: argparse.Namespace, min_values: int = 2):
+    """Read args.files into samples as every command does."""
+    from benchlab.data.samples import load_samples
+
+    if args.delimiters == "":
+        raise UsageError("-d needs at least one delimiter character")
+    if args.column < 1:
+        raise UsageError("-C must be 1 or more")
+    return load_samples(args.files, format=args.input_format, column=args.column,
+                        delimiters=args.delimiters, value=args.value, by=args.by,
+                        unit=args.unit, higher_is_better=args.higher_is_better,
+                        min_values=min_values)
+
+
+def level_arrays(sample, names: list[str]) -> list:
+    """The level columns of one sample, refusing names the data does not have."""
+    columns = sample.dataset.columns
+    missing = [n for n in names if n not in columns]
+    if missing:
+        have = [c for c in columns if c != sample.dataset.value]
+        raise UsageError(f"no level column {missing[0]!r} (columns: {', '.join(have)})",
+                         sample.dataset.source)
+    return [columns[n] for n in names]

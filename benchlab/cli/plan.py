@@ -1,0 +1,92 @@
+"""`benchlab plan`: optimal repetitions per level from a pilot experiment (STATS.md §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from benchlab.cli import common
+from benchlab.errors import UsageError
+
+EXAMPLE = """examples:
+  benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --budget 6h
+  benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --target 1%
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan", help="optimal repetitions per level for a budget or a target CI width",
+        description="From a pilot experiment's variance components and the cost of each "
+                    "level, the repetitions per level that give the narrowest CI for the "
+                    "budget (or the cheapest plan for a target half-width), beside the "
+                    "single-level default of one measurement per top-level unit.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_table_input(p)
+    p.add_argument("--cost", action="append", default=[], metavar="LEVEL=DURATION",
+                   help="time one unit of LEVEL adds, excluding the levels below (e.g. "
+                   "build=20m); the measurement's cost defaults to its mean for time units")
+    goal = p.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--budget", type=common.duration, help="time budget, e.g. 6h")
+    goal.add_argument("--target", type=common.percent,
+                      help="target CI half-width relative to the mean, e.g. 1%%")
+    p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level (default 95)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.set_defaults(run=run)
+
+
+def _costs(args: argparse.Namespace, level_names: list[str], unit, mean: float) -> list[float]:
+    given: dict[str, float] = {}
+    for item in args.cost:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--cost wants LEVEL=DURATION, got {item!r}")
+        given[name.strip()] = common.duration(value)
+    names = [*level_names, "measurement"]
+    unknown = set(given) - set(names)
+    if unknown:
+        raise UsageError(f"--cost names no level: {', '.join(sorted(unknown))} "
+                         f"(levels: {', '.join(names)})")
+    if "measurement" not in given:
+        if not unit.is_time:
+            raise UsageError("say what one measurement costs with --cost measurement=DURATION "
+                             "(its mean is used only when the values are times: --unit s)")
+        given["measurement"] = unit.format_seconds(mean)
+    missing = [n for n in names if n not in given]
+    if missing:
+        raise UsageError(f"--cost is missing for level {missing[0]!r} (e.g. --cost "
+                         f"{missing[0]}=10s)")
+    if any(given[n] <= 0 for n in names):
+        raise UsageError("every --cost must be positive")
+    return [given[n] for n in names]
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchlab.data.samples import sample_unit
+    from benchlab.report.hierarchy import plan_document, plan_text, summary_text
+    from benchlab.stats.hierarchy import plan_experiment, summarize
+
+    level_names = common.levels(args.levels)
+    if not level_names:
+        raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
+    confidence = common.confidence(args.confidence)
+    samples = common.load(args)
+    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    docs, lines = [], []
+    for s in samples:
+        h = summarize(s.values, common.level_arrays(s, level_names), level_names, name=s.name,
+                      confidence=confidence)
+        costs = _costs(args, level_names, unit, h.grand_mean)
+        plan = plan_experiment(h, costs, budget=args.budget, target=args.target,
+                               confidence=confidence)
+        docs.append({"name": s.name, **plan_document(plan)})
+        lines += summary_text(h, unit) + [""] + plan_text(plan) + [""]
+    if args.json:
+        json.dump({"command": "plan", "unit": unit.name, "level_columns": level_names,
+                   "groups": docs}, sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(lines))
+    return 0

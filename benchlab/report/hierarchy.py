@@ -1,0 +1,89 @@
+"""Rendering of variance components (`summary`) and experiment plans (`plan`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from benchlab.stats.hierarchy import HierarchySummary, Plan
+from benchlab.units import Unit
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def levels_document(s: HierarchySummary) -> list[dict[str, Any]]:
+    """The per-level table, highest level first."""
+    return [{"level": c.name, "repetitions": _num(c.repetitions), "s2": _num(c.s2),
+             "t2": _num(c.t2), "relative_sd": _num(c.relative_sd), "share": _num(c.share),
+             "droppable": c.droppable} for c in s.components]
+
+
+def summary_document(s: HierarchySummary) -> dict[str, Any]:
+    return {"name": s.name, "n": s.n, "mean": _num(s.grand_mean), "low": _num(s.low),
+            "high": _num(s.high), "confidence": s.confidence, "df": _num(s.df),
+            "top_units": s.top_units, "balanced": s.balanced, "levels": levels_document(s),
+            "warnings": list(s.warnings)}
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.{digits}f}%"
+
+
+def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
+    level = f"{100 * s.confidence:g}% CI"
+    half = (s.high - s.low) / 2
+    lines = [f"{s.name}: mean {unit.format(s.grand_mean)}  {level} {unit.format(s.low)} .. "
+             f"{unit.format(s.high)} (±{_pct(half / abs(s.grand_mean) if s.grand_mean else None, 2)}"
+             f"; t on {s.top_units} {s.components[0].name} means, df = {s.df:g})",
+             f"  {'level':<14}{'reps':>8}{'S²':>14}{'T²':>14}{'rel. SD':>10}{'share':>9}"]
+    for c in s.components:
+        drop = "  (no detectable variation: can be dropped)" if c.droppable else ""
+        lines.append(f"  {c.name:<14}{c.repetitions:>8.4g}{c.s2:>14.6g}{c.t2:>14.6g}"
+                     f"{_pct(c.relative_sd, 2):>10}{_pct(c.share):>9}{drop}")
+    return lines
+
+
+def plan_document(plan: Plan, unit_mean: float | None = None) -> dict[str, Any]:
+    def option(o):
+        return {"repetitions": dict(zip(plan.levels, o.repetitions, strict=True)),
+                "cost_per_top_unit": o.cost_per_top_unit, "total_cost": o.total_cost,
+                "relative_halfwidth": _num(o.relative_halfwidth)}
+
+    return {"levels": list(plan.levels), "costs": dict(zip(plan.levels, plan.costs, strict=True)),
+            "t2": dict(zip(plan.levels, map(_num, plan.t2), strict=True)),
+            "unrounded": dict(zip(plan.levels, map(_num, plan.unrounded), strict=True)),
+            "dropped": list(plan.dropped), "budget": plan.budget, "target": plan.target,
+            "confidence": plan.confidence, "optimal": option(plan.optimal),
+            "single_level": option(plan.single_level), "notes": list(plan.notes)}
+
+
+def _duration(seconds: float) -> str:
+    for name, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {name}"
+    return f"{seconds * 1000:.3g} ms"
+
+
+def plan_text(plan: Plan) -> list[str]:
+    goal = (f"budget {_duration(plan.budget)}" if plan.budget is not None
+            else f"target ±{_pct(plan.target, 2)} ({100 * plan.confidence:g}% CI)")
+    lines = [f"plan for {goal}",
+             f"  {'level':<14}{'cost':>10}{'T²':>14}{'optimal r':>11}{'(unrounded)':>13}"
+             f"{'single-level':>14}"]
+    for i, name in enumerate(plan.levels):
+        raw = plan.unrounded[i]
+        lines.append(f"  {name:<14}{_duration(plan.costs[i]):>10}{plan.t2[i]:>14.6g}"
+                     f"{plan.optimal.repetitions[i]:>11}"
+                     f"{'' if raw is None else f'{raw:.4f}':>13}"
+                     f"{plan.single_level.repetitions[i]:>14}")
+    for label, o in (("optimal", plan.optimal), ("single-level", plan.single_level)):
+        lines.append(f"  {label:<13} {_duration(o.cost_per_top_unit)} per {plan.levels[0]}, "
+                     f"{_duration(o.total_cost)} in all, CI half-width "
+                     f"±{_pct(o.relative_halfwidth, 2)} of the mean")
+    lines += [f"  - {n}" for n in plan.notes]
+    return lines
