@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from benchlab import __version__
-from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.report.hierarchy import summary_document
+from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
 
 

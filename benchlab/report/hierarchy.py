@@ -37,8 +37,9 @@ def _pct(x: float | None, digits: int = 1) -> str:
 def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
     level = f"{100 * s.confidence:g}% CI"
     half = (s.high - s.low) / 2
+    relative = half / abs(s.grand_mean) if s.grand_mean else None
     lines = [f"{s.name}: mean {unit.format(s.grand_mean)}  {level} {unit.format(s.low)} .. "
-             f"{unit.format(s.high)} (±{_pct(half / abs(s.grand_mean) if s.grand_mean else None, 2)}"
+             f"{unit.format(s.high)} (±{_pct(relative, 2)}"
              f"; t on {s.top_units} {s.components[0].name} means, df = {s.df:g})",
              f"  {'level':<14}{'reps':>8}{'S²':>14}{'T²':>14}{'rel. SD':>10}{'share':>9}"]
     for c in s.components:

@@ -18,7 +18,7 @@ from benchlab.stats.hierarchy import _nested_codes
 
 
 def _executions(values: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
-    """The measurements of each lowest-level unit, in recorded order, units in order of appearance."""
+    """Each lowest-level unit's measurements in recorded order; units in order of appearance."""
     code = _nested_codes(levels)[-1]
     _, first = np.unique(code, return_index=True)
     order = np.argsort(first)
