@@ -84,6 +84,13 @@ def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
     return codes
 
 
+def _typical_count(counts: np.ndarray) -> float:
+    """Children per unit: exact when balanced, else the harmonic mean (for S²/r terms)."""
+    if np.all(counts == counts[0]):
+        return float(counts[0])
+    return 1.0 / float(np.mean(1.0 / counts))
+
+
 def _group_mean(values: np.ndarray, code: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(code, minlength=size).astype(float)
     return np.bincount(code, weights=values, minlength=size) / counts, counts
@@ -146,7 +153,7 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     means[-1] = m
     s_lowest, _ = _within_variance(x, codes[-1], sizes[-1])
     s2[k] = s_lowest
-    reps[k] = 1.0 / float(np.mean(1.0 / counts))
+    reps[k] = _typical_count(counts)
     balanced &= bool(np.all(counts == counts[0]))
     for depth in range(k - 1, 0, -1):
         child = codes[depth]
@@ -154,7 +161,7 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
         parent_of_child[child] = codes[depth - 1]
         s2[depth], pc = _within_variance(means[depth], parent_of_child, sizes[depth - 1])
         means[depth - 1], _ = _group_mean(means[depth], parent_of_child, sizes[depth - 1])
-        reps[depth] = 1.0 / float(np.mean(1.0 / pc))
+        reps[depth] = _typical_count(pc)
         balanced &= bool(np.all(pc == pc[0]))
     top = means[0]
     r_top = top.size

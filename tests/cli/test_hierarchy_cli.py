@@ -1,0 +1,96 @@
+"""`summary`, `plan` and `compare --levels` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "hierarchy"
+REF = json.loads((FIX / "reference.json").read_text())
+TWO = str(FIX / "two_systems.csv")
+
+
+def test_summary_json_matches_r(run_cli):
+    code, out, _ = run_cli("summary", TWO, "--by", "system", "--levels", "build,run", "--json")
+    doc = json.loads(out)
+    assert code == 0 and [g["name"] for g in doc["groups"]] == ["old", "new"]
+    old = doc["groups"][0]
+    want = REF["datasets"]["two_systems"]["systems"]["old"]["moment"]
+    assert old["mean"] == pytest.approx(want["grand_mean"], rel=1e-13)
+    assert old["low"] == pytest.approx(want["ci_mean"]["lower"], rel=1e-12)
+    assert [lv["level"] for lv in old["levels"]] == ["build", "run", "measurement"]
+    assert old["levels"][0]["t2"] == pytest.approx(want["T2"]["build"], rel=1e-12)
+
+
+def test_summary_text_and_flat(run_cli):
+    code, out, _ = run_cli("summary", str(FIX / "ks3.csv"), "--levels", "build,run")
+    assert code == 0 and "can be dropped" in out and "only 3 build units" in out
+    code, out, _ = run_cli("summary", str(FIX / "ks3.csv"), "--value", "value")
+    assert code == 0 and "n = 12" in out
+
+
+def test_plan_text_and_json(run_cli):
+    args = ["plan", str(FIX / "ks_plan.csv"), "--levels", "build,run", "--cost", "build=100",
+            "--cost", "run=20", "--cost", "measurement=3"]
+    code, out, _ = run_cli(*args, "--budget", "1h")
+    assert code == 0 and "4.2937" in out and "1.3023" in out and "single-level" in out
+    doc = json.loads(run_cli(*args, "--target", "5%", "--json")[1])
+    group = doc["groups"][0]
+    assert group["optimal"]["repetitions"]["run"] == 2
+    assert group["optimal"]["repetitions"]["measurement"] == 5
+    assert group["optimal"]["relative_halfwidth"] <= 0.05
+
+
+def test_plan_measurement_cost_defaults_to_the_mean_time(run_cli):
+    code, out, _ = run_cli("plan", str(FIX / "balanced_3level.csv"), "--levels", "build,run",
+                           "--cost", "build=20m", "--cost", "run=6s", "--budget", "6h",
+                           "--unit", "ms", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["groups"][0]["costs"]["measurement"] == pytest.approx(
+        REF["datasets"]["balanced_3level"]["systems"]["A"]["moment"]["grand_mean"] / 1000)
+
+
+def test_compare_levels_uses_top_level_means(run_cli):
+    code, out, _ = run_cli("compare", TWO, "--by", "system", "--levels", "build,run", "--json")
+    doc = json.loads(out)
+    ratio = doc["comparisons"][0]["ratio"]
+    want = REF["ratio"]["fieller"]
+    assert code == 0
+    assert ratio["low"] == pytest.approx(want["lower"], rel=1e-12)
+    assert ratio["high"] == pytest.approx(want["upper"], rel=1e-12)
+    assert ratio["df"] == pytest.approx(want["df"], rel=1e-12)
+    assert ratio["method"] == "Fieller on build means (welch df)"
+    assert [h["name"] for h in doc["hierarchy"]] == ["old", "new"]
+    assert "build units" in doc["comparisons"][0]["verdict"]["text"]
+
+
+def test_compare_levels_bootstrap_and_resample(run_cli):
+    base = ["compare", TWO, "--by", "system", "--levels", "build,run", "--bootstrap", "500",
+            "--seed", "2", "--json"]
+    full = json.loads(run_cli(*base)[1])
+    flat = json.loads(run_cli(*base, "--resample", "flat")[1])
+    f, g = full["comparisons"][0]["bootstrap"][0], flat["comparisons"][0]["bootstrap"][0]
+    assert (g["percentile"]["high"] - g["percentile"]["low"]) < (
+        f["percentile"]["high"] - f["percentile"]["low"])
+    assert full["resample"] == "RRR" and flat["resample"] == "flat"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["summary", TWO, "--by", "system", "--levels", "build,nope"], "no level column 'nope'"),
+    (["compare", TWO, "--by", "system", "--levels", "build,run", "--resample", "RX"],
+     "--resample wants R or N"),
+    (["plan", TWO, "--by", "system", "--levels", "build,run", "--budget", "1h"],
+     "say what one measurement costs"),
+    (["plan", TWO, "--by", "system", "--levels", "build,run", "--budget", "1h", "--unit", "s"],
+     "--cost is missing for level 'build'"),
+    (["plan", TWO, "--by", "system", "--levels", "build,run", "--cost", "build=2q",
+      "--budget", "1h"], "not a duration"),
+    (["plan", TWO, "--by", "system", "--budget", "1h"], "plan needs --levels"),
+    (["compare", TWO, "--by", "system", "--resample", "RRR"], "--resample needs --levels"),
+])
+def test_errors(run_cli, args, message):
+    code, out, err = run_cli(*args)
+    assert code == 2 and message in err and err.count("\n") == 1

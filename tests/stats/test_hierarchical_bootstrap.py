@@ -1,0 +1,105 @@
+"""Hierarchical bootstrap: structure, special cases with exact answers, and a reference loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchlab.stats import hierarchical_bootstrap as hb
+from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
+from benchlab.stats.hierarchy import unit_means
+
+
+def nested(n_build, n_run, n_iter, mean=100.0, seed=0):
+    rng = np.random.default_rng(seed)
+    b = np.repeat(np.arange(n_build), n_run * n_iter)
+    r = np.tile(np.repeat(np.arange(n_run), n_iter), n_build)
+    x = mean * (1 + 0.04 * rng.normal(size=n_build)[b]
+                + 0.07 * rng.normal(size=n_build * n_run)[b * n_run + r]
+                + 0.05 * rng.normal(size=b.size))
+    return x, [b.astype(str), r.astype(str)]
+
+
+def test_tree_and_unit_means():
+    x, levels = nested(4, 3, 5)
+    tree = hb.build_tree(x, levels)
+    assert tree.balanced and tree.top_units == 4 and tree.slots == 60
+    assert np.allclose(tree.unit_means(0), unit_means(x, levels)[0])
+    assert np.allclose(tree.unit_means(1), unit_means(x, levels)[1])
+
+
+def test_keeping_every_level_reproduces_the_estimate():
+    x, levels = nested(4, 3, 5)
+    tree = hb.build_tree(x, levels)
+    reps = hb.hierarchical_replicates(tree, "NNN", 7, np.random.default_rng(1))
+    assert np.allclose(reps, x.mean())
+
+
+def test_top_level_only_equals_the_bootstrap_of_top_means():
+    """RNN resamples whole builds: the same draws as a flat bootstrap of the build means."""
+    x, levels = nested(6, 3, 4)
+    tree = hb.build_tree(x, levels)
+    got = hb.hierarchical_replicates(tree, "RNN", 500, np.random.default_rng(9))
+    want = _mean_replicates(unit_means(x, levels)[0], 500, np.random.default_rng(9))
+    assert np.allclose(got, want, rtol=1e-13)
+
+
+def _reference_replicate(x, levels, rng):
+    """One replicate by plain loops: builds, then runs of each chosen build, then iterations."""
+    b, r = levels
+    builds = np.unique(b)
+    means = []
+    for chosen in rng.choice(builds, size=builds.size):
+        runs = np.unique(r[b == chosen])
+        run_means = []
+        for run in rng.choice(runs, size=runs.size):
+            values = x[(b == chosen) & (r == run)]
+            run_means.append(rng.choice(values, size=values.size).mean())
+        means.append(np.mean(run_means))
+    return np.mean(means)
+
+
+def test_matches_a_plain_reference_loop_in_distribution():
+    x, levels = nested(5, 4, 6, seed=3)
+    tree = hb.build_tree(x, levels)
+    fast = hb.hierarchical_replicates(tree, "RRR", 20_000, np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+    slow = np.array([_reference_replicate(x, levels, rng) for _ in range(2000)])
+    assert fast.mean() == pytest.approx(slow.mean(), abs=4 * slow.std() / np.sqrt(2000))
+    assert fast.std() == pytest.approx(slow.std(), rel=0.06)
+
+
+def test_unbalanced_tree_resamples_each_units_own_children():
+    x = np.array([1.0, 2.0, 3.0, 10.0, 20.0, 5.0])
+    builds = np.array(["a", "a", "a", "b", "b", "c"])
+    tree = hb.build_tree(x, [builds])
+    assert not tree.balanced
+    same = hb.hierarchical_replicates(tree, "NN", 3, np.random.default_rng(0))
+    assert np.allclose(same, np.mean([2.0, 15.0, 5.0]))  # means of means, units weigh equally
+    reps = hb.hierarchical_replicates(tree, "NR", 4000, np.random.default_rng(0))
+    # only the children are resampled: build c always contributes 5, a ∈ [1, 3], b ∈ [10, 20]
+    assert reps.min() >= (1 + 10 + 5) / 3 - 1e-12 and reps.max() <= (3 + 20 + 5) / 3 + 1e-12
+    assert reps.mean() == pytest.approx(np.mean([2.0, 15.0, 5.0]), abs=0.05)
+
+
+def test_flat_is_narrower_than_hierarchical_and_seeded():
+    xa, la = nested(8, 4, 10, 100.0, seed=1)
+    xb, lb = nested(8, 4, 10, 95.0, seed=2)
+    ta, tb = hb.build_tree(xa, la), hb.build_tree(xb, lb)
+    full = hb.hierarchical_bootstrap_ratio(ta, tb, replicates=2000, seed=3)
+    flat = hb.hierarchical_bootstrap_ratio(ta, tb, spec="flat", replicates=2000, seed=3)
+    assert (flat.high - flat.low) < 0.5 * (full.high - full.low)
+    assert full == hb.hierarchical_bootstrap_ratio(ta, tb, replicates=2000, seed=3)
+    assert full.estimate == pytest.approx(xb.mean() / xa.mean())
+    median = hb.hierarchical_bootstrap_ratio(ta, tb, "median", replicates=500, seed=3)
+    assert median.estimate == pytest.approx(np.median(xb) / np.median(xa))
+
+
+def test_spec_is_checked():
+    x, levels = nested(3, 2, 2)
+    with pytest.raises(ValueError, match="one R or N per level"):
+        hb.hierarchical_replicates(hb.build_tree(x, levels), "RR", 10, np.random.default_rng(0))
+
+
+def test_interval_from_replicates_uses_the_index_rule():
+    assert interval_from_replicates(np.arange(1000.0)[::-1], 0.9) == (50.0, 949.0)

@@ -1,0 +1,132 @@
+"""Variance components, CI of the mean and planning against STATS.md §5–6 and R (lme4, moments).
+
+Fixtures: tests/fixtures/hierarchy/make_reference.R. For balanced data with
+every T² > 0 the moment estimators equal lme4's REML estimates (to ~1e-7,
+the flatness of the REML criterion).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchlab.errors import InputError
+from benchlab.stats.hierarchy import optimal_repetitions, plan_experiment, summarize
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "hierarchy"
+REF = json.loads((FIX / "reference.json").read_text())
+
+
+def load(name: str, system: str = "A") -> tuple[np.ndarray, list[np.ndarray], list[str]]:
+    with open(FIX / name) as handle:
+        rows = [r for r in csv.DictReader(handle) if r["system"] == system]
+    levels = [c for c in ("build", "run") if c in rows[0]]
+    return (np.array([float(r["value"]) for r in rows]),
+            [np.array([r[c] for r in rows]) for c in levels], levels)
+
+
+def summary_of(dataset: str, system: str = "A"):
+    x, levels, names = load(REF["datasets"][dataset]["file"], system)
+    return summarize(x, levels, names, name=system, measurement_name="iteration")
+
+
+def test_stats_md_worked_example_three_levels():
+    s = summary_of("ks3")
+    assert s.grand_mean == 6.5
+    got = {c.name: (round(c.s2, 1), round(c.t2, 1)) for c in s.components}
+    assert got == {"build": (3.6, 2.3), "run": (2.6, -5.7), "iteration": (16.5, 16.5)}
+    assert [c.droppable for c in s.components] == [False, True, False]
+    assert any("'run' adds no detectable variation" in w for w in s.warnings)
+
+
+def test_stats_md_worked_example_two_levels():
+    s = summary_of("ks2")
+    got = {c.name: (round(c.s2, 1), round(c.t2, 1)) for c in s.components}
+    assert got == {"run": (3.6, 0.4), "iteration": (12.7, 12.7)}
+
+
+@pytest.mark.parametrize("dataset,system", [
+    ("ks3", "A"), ("ks2", "A"), ("balanced_3level", "A"), ("balanced_2level", "A"),
+    ("two_systems", "old"), ("two_systems", "new"), ("tiny_build_var", "A"), ("ks_plan", "A")])
+def test_moment_estimators_match_r(dataset, system):
+    want = REF["datasets"][dataset]["systems"][system]["moment"]
+    s = summary_of(dataset, system)
+    assert s.grand_mean == pytest.approx(want["grand_mean"], rel=1e-13)
+    for c in s.components:
+        assert c.s2 == pytest.approx(want["S2"][c.name], rel=1e-12)
+        assert c.t2 == pytest.approx(want["T2"][c.name], rel=1e-12, abs=1e-12)
+        assert c.repetitions == want["reps"][c.name]
+        assert c.relative_sd == pytest.approx(want["relative_sd"][c.name], rel=1e-12, abs=1e-15)
+        assert c.share == pytest.approx(want["share"][c.name], rel=1e-12, abs=1e-15)
+    assert s.low == pytest.approx(want["ci_mean"]["lower"], rel=1e-12)
+    assert s.high == pytest.approx(want["ci_mean"]["upper"], rel=1e-12)
+    assert np.allclose(s.top_means, want["top_means"], rtol=1e-13)
+
+
+@pytest.mark.parametrize("dataset,system", [("balanced_3level", "A"), ("balanced_2level", "A"),
+                                            ("two_systems", "old"), ("two_systems", "new")])
+def test_balanced_components_equal_lme4_reml(dataset, system):
+    entry = REF["datasets"][dataset]["systems"][system]
+    assert entry["cross_check"]["agree"] and not entry["reml"]["singular"]
+    s = summary_of(dataset, system)
+    for c in s.components:
+        assert c.t2 == pytest.approx(entry["reml"]["var"][c.name], rel=1e-6)
+    assert s.grand_mean == pytest.approx(entry["reml"]["intercept"], rel=1e-12)
+
+
+def test_single_unit_level_is_refused_with_advice():
+    x = np.arange(12.0)
+    builds = np.array(["1"] * 12)
+    runs = np.repeat(["1", "2", "3"], 4)
+    with pytest.raises(InputError, match="level 'build' has a single unit everywhere"):
+        summarize(x, [builds, runs], ["build", "run"])
+
+
+def test_labels_nest_within_their_parent():
+    # run "1" of build "a" is not run "1" of build "b"
+    x = np.array([1.0, 2.0, 10.0, 11.0, 3.0, 4.0, 12.0, 13.0])
+    builds = np.array(["a", "a", "a", "a", "b", "b", "b", "b"])
+    runs = np.array(["1", "1", "2", "2", "1", "1", "2", "2"])
+    s = summarize(x, [builds, runs], ["build", "run"])
+    assert s.components[1].repetitions == 2 and s.top_units == 2
+
+
+def test_unbalanced_data_is_flagged():
+    x = np.array([1.0, 2.0, 3.0, 10.0, 11.0, 5.0, 6.0, 7.0, 8.0])
+    runs = np.array(["1", "1", "1", "2", "2", "3", "3", "3", "3"])
+    s = summarize(x, [runs], ["run"])
+    assert not s.balanced and any("unbalanced" in w for w in s.warnings)
+    assert s.grand_mean == pytest.approx(np.mean([2.0, 10.5, 6.5]))  # units weigh equally
+
+
+def test_planning_matches_stats_md_and_r():
+    want = REF["planning"]
+    s = summary_of("ks_plan")
+    t2 = [c.t2 for c in s.components][::-1]  # low → high
+    r = optimal_repetitions(t2, [3.0, 20.0, 100.0])
+    assert r == pytest.approx([want["optimal_reps"]["iteration"], want["optimal_reps"]["run"]],
+                              rel=1e-12)
+    plan = plan_experiment(s, [100.0, 20.0, 3.0], budget=3600)
+    assert plan.optimal.repetitions[1:] == (2, 5)
+    assert plan.optimal.repetitions[0] == 3600 // (100 + 2 * (20 + 5 * 3))
+    assert plan.single_level.repetitions == (3600 // 123, 1, 1)
+    assert plan.optimal.relative_halfwidth < plan.single_level.relative_halfwidth
+
+
+def test_plan_for_a_target_is_the_smallest_that_meets_it():
+    s = summary_of("balanced_3level")
+    plan = plan_experiment(s, [1200.0, 6.0, 0.1], target=0.02)
+    assert plan.optimal.relative_halfwidth <= 0.02
+    fewer = plan_experiment(s, [1200.0, 6.0, 0.1],
+                            budget=(plan.optimal.repetitions[0] - 1) * plan.optimal.cost_per_top_unit)
+    assert fewer.optimal.relative_halfwidth > 0.02
+
+
+def test_plan_drops_levels_without_variation():
+    s = summary_of("ks3")
+    plan = plan_experiment(s, [100.0, 20.0, 3.0], budget=10_000)
+    assert plan.dropped == ("run",) and plan.optimal.repetitions[1] == 1
