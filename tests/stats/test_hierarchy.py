@@ -121,8 +121,8 @@ def test_plan_for_a_target_is_the_smallest_that_meets_it():
     s = summary_of("balanced_3level")
     plan = plan_experiment(s, [1200.0, 6.0, 0.1], target=0.02)
     assert plan.optimal.relative_halfwidth <= 0.02
-    fewer = plan_experiment(s, [1200.0, 6.0, 0.1],
-                            budget=(plan.optimal.repetitions[0] - 1) * plan.optimal.cost_per_top_unit)
+    one_less = (plan.optimal.repetitions[0] - 1) * plan.optimal.cost_per_top_unit
+    fewer = plan_experiment(s, [1200.0, 6.0, 0.1], budget=one_less)
     assert fewer.optimal.relative_halfwidth > 0.02
 
 
