@@ -69,9 +69,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
     g.add_argument("--by", help="column of a CSV/TSV table naming the sample of each row")
     g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
+    g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
+                   "suite: one comparison per benchmark, their geometric mean and Holm's "
+                   "adjustment")
     g.add_argument("--levels", help="level columns of a hierarchy, highest first (e.g. "
                    "build,run): the ratio CI then uses the top-level means")
-    g.add_argument("--input-format", choices=["numbers", "csv", "tsv"],
+    g.add_argument("--input-format",
+                   choices=["numbers", "csv", "tsv", "jmh", "pyperf", "gbench", "hyperfine",
+                            "gotest"],
                    help="read inputs as this format instead of guessing from the content")
     g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
     g.add_argument("--higher-is-better", action="store_true", default=None,
@@ -119,13 +124,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.delimiters == "":
-        raise UsageError("-d needs at least one delimiter character")
     if args.ministat:
         from benchlab.cli import ministat_mode
 
-        if args.column < 1:
-            raise UsageError("Invalid column number.")
+        if args.column < 1:  # ministat's own usage messages
+            raise UsageError("Column number should be positive.")
+        if args.delimiters == "":
+            raise UsageError("Can't use empty delimiter string")
         return ministat_mode.run(
             args.files, all_stats=args.all_stats, column=args.column,
             confidence=args.confidence or "95", delimiters=args.delimiters,
@@ -135,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_default(args: argparse.Namespace) -> int:
+    if args.delimiters == "":
+        raise UsageError("-d needs at least one delimiter character")
     from benchlab.data.samples import align_pairs, load_samples, pick_baseline, sample_unit
     from benchlab.stats.compare import compare_samples
 
@@ -158,6 +165,8 @@ def _run_default(args: argparse.Namespace) -> int:
                          "column that has two or more groups)")
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
+    if args.benchmark:
+        return _run_suite(args, samples, unit, baseline, confidence)
     if args.levels:
         return _run_hierarchical(args, samples, unit, baseline, confidence)
     if args.resample:
@@ -197,6 +206,45 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
                                   seed=args.seed, tests=args.tests)
     _render(args, result, [(s.name, s.values) for s in samples])
     return _finish(args, result)
+
+
+def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
+               confidence: float) -> int:
+    from benchlab.cli import common
+    from benchlab.report.suite import suite_document, suite_text
+    from benchlab.stats.suite import compare_suite
+
+    if args.paired:
+        raise UsageError("--paired does not combine with --benchmark")
+    if args.format == "markdown":
+        raise UsageError("--format markdown is not available with --benchmark yet; use text "
+                         "or json")
+    names = common.levels(args.levels)
+    data: dict = {}
+    for s in samples:
+        if args.benchmark not in s.dataset.columns:
+            raise UsageError(f"no column {args.benchmark!r} for --benchmark", s.dataset.source)
+        for bench, part in s.dataset.split(args.benchmark):
+            levels = common.level_arrays(s, names) if names else []
+            mask = s.dataset.columns[args.benchmark] == bench
+            data.setdefault(bench, []).append(
+                (s.name, part.values, [lv[mask] for lv in levels]))
+    result = compare_suite(data, names, baseline=samples[baseline].name, confidence=confidence,
+                           threshold=args.threshold, df_method=args.df_method or "welch",
+                           unit=unit, replicates=args.bootstrap or 10_000,
+                           resample=args.resample, seed=args.seed, tests=args.tests)
+    if args.format == "json":
+        json.dump(suite_document(result), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(suite_text(result))
+    if args.fail_on == "change" and any(c.verdict.outcome == "change"
+                                        for _, r in result.benchmarks for c in r.comparisons):
+        return 1
+    if args.fail_on == "regression" and any(c.verdict.regression for _, r in result.benchmarks
+                                            for c in r.comparisons):
+        return 1
+    return 0
 
 
 def _render(args: argparse.Namespace, result, named) -> None:

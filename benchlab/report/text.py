@@ -90,7 +90,8 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
             extra = f", estimate {fmt_num(t.estimate)}"
             if t.low is not None:
                 extra += f" ({level} {fmt_num(t.low)} .. {fmt_num(t.high)})"
-        lines.append(f"  {t.name:<{LABEL}}statistic {fmt_num(t.statistic)}, "
+        label = t.name if len(t.name) < LABEL else f"{t.name}\n  {'':<{LABEL}}"
+        lines.append(f"  {label:<{LABEL}}statistic {fmt_num(t.statistic)}, "
                      f"{fmt_p(t.pvalue)}{extra}  ({t.method})")
     lines.append(f"  => {c.verdict.text}")
     return lines

@@ -59,17 +59,22 @@ def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray],
                                 f"{'s' if warm > 1 else ''} of each execution differ from the "
                                 f"rest (warm-up): discard {warm} per execution", float(warm)))
     # Lag-1 autocorrelation pooled within executions.
+    # Demeaning within short executions biases r toward −1/m: under independence
+    # E[Σ d_t d_{t+1}] = −σ²(m−1)/m and E[Σ d_t²] = σ²(m−1), so compare with that.
     num = den = 0.0
+    null_num = null_den = 0.0
     pairs = 0
     for r in runs:
         if r.size >= 3:
             d = r - r.mean()
             num += float(np.sum(d[:-1] * d[1:]))
             den += float(np.sum(d * d))
+            null_num -= (r.size - 1) / r.size
+            null_den += r.size - 1
             pairs += r.size - 1
     if den > 0 and pairs >= 10:
         r1 = num / den
-        z = r1 * math.sqrt(pairs)
+        z = (r1 - null_num / null_den) * math.sqrt(pairs)
         p = 2 * normal_cdf(-abs(z))
         if p < ALPHA:
             found.append(Diagnostic("autocorrelation", f"{name}: iterations within executions "

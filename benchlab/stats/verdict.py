@@ -140,7 +140,8 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
             word = noun if more[0] != 1 else noun.removesuffix("s")
             text += f"; about {more[0]} more {word} per sample would likely decide it"
         else:
-            text += (f"; about {more[1]} more {noun} of {candidate} and {more[0]} of "
+            word = noun if more[1] != 1 else noun.removesuffix("s")
+            text += (f"; about {more[1]} more {word} of {candidate} and {more[0]} of "
                      f"{baseline} would likely decide it")
     elif low is not None:
         text += "; the estimate sits on the threshold, so more data is unlikely to decide it"

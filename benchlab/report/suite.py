@@ -1,0 +1,55 @@
+"""Rendering a suite comparison: one row per benchmark, the geometric mean, Holm decisions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchlab.report.document import comparison_document
+from benchlab.report.text import fmt_p, fmt_ratio_ci
+from benchlab.stats.suite import SuiteResult
+
+
+def suite_document(result: SuiteResult) -> dict[str, Any]:
+    return {
+        "command": "compare",
+        "confidence": result.confidence,
+        "benchmarks": [{"benchmark": name, **comparison_document(r)}
+                       for name, r in result.benchmarks],
+        "geometric_means": [
+            {"candidate": g.candidate, "estimate": g.estimate, "low": g.low, "high": g.high,
+             "benchmarks": g.benchmarks, "replicates": g.replicates, "seed": g.seed,
+             "method": "geometric mean of per-benchmark ratios of means; percentile "
+                       "bootstrap within each benchmark"}
+            for g in result.geometric_means],
+        "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
+                  "significant": sig} for b, c, p, q, sig in result.holm],
+    }
+
+
+def suite_text(result: SuiteResult) -> str:
+    level = f"{100 * result.confidence:g}% CI"
+    holm = {(b, c): (q, sig) for b, c, _, q, sig in result.holm}
+    rows = []
+    for bench, r in result.benchmarks:
+        for c in r.comparisons:
+            ratio = c.ratio
+            est = "n/a" if ratio is None else f"{ratio.estimate:.4f}"
+            ci = "n/a" if ratio is None else fmt_ratio_ci(ratio.low, ratio.high)
+            q, sig = holm[(bench, c.candidate)]
+            rows.append((bench, f"{c.candidate} vs {c.baseline}", est, ci,
+                         fmt_p(q).removeprefix("p ").removeprefix("= "),
+                         ("yes" if sig else "no"), c.verdict.outcome))
+    head = ("benchmark", "comparison", "ratio", level, "Holm p", "Holm sig.", "verdict")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    lines.append("")
+    for g in result.geometric_means:
+        lines.append(f"geometric mean over {g.benchmarks} benchmarks, {g.candidate}: "
+                     f"{g.estimate:.4f}  bootstrap {level} {g.low:.4f} .. {g.high:.4f} "
+                     f"(B = {g.replicates}, seed = {g.seed})")
+    warnings = [f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics]
+    if warnings:
+        lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
+    return "\n".join(lines) + "\n"
