@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from benchlab.stats.compare import CompareResult, compare_samples
+from benchlab.stats.compare import CompareResult, compare_hierarchical, compare_samples
+from benchlab.stats.hierarchy import HierarchySummary, Plan, plan_experiment, summarize
 from benchlab.units import make_unit
 
 
@@ -33,19 +34,73 @@ def _name(values: Any, default: str) -> str:
     return str(name) if isinstance(name, str) and name else default
 
 
+def _columns(table: Any, levels: Sequence[str], value: str) -> tuple[np.ndarray, list]:
+    """The value and level columns of a DataFrame or a mapping of column name → values."""
+    try:
+        values = np.asarray(table[value], dtype=float)
+        arrays = [np.asarray(table[name]).astype(str) for name in levels]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"hierarchical data needs columns {value!r} and "
+                         f"{', '.join(map(repr, levels))}: {exc}") from None
+    return values, arrays
+
+
+def summary(table: Any, levels: Sequence[str], *, value: str = "value",
+            confidence: float = 0.95, name: str = "sample") -> HierarchySummary:
+    """Variance components and the CI of the grand mean of one system's hierarchy.
+
+    table: a pandas DataFrame (or mapping of columns) with the level columns,
+    highest first in `levels` (e.g. ["build", "run"]), and the `value` column.
+    """
+    values, arrays = _columns(table, levels, value)
+    return summarize(values, arrays, list(levels), name=name, confidence=confidence)
+
+
+def plan(table: Any, levels: Sequence[str], costs: dict[str, float], *,
+         budget: float | None = None, target: float | None = None, value: str = "value",
+         confidence: float = 0.95) -> Plan:
+    """Optimal repetitions per level (STATS.md §6) from a pilot experiment.
+
+    costs: seconds per unit of every level and of one "measurement", excluding
+    the levels below; give a budget in seconds or a target relative half-width.
+    """
+    s = summary(table, levels, value=value, confidence=confidence)
+    names = [*levels, "measurement"]
+    missing = [n for n in names if n not in costs]
+    if missing:
+        raise ValueError(f"costs needs every level: missing {', '.join(missing)}")
+    return plan_experiment(s, [float(costs[n]) for n in names], budget=budget, target=target,
+                           confidence=confidence)
+
+
 def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,
             *, confidence: float = 0.95, threshold: float = 0.0, paired: bool = False,
             df: str = "welch", bootstrap: int | None = None, seed: int | None = None,
             tests: bool = False, unit: str | None = None,
             higher_is_better: bool | None = None, names: tuple[str, str] | None = None,
-            diagnostics: bool = True) -> ComparisonReport:
+            diagnostics: bool = True, levels: Sequence[str] | None = None,
+            value: str = "value", resample: str | None = None) -> ComparisonReport:
     """Compare `candidate` with `baseline` (arrays, lists or pandas Series).
 
     threshold is a fraction (0.02 for 2%); df chooses Fieller's degrees of
     freedom ("welch", "conservative", "pooled"); bootstrap is the number of
-    replicates (None: no bootstrap). Raises benchlab.errors.InputError for data
-    that cannot be compared (too few values, NaN, unequal lengths when paired).
+    replicates (None: no bootstrap). With `levels` (e.g. ["build", "run"]) the
+    two arguments are tables (DataFrames or mappings) with those columns and
+    `value`; the ratio CI then rests on the top-level means and the bootstrap
+    resamples every level (or as `resample` says). Raises
+    benchlab.errors.InputError for data that cannot be compared (too few
+    values, NaN, unequal lengths when paired).
     """
+    if levels:
+        names = names or ("baseline", "candidate")
+        b_values, b_levels = _columns(baseline, levels, value)
+        c_values, c_levels = _columns(candidate, levels, value)
+        result = compare_hierarchical(
+            [(names[0], b_values, b_levels), (names[1], c_values, c_levels)], list(levels),
+            confidence=confidence, threshold=threshold, df_method=df,
+            unit=make_unit(unit, higher_is_better), bootstrap=bootstrap, resample=resample,
+            seed=seed, tests=tests)
+        return ComparisonReport(**{f.name: getattr(result, f.name) for f in fields(result)})
     if names is None:
         names = (_name(baseline, "baseline"), _name(candidate, "candidate"))
         if names[0] == names[1]:

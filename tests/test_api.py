@@ -46,3 +46,21 @@ def test_paired_and_errors():
         benchlab.compare([1.0, 2.0, 3.0], [1.0, 2.0], paired=True)
     with pytest.raises(InputError, match="NaN"):
         benchlab.compare([1.0, float("nan"), 3.0], [1.0, 2.0])
+
+
+def test_hierarchical_api_with_dataframes():
+    from pathlib import Path
+
+    table = pd.read_csv(Path(__file__).parent / "fixtures" / "hierarchy" / "two_systems.csv")
+    old, new = table[table.system == "old"], table[table.system == "new"]
+    report = benchlab.compare(old, new, levels=["build", "run"], names=("old", "new"))
+    ref = json.loads((Path(__file__).parent / "fixtures" / "hierarchy" /
+                      "reference.json").read_text())["ratio"]["fieller"]
+    assert report.comparisons[0].ratio.low == pytest.approx(ref["lower"], rel=1e-12)
+    s = benchlab.summary(old, ["build", "run"], name="old")
+    assert s.top_units == 6 and s.components[0].name == "build"
+    p = benchlab.plan(old, ["build", "run"], {"build": 1200, "run": 6, "measurement": 0.1},
+                      budget=6 * 3600)
+    assert p.optimal.total_cost <= 6 * 3600
+    with pytest.raises(ValueError, match="costs needs every level"):
+        benchlab.plan(old, ["build", "run"], {"build": 1.0}, budget=10)
