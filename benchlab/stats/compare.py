@@ -268,6 +268,13 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
     described = tuple(describe(x, name) for name, x, _ in samples)
     found: list[Diagnostic] = []
+    shapes = {h.name: tuple(round(c.repetitions, 3) for c in h.components) for h in summaries}
+    if len(set(shapes.values())) > 1:
+        text = "; ".join(f"{n}: {' x '.join(f'{r:g}' for r in shape)}"
+                         for n, shape in shapes.items())
+        found.append(Diagnostic("structure", f"the systems' level structures differ ({text}); "
+                                "each is analysed as it is (Fieller on its own top-level "
+                                "means, the bootstrap resamples its own units)"))
     for (name, x, levels), h in zip(samples, summaries, strict=True):
         found.extend(diagnose_hierarchy(x, levels, name))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
