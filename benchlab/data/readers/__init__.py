@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
 
 READERS: dict[str, str] = {
+    "jmh": "benchlab.data.readers.jmh",
+    "pyperf": "benchlab.data.readers.pyperf",
+    "gbench": "benchlab.data.readers.gbench",
+    "hyperfine": "benchlab.data.readers.hyperfine",
+    "gotest": "benchlab.data.readers.gotest",
     "table": "benchlab.data.readers.table",
     "numbers": "benchlab.data.readers.numbers",
 }
