@@ -73,7 +73,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "suite: one comparison per benchmark, their geometric mean and Holm's "
                    "adjustment")
     g.add_argument("--levels", help="level columns of a hierarchy, highest first (e.g. "
-                   "build,run): the ratio CI then uses the top-level means")
+                   "build,run): the ratio CI then uses the top-level means; default: the "
+                   "levels the file format records (JMH forks, pyperf runs); none: flat")
+    g.add_argument("--metric", help="which metric of a multi-metric format to compare (go "
+                   "test: B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
     g.add_argument("--input-format",
                    choices=["numbers", "csv", "tsv", "jmh", "pyperf", "gbench", "hyperfine",
                             "gotest"],
@@ -142,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_default(args: argparse.Namespace) -> int:
     if args.delimiters == "":
         raise UsageError("-d needs at least one delimiter character")
-    from benchlab.data.samples import align_pairs, load_samples, pick_baseline, sample_unit
+    from benchlab.data.samples import align_pairs, load_inputs, pick_baseline, sample_unit
     from benchlab.stats.compare import compare_samples
 
     if args.column < 1:
@@ -157,9 +160,14 @@ def _run_default(args: argparse.Namespace) -> int:
     if args.paired and args.df_method is not None:
         raise UsageError("--df does not apply to --paired: paired data use n - 1 degrees "
                          "of freedom")
-    samples = load_samples(args.files, format=args.input_format, column=args.column,
-                           delimiters=args.delimiters, value=args.value, by=args.by,
-                           unit=args.unit, higher_is_better=args.higher_is_better)
+    inputs = load_inputs(args.files, format=args.input_format, column=args.column,
+                         delimiters=args.delimiters, value=args.value, by=args.by,
+                         unit=args.unit, higher_is_better=args.higher_is_better,
+                         metric=args.metric)
+    samples = inputs.samples
+    if inputs.benchmark and not args.benchmark:
+        args.benchmark = inputs.benchmark  # one system per file, benchmark by benchmark
+    args.levels = _levels_from_data(args, samples)
     if len(samples) < 2:
         raise UsageError("compare needs at least two samples (two files, or --by with a "
                          "column that has two or more groups)")
@@ -182,6 +190,19 @@ def _run_default(args: argparse.Namespace) -> int:
     _render(args, result, named)
 
     return _finish(args, result)
+
+
+def _levels_from_data(args: argparse.Namespace, samples) -> str | None:
+    """The hierarchy to use: --levels, else the levels a format records (JMH forks, pyperf runs).
+
+    `--levels none` forces the flat analysis.
+    """
+    if args.levels is not None:
+        return None if args.levels.strip().lower() == "none" else args.levels
+    declared = {s.dataset.levels for s in samples}
+    if len(declared) == 1 and (levels := declared.pop()) and not args.paired:
+        return ",".join(levels)
+    return None
 
 
 def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,

@@ -32,44 +32,76 @@ def _short_names(paths: list[str]) -> list[str]:
     return short if len(set(short)) == len(short) else paths
 
 
-def load_samples(paths: list[str], *, format: str | None = None, column: int = 1,
-                 delimiters: str = " \t", value: str | None = None, by: str | None = None,
-                 unit: str | None = None, higher_is_better: bool | None = None,
-                 min_values: int = 2) -> list[Sample]:
+@dataclass(frozen=True)
+class Inputs:
+    """The samples read from the inputs, and the benchmark column when they form a suite.
+
+    Several files in a format with named benchmarks (go test, JMH, ...) are one
+    system per file, compared benchmark by benchmark, as benchstat does.
+    """
+
+    samples: list[Sample]
+    benchmark: str | None = None
+
+
+def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
+                delimiters: str = " \t", value: str | None = None, by: str | None = None,
+                unit: str | None = None, higher_is_better: bool | None = None,
+                metric: str | None = None, min_values: int = 2) -> Inputs:
     """Read every input into samples, refusing non-finite values and too-short samples."""
     if not paths:
         paths = ["-"]
     if paths.count("-") > 1:
         raise UsageError("standard input (-) can be read only once")
-    names = _short_names(paths)
-    samples: list[Sample] = []
+    names = [n if p != "-" else "stdin" for p, n in zip(paths, _short_names(paths), strict=True)]
+    datasets = []
     for path, name in zip(paths, names, strict=True):
         dataset = readers.read(path, format, column=column, delimiters=delimiters, value=value,
                                by=by, unit=unit, higher_is_better=higher_is_better,
-                               name=name if path != "-" else "stdin")
+                               name=name, metric=metric)
         dataset.check_finite()
-        group_by = by if by is not None else dataset.default_by
         if value is not None and value not in dataset.columns:
             raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "
                              "plain file of numbers (use -C for its columns)", dataset.source)
-        if group_by is not None:
-            if group_by not in dataset.columns:
-                raise UsageError(f"--by {group_by} needs a CSV/TSV table with a header; this "
-                                 "is a plain file of numbers", dataset.source)
-            for group, part in dataset.split(group_by):
-                samples.append(Sample(group, part.values, part))
-        else:
-            samples.append(Sample(name if path != "-" else "stdin", dataset.values, dataset))
+        if by is not None and by not in dataset.columns:
+            have = [c for c in dataset.columns if c not in (dataset.value, "sample")]
+            what = f"columns: {', '.join(have)}" if have else "a plain file of numbers has none"
+            raise UsageError(f"no column {by!r} for --by ({what})", dataset.source)
+        datasets.append(dataset)
+    benchmark = None
+    samples: list[Sample] = []
+    if by is None and len(datasets) > 1:
+        groups = [d.default_by for d in datasets if d.default_by is not None]
+        if groups and any(len(d.group_names(d.default_by)) > 1 for d in datasets
+                          if d.default_by is not None):
+            if len(set(groups)) > 1 or len(groups) != len(datasets):
+                raise UsageError("the files name their benchmarks differently; compare them "
+                                 "one format at a time")
+            benchmark = groups[0]
+        samples = [Sample(n, d.values, d) for n, d in zip(names, datasets, strict=True)]
+    else:
+        for name, dataset in zip(names, datasets, strict=True):
+            group_by = by if by is not None else dataset.default_by
+            if group_by is None:
+                samples.append(Sample(name, dataset.values, dataset))
+            else:
+                samples.extend(Sample(g, part.values, part)
+                               for g, part in dataset.split(group_by))
     seen: set[str] = set()
     for s in samples:
         if s.name in seen:
             raise UsageError(f"two samples are named {s.name!r}; rename one")
         seen.add(s.name)
-        if len(s.values) < min_values:
+        if benchmark is None and len(s.values) < min_values:
             raise InputError(f"sample {s.name!r} has {len(s.values)} value"
                              f"{'s' if len(s.values) != 1 else ''}; at least {min_values} "
                              "are needed", s.dataset.source)
-    return samples
+    return Inputs(samples, benchmark)
+
+
+def load_samples(paths: list[str], **opts) -> list[Sample]:
+    """The samples of `paths` (see load_inputs)."""
+    return load_inputs(paths, **opts).samples
 
 
 def sample_unit(samples: list[Sample], unit: str | None,

@@ -119,7 +119,7 @@ def test_csv_errors(tmp_path):
 
 def test_by_on_a_plain_file_is_refused(tmp_path):
     path = write(tmp_path, "plain.txt", "1\n2\n3\n")
-    with pytest.raises(UsageError, match="needs a CSV/TSV table"):
+    with pytest.raises(UsageError, match="no column 'system' for --by"):
         load_samples([path], by="system")
 
 

@@ -36,16 +36,22 @@ def _delimiter(header: str) -> str | None:
     return None
 
 
+def _first_content_line(source: Source) -> str | None:
+    for line in source.lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line
+    return None
+
+
 def sniff(source: Source) -> bool:
     """A header row: two or more delimited names, the first of which is not a number.
 
     A plain line such as "1476.48 # after reboot, cold cache" starts with a
     number and so stays a plain file of numbers.
     """
-    content = _content_lines(source)
-    if not content:
+    header = _first_content_line(source)
+    if header is None:
         return False
-    header = content[0][1]
     delimiter = _delimiter(header)
     if delimiter is None:
         return False
