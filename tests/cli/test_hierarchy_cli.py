@@ -94,3 +94,32 @@ def test_compare_levels_bootstrap_and_resample(run_cli):
 def test_errors(run_cli, args, message):
     code, out, err = run_cli(*args)
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+
+
+def test_format_levels_are_used_unless_none(run_cli):
+    doc = json.loads(run_cli("compare", FORMATS / "pyperf.json", "--json")[1])
+    assert doc["comparisons"][0]["ratio"]["method"].startswith("Fieller on run means")
+    flat = json.loads(run_cli("compare", FORMATS / "pyperf.json", "--levels", "none",
+                              "--json")[1])
+    assert flat["comparisons"][0]["ratio"]["method"] == "Fieller (welch df)"
+    assert flat["hierarchy"] == []
+
+
+def test_two_go_files_compare_benchmark_by_benchmark(tmp_path, run_cli):
+    old = tmp_path / "old.txt"
+    new = tmp_path / "new.txt"
+    text = (FORMATS / "gotest.txt").read_text()
+    old.write_text(text)
+    new.write_text(text)
+    code, out, _ = run_cli("compare", old, new, "--seed", "1", "--bootstrap", "500", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert [b["benchmark"] for b in doc["benchmarks"]] == ["Sum", "Join/n=10", "Join/n=100"]
+    assert all(b["comparisons"][0]["ratio"]["estimate"] == 1.0 for b in doc["benchmarks"])
+    code, out, _ = run_cli("compare", old, new, "--metric", "B/op", "--seed", "1",
+                           "--bootstrap", "500", "--json")
+    assert code == 0
+    assert json.loads(out)["benchmarks"][0]["unit"] == "B/op"
