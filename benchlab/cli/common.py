@@ -35,15 +35,20 @@ def confidence(text: str | None) -> float:
     return value
 
 
-def percent(text: str) -> float:
-    """'2%' or '0.02' → 0.02 (for argparse `type=`)."""
-    try:
-        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r} (say 2% or 0.02)") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0% and 100%: {text!r}")
-    return value
+def percent_type(what: str):
+    """An argparse `type=` reading '2%' or '0.02' as 0.02, naming `what` in its errors."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not a {what}: {text!r} (say 2% or 0.02)") from None
+        if not 0.0 <= value < 1.0:
+            raise argparse.ArgumentTypeError(f"{what} must be between 0% and 100%: {text!r}")
+        return value
+
+    return parse
 
 
 def levels(text: str | None) -> list[str]:
@@ -56,8 +61,8 @@ def levels(text: str | None) -> list[str]:
     return names
 
 
-def add_table_input(p: argparse.ArgumentParser) -> None:
-    """Files and the options that say how to read them into samples."""
+def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Files and the options that say how to read them into samples; returns the group."""
     from benchlab.data.readers import ALIASES, READERS
 
     p.add_argument("files", nargs="*", help="measurement files (CSV/TSV, plain numbers, "
@@ -70,26 +75,38 @@ def add_table_input(p: argparse.ArgumentParser) -> None:
     g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
     g.add_argument("--by", help="column naming the group (system) of each row")
     g.add_argument("--levels", help="level columns of the hierarchy, highest first, e.g. "
-                   "build,run (the measurement is the lowest level)")
+                   "build,run (the measurement is the lowest level); default: the levels the "
+                   "file format records (JMH forks, pyperf runs); none: no hierarchy")
+    g.add_argument("--metric", help="which metric of a multi-metric format to read (go test: "
+                   "B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
     g.add_argument("--input-format", choices=sorted({*READERS, *ALIASES}),
                    help="read inputs as this format instead of guessing from the content")
     g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
     g.add_argument("--higher-is-better", action="store_true", default=None,
                    help="higher values are better (throughput); default from the unit")
+    return g
+
+
+def resolved_levels(args: argparse.Namespace, samples) -> list[str]:
+    """--levels, else the levels every sample's format records; `--levels none` for none."""
+    if args.levels is not None:
+        return [] if args.levels.strip().lower() == "none" else levels(args.levels)
+    declared = {s.dataset.levels for s in samples}
+    return list(declared.pop()) if len(declared) == 1 else []
 
 
 def load(args: argparse.Namespace, min_values: int = 2):
-    """Read args.files into samples as every command does."""
-    from benchlab.data.samples import load_samples
+    """Read args.files into samples (and a suite's benchmark column) as every command does."""
+    from benchlab.data.samples import load_inputs
 
     if args.delimiters == "":
         raise UsageError("-d needs at least one delimiter character")
     if args.column < 1:
         raise UsageError("-C must be 1 or more")
-    return load_samples(args.files, format=args.input_format, column=args.column,
-                        delimiters=args.delimiters, value=args.value, by=args.by,
-                        unit=args.unit, higher_is_better=args.higher_is_better,
-                        min_values=min_values)
+    return load_inputs(args.files, format=args.input_format, column=args.column,
+                       delimiters=args.delimiters, value=args.value, by=args.by,
+                       unit=args.unit, higher_is_better=args.higher_is_better,
+                       metric=args.metric, min_values=min_values)
 
 
 def level_arrays(sample, names: list[str]) -> list:

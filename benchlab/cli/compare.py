@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from benchlab.cli import common
 from benchlab.errors import UsageError
 
 EXAMPLE = """examples:
@@ -15,30 +16,6 @@ EXAMPLE = """examples:
   benchlab compare old.txt new.txt --json --fail-on regression --threshold 2%
   benchlab compare --ministat -s -w 60 iguana chameleon
 """
-
-
-def _threshold(text: str) -> float:
-    """'2%' or '0.02' → 0.02."""
-    try:
-        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a threshold: {text!r} (say 2% or 0.02)") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"threshold must be between 0% and 100%: {text!r}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    """'95', '95%' or '0.95' → 0.95."""
-    try:
-        value = float(text.rstrip("%"))
-    except ValueError:
-        raise UsageError(f"not a confidence level: {text!r} (say 95 or 0.95)") from None
-    if value >= 1.0:
-        value /= 100.0
-    if not 0.0 < value < 1.0:
-        raise UsageError(f"confidence must be between 0 and 100%: {text!r}")
-    return value
 
 
 def prepare_argv(argv: list[str]) -> list[str]:
@@ -60,34 +37,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "ratio of means with Fieller's CI, the difference of means, and a verdict "
                     "against --threshold.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="*", help="files of numbers or CSV/TSV tables; - for stdin")
-    g = p.add_argument_group("input")
-    g.add_argument("-C", dest="column", type=int, default=1, metavar="N",
-                   help="column of a plain file to read (1-based, default 1)")
-    g.add_argument("-d", dest="delimiters", default=" \t", metavar="DELIMS",
-                   help="field delimiter characters of a plain file (default space and tab)")
-    g.add_argument("--value", help="column of a CSV/TSV table holding the measurements")
-    g.add_argument("--by", help="column of a CSV/TSV table naming the sample of each row")
+    g = common.add_table_input(p)
     g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
     g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
                    "suite: one comparison per benchmark, their geometric mean and Holm's "
                    "adjustment")
-    g.add_argument("--levels", help="level columns of a hierarchy, highest first (e.g. "
-                   "build,run): the ratio CI then uses the top-level means; default: the "
-                   "levels the file format records (JMH forks, pyperf runs); none: flat")
-    g.add_argument("--metric", help="which metric of a multi-metric format to compare (go "
-                   "test: B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
-    g.add_argument("--input-format",
-                   choices=["numbers", "csv", "tsv", "jmh", "pyperf", "gbench", "hyperfine",
-                            "gotest"],
-                   help="read inputs as this format instead of guessing from the content")
-    g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
-    g.add_argument("--higher-is-better", action="store_true", default=None,
-                   help="higher values are better (throughput); default from the unit")
     a = p.add_argument_group("analysis")
     a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=_threshold, default=0.0,
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.0,
                    help="smallest change of practical interest, e.g. 2%% (default 0)")
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
                    default=None, help="degrees of freedom of Fieller's interval (default "
@@ -143,40 +101,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_default(args: argparse.Namespace) -> int:
-    if args.delimiters == "":
-        raise UsageError("-d needs at least one delimiter character")
-    from benchlab.data.samples import align_pairs, load_inputs, pick_baseline, sample_unit
+    from benchlab.data.samples import align_pairs, pick_baseline, sample_unit
     from benchlab.stats.compare import compare_samples
 
-    if args.column < 1:
-        raise UsageError("-C must be 1 or more")
     if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
         raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
     if args.bootstrap is not None and args.bootstrap < 100:
         raise UsageError("--bootstrap needs at least 100 replicates")
-    confidence = _confidence(args.confidence) if args.confidence else 0.95
+    confidence = common.confidence(args.confidence)
     if args.pair_by:
         args.paired = True
     if args.paired and args.df_method is not None:
         raise UsageError("--df does not apply to --paired: paired data use n - 1 degrees "
                          "of freedom")
-    inputs = load_inputs(args.files, format=args.input_format, column=args.column,
-                         delimiters=args.delimiters, value=args.value, by=args.by,
-                         unit=args.unit, higher_is_better=args.higher_is_better,
-                         metric=args.metric)
+    inputs = common.load(args)
     samples = inputs.samples
     if inputs.benchmark and not args.benchmark:
         args.benchmark = inputs.benchmark  # one system per file, benchmark by benchmark
-    args.levels = _levels_from_data(args, samples)
+    level_names = [] if args.paired and args.levels is None else common.resolved_levels(
+        args, samples)
     if len(samples) < 2:
         raise UsageError("compare needs at least two samples (two files, or --by with a "
                          "column that has two or more groups)")
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
     if args.benchmark:
-        return _run_suite(args, samples, unit, baseline, confidence)
-    if args.levels:
-        return _run_hierarchical(args, samples, unit, baseline, confidence)
+        return _run_suite(args, samples, unit, baseline, confidence, level_names)
+    if level_names:
+        return _run_hierarchical(args, samples, unit, baseline, confidence, level_names)
     if args.resample:
         raise UsageError("--resample needs --levels")
     if args.pair_by:
@@ -192,27 +144,12 @@ def _run_default(args: argparse.Namespace) -> int:
     return _finish(args, result)
 
 
-def _levels_from_data(args: argparse.Namespace, samples) -> str | None:
-    """The hierarchy to use: --levels, else the levels a format records (JMH forks, pyperf runs).
-
-    `--levels none` forces the flat analysis.
-    """
-    if args.levels is not None:
-        return None if args.levels.strip().lower() == "none" else args.levels
-    declared = {s.dataset.levels for s in samples}
-    if len(declared) == 1 and (levels := declared.pop()) and not args.paired:
-        return ",".join(levels)
-    return None
-
-
 def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
-                      confidence: float) -> int:
-    from benchlab.cli import common
+                      confidence: float, names: list[str]) -> int:
     from benchlab.stats.compare import compare_hierarchical
 
     if args.paired:
         raise UsageError("--paired does not combine with --levels")
-    names = common.levels(args.levels)
     spec = args.resample
     if spec is not None:
         spec = "flat" if spec.lower() == "flat" else spec.upper()
@@ -230,8 +167,7 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
 
 
 def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
-               confidence: float) -> int:
-    from benchlab.cli import common
+               confidence: float, names: list[str]) -> int:
     from benchlab.report.suite import suite_document, suite_text
     from benchlab.stats.suite import compare_suite
 
@@ -240,7 +176,6 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
     if args.format == "markdown":
         raise UsageError("--format markdown is not available with --benchmark yet; use text "
                          "or json")
-    names = common.levels(args.levels)
     data: dict = {}
     for s in samples:
         if args.benchmark not in s.dataset.columns:

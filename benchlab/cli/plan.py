@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "build=20m); the measurement's cost defaults to its mean for time units")
     goal = p.add_mutually_exclusive_group(required=True)
     goal.add_argument("--budget", type=common.duration, help="time budget, e.g. 6h")
-    goal.add_argument("--target", type=common.percent,
+    goal.add_argument("--target", type=common.percent_type("target"),
                       help="target CI half-width relative to the mean, e.g. 1%%")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
@@ -68,11 +68,11 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.report.hierarchy import plan_document, plan_text, summary_text
     from benchlab.stats.hierarchy import plan_experiment, summarize
 
-    level_names = common.levels(args.levels)
+    confidence = common.confidence(args.confidence)
+    samples = common.load(args).samples
+    level_names = common.resolved_levels(args, samples)
     if not level_names:
         raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
-    confidence = common.confidence(args.confidence)
-    samples = common.load(args)
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     docs, lines = [], []
     for s in samples:

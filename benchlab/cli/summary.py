@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.report.hierarchy import summary_document, summary_text
     from benchlab.stats.hierarchy import summarize
 
-    level_names = common.levels(args.levels)
     confidence = common.confidence(args.confidence)
-    samples = common.load(args)
+    samples = common.load(args).samples
+    level_names = common.resolved_levels(args, samples)
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     docs, lines, warnings = [], [], []
     for s in samples:
