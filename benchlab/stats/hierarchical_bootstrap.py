@@ -19,7 +19,7 @@ import numpy as np
 from benchlab.stats.bootstrap import BootstrapInterval, _RankMedian, interval_from_replicates
 from benchlab.stats.hierarchy import _nested_codes
 
-_CHUNK_ELEMENTS = 4_000_000
+_CHUNK_ELEMENTS = 200_000  # 1.6 MB per float array: stays in cache (measured: 2x less CPU than 4M)
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,10 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
     note = f"hierarchical bootstrap, resampling {spec or 'R' * (len(base.counts) + 1)}"
     if spec == "flat":
         note = "flat bootstrap: ignores the hierarchy, so its interval is too narrow"
+    elif min(base.top_units, cand.top_units) < 10:
+        # validation/hierarchy_coverage.py: 89-94% coverage with 3-5 top-level units.
+        note += ("; fewer than 10 top-level units: bootstrap intervals run too narrow "
+                 "(prefer Fieller's)")
     return BootstrapInterval(statistic, estimate, low, high, None, None, confidence,
                              replicates, seed, note)
 

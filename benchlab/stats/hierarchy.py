@@ -76,7 +76,12 @@ def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
     codes = []
     prev = np.zeros(len(levels[0]), dtype=np.int64)
     for column in levels:
-        _, local = np.unique(column.astype(str), return_inverse=True)
+        labels = np.asarray(column).astype(str)
+        try:  # numeric labels in numeric order (build 2 before build 10)
+            keys = labels.astype(float)
+        except ValueError:
+            keys = labels
+        _, local = np.unique(keys, return_inverse=True)
         pair = np.column_stack([prev, local.astype(np.int64)])
         _, code = np.unique(pair, axis=0, return_inverse=True)
         prev = code.reshape(-1).astype(np.int64)
