@@ -58,13 +58,24 @@ class CompareResult:
 
 
 def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method: str,
-           paired_cov: float | None) -> RatioInterval:
+           paired_cov: float | None, pairs: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> RatioInterval:
     v_a, v_b = cand.variance / cand.n, base.variance / base.n
     rho = cand.mean / base.mean
-    if paired_cov is not None:
-        df = float(base.n - 1)
-        return fieller_interval(cand.mean, base.mean, v_a, v_b, paired_cov / base.n, df,
-                                confidence, "Fieller (paired, with covariance)")
+    if paired_cov is not None and pairs is not None:
+        base_x, cand_x = pairs
+        n = base.n
+        df = float(n - 1)
+        # The formula's two combinations straight from the data: no cancellation when the
+        # pairs are (nearly) proportional.
+        pivot = float(np.var(cand_x - rho * base_x, ddof=1)) / n
+        conditional = pivot
+        if v_b > 0:
+            slope = paired_cov / base.variance
+            conditional = float(np.var(cand_x - slope * base_x, ddof=1)) / n
+        return fieller_interval(cand.mean, base.mean, v_a, v_b, paired_cov / n, df,
+                                confidence, "Fieller (paired, with covariance)",
+                                pivot_variance=pivot, conditional_variance=conditional)
     df = ratio_df(df_method, rho, v_a, v_b, cand.n, base.n)
     return fieller_interval(cand.mean, base.mean, v_a, v_b, 0.0, df, confidence,
                             f"Fieller ({df_method} df)")
@@ -111,7 +122,8 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
     ratio = None
     ratio_note = None
     if base.mean > 0:
-        ratio = _ratio(base, cand, confidence, df_method, cov)
+        ratio = _ratio(base, cand, confidence, df_method, cov,
+                       (base_x, cand_x) if paired else None)
     else:
         ratio_note = (f"the baseline mean of {base.name} is {base.mean:.6g}: a ratio needs a "
                       "positive baseline mean, so only the difference is reported")

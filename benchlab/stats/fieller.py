@@ -53,11 +53,17 @@ def ratio_df(method: str, ratio: float, v_a: float, v_b: float, n_a: int, n_b: i
 
 
 def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df: float,
-                     confidence: float = 0.95, method: str = "fieller") -> RatioInterval:
+                     confidence: float = 0.95, method: str = "fieller",
+                     pivot_variance: float | None = None,
+                     conditional_variance: float | None = None) -> RatioInterval:
     """Fieller's interval for a/b given the variances of the two estimates and their covariance.
 
     a, b: the estimates (means) of numerator and denominator; v_a, v_b: their
     variances (s²/n); v_ab: their covariance (0 when independent). Requires b > 0.
+    For paired data the caller may pass the two combinations the formula needs,
+    computed from the data without cancellation: pivot_variance =
+    v_a − 2ρ v_ab + ρ² v_b (var(a_i − ρ b_i)/n) and conditional_variance =
+    v_a − v_ab²/v_b (the residual variance of a given b, over n).
     """
     if not b > 0:
         raise ValueError("Fieller's interval needs a positive denominator mean")
@@ -72,7 +78,9 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
         # No uncertainty in the denominator: the interval is (a ± t·sqrt(v_a)) / b exactly.
         half = t * math.sqrt(v_a) / b
         return RatioInterval(rho, rho - half, rho + half, confidence, method, df)
-    disc = v_a - 2.0 * rho * v_ab + rho * rho * v_b - g * (v_a - v_ab * v_ab / v_b)
+    pivot = v_a - 2.0 * rho * v_ab + rho * rho * v_b if pivot_variance is None else pivot_variance
+    conditional = v_a - v_ab * v_ab / v_b if conditional_variance is None else conditional_variance
+    disc = pivot - g * conditional
     half = (t / b) * math.sqrt(max(disc, 0.0))
     centre = rho - g * v_ab / v_b
     low = (centre - half) / (1.0 - g)

@@ -38,3 +38,13 @@ def test_scale_invariance_of_ratio_ci_bootstrap_and_verdict(a, b, scale, paired)
     if not any(abs(v - e) < 1e-9 for v in limits for e in edges):
         assert other.verdict.outcome == one.verdict.outcome
     assert other.difference.pvalue == pytest.approx(one.difference.pvalue, rel=1e-6, abs=1e-12)
+
+
+def test_identical_paired_samples_give_exactly_one_at_any_scale():
+    """Regression (found by hypothesis): v_a − 2ρv_ab + ρ²v_b cancels; computed from the data."""
+    x = np.array([918.0, 1.0, 309.0, 445.0, 1.0, 511.0])
+    for scale in (1e-9, 1.0, 1e6):
+        ratio = compare_samples([("a", x * scale), ("b", x * scale)], paired=True,
+                                diagnostics=False).comparisons[0].ratio
+        assert ratio.low == pytest.approx(1.0, abs=1e-12)
+        assert ratio.high == pytest.approx(1.0, abs=1e-12)
