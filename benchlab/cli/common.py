@@ -20,6 +20,14 @@ def duration(text: str) -> float:
     return float(match.group(1)) * _SECONDS[match.group(2)]
 
 
+def duration_type(text: str) -> float:
+    """duration() for argparse `type=`: its error becomes a usage message, not a traceback."""
+    try:
+        return duration(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
 def confidence(text: str | None) -> float:
     """'95', '95%' or '0.95' → 0.95; None → 0.95."""
     if text is None:

@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="time one unit of LEVEL adds, excluding the levels below (e.g. "
                    "build=20m); the measurement's cost defaults to its mean for time units")
     goal = p.add_mutually_exclusive_group(required=True)
-    goal.add_argument("--budget", type=common.duration, help="time budget, e.g. 6h")
+    goal.add_argument("--budget", type=common.duration_type, help="time budget, e.g. 6h")
     goal.add_argument("--target", type=common.percent_type("target"),
                       help="target CI half-width relative to the mean, e.g. 1%%")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",

@@ -112,7 +112,8 @@ def sample_unit(samples: list[Sample], unit: str | None,
     names = {s.dataset.unit.name or "no unit" for s in samples}
     if len(names) > 1:
         raise InputError(f"the samples have different units: {', '.join(sorted(names))}; "
-                         "say which with --unit")
+                         "convert them to one unit first (--unit names the unit, it does "
+                         "not convert)")
     return samples[0].dataset.unit
 
 
