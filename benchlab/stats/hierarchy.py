@@ -71,17 +71,26 @@ class HierarchySummary:
         return self.components[0].s2
 
 
+def _label_codes(labels: np.ndarray) -> np.ndarray:
+    """Integer ids of string labels: identity is the exact text ("1.1", "1.10" and "01" are
+    three units); only the order of the ids is numeric when every label is a number (build 2
+    before build 10), with the text breaking ties between equal numbers."""
+    distinct, local = np.unique(labels, return_inverse=True)
+    try:
+        numbers = distinct.astype(float)
+    except ValueError:
+        return local.reshape(-1).astype(np.int64)
+    rank = np.empty(distinct.size, dtype=np.int64)
+    rank[np.lexsort((distinct, numbers))] = np.arange(distinct.size)
+    return rank[local.reshape(-1)]
+
+
 def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
     """Integer unit ids per depth: labels nest in their parent (run 1 of build 1 ≠ of build 2)."""
     codes = []
     prev = np.zeros(len(levels[0]), dtype=np.int64)
     for column in levels:
-        labels = np.asarray(column).astype(str)
-        try:  # numeric labels in numeric order (build 2 before build 10)
-            keys = labels.astype(float)
-        except ValueError:
-            keys = labels
-        _, local = np.unique(keys, return_inverse=True)
+        local = _label_codes(np.asarray(column).astype(str))
         pair = np.column_stack([prev, local.astype(np.int64)])
         _, code = np.unique(pair, axis=0, return_inverse=True)
         prev = code.reshape(-1).astype(np.int64)

@@ -96,6 +96,21 @@ def test_labels_nest_within_their_parent():
     assert s.components[1].repetitions == 2 and s.top_units == 2
 
 
+def test_numeric_looking_labels_keep_their_identity():
+    # "1.1", "1.10" and "01" are three different runs, though 1.1 == 1.10 and 01 == 1 as numbers
+    from benchlab.stats.hierarchy import _nested_codes
+
+    runs = np.array(["1.1", "1.10", "01", "1", "1.1", "01", "2", "10"])
+    code = _nested_codes([runs])[0]
+    assert len(set(code.tolist())) == 6
+    assert code[0] == code[4] and code[2] == code[5] and code[0] != code[1]
+    # numeric order is kept for ordering: 01, 1, 1.1, 1.10, 2, 10
+    assert [code[i] for i in (2, 3, 0, 1, 6, 7)] == [0, 1, 2, 3, 4, 5]
+    x = np.array([1.0, 5.0, 9.0, 2.0, 3.0, 11.0, 4.0, 6.0])
+    s = summarize(x, [runs], ["run"])
+    assert s.top_units == 6
+
+
 def test_unbalanced_data_is_flagged():
     x = np.array([1.0, 2.0, 3.0, 10.0, 11.0, 5.0, 6.0, 7.0, 8.0])
     runs = np.array(["1", "1", "1", "2", "2", "3", "3", "3", "3"])
