@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from benchlab import __version__
 from benchlab.errors import BenchlabError
 
-COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan")
+COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
+                   "benchlab.cli.design")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,1 @@
+"""Factorial designs and run orders (DESIGN.md: design layer)."""
