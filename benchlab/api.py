@@ -99,7 +99,7 @@ def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] |
             [(names[0], b_values, b_levels), (names[1], c_values, c_levels)], list(levels),
             confidence=confidence, threshold=threshold, df_method=df,
             unit=make_unit(unit, higher_is_better), bootstrap=bootstrap, resample=resample,
-            seed=seed, tests=tests)
+            seed=seed, tests=tests, diagnostics=diagnostics)
         return ComparisonReport(**{f.name: getattr(result, f.name) for f in fields(result)})
     if names is None:
         names = (_name(baseline, "baseline"), _name(candidate, "candidate"))

@@ -125,12 +125,13 @@ def _run_default(args: argparse.Namespace) -> int:
                          "column that has two or more groups)")
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
+    spec = _resample_spec(args, level_names)
     if args.benchmark:
-        return _run_suite(args, samples, unit, baseline, confidence, level_names)
+        return _run_suite(args, samples, unit, baseline, confidence, level_names, spec)
+    if spec is not None and args.bootstrap is None:
+        raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     if level_names:
-        return _run_hierarchical(args, samples, unit, baseline, confidence, level_names)
-    if args.resample:
-        raise UsageError("--resample needs --levels")
+        return _run_hierarchical(args, samples, unit, baseline, confidence, level_names, spec)
     if args.pair_by:
         samples = align_pairs(samples, args.pair_by, baseline)
     named = [(s.name, s.values) for s in samples]
@@ -144,30 +145,39 @@ def _run_default(args: argparse.Namespace) -> int:
     return _finish(args, result)
 
 
+def _resample_spec(args: argparse.Namespace, names: list[str]) -> str | None:
+    """--resample checked against the levels: R/N per level (upper-cased) or "flat"."""
+    if args.resample is None:
+        return None
+    if not names:
+        raise UsageError("--resample needs --levels (the hierarchy it resamples)")
+    spec = "flat" if args.resample.lower() == "flat" else args.resample.upper()
+    if spec != "flat" and (len(spec) != len(names) + 1 or set(spec) - {"R", "N"}):
+        raise UsageError(f"--resample wants R or N for each of the {len(names) + 1} levels "
+                         f"({', '.join([*names, 'measurement'])}), or flat; got "
+                         f"{args.resample!r}")
+    return spec
+
+
 def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
-                      confidence: float, names: list[str]) -> int:
+                      confidence: float, names: list[str], spec: str | None) -> int:
     from benchlab.stats.compare import compare_hierarchical
 
     if args.paired:
         raise UsageError("--paired does not combine with --levels")
-    spec = args.resample
-    if spec is not None:
-        spec = "flat" if spec.lower() == "flat" else spec.upper()
-        if spec != "flat" and (len(spec) != len(names) + 1 or set(spec) - {"R", "N"}):
-            raise UsageError(f"--resample wants R or N for each of the {len(names) + 1} levels "
-                             f"({', '.join([*names, 'measurement'])}), or flat; got "
-                             f"{args.resample!r}")
     data = [(s.name, s.values, common.level_arrays(s, names)) for s in samples]
     result = compare_hierarchical(data, names, baseline=baseline, confidence=confidence,
                                   threshold=args.threshold, df_method=args.df_method or "welch",
                                   unit=unit, bootstrap=args.bootstrap, resample=spec,
-                                  seed=args.seed, tests=args.tests)
+                                  seed=args.seed, tests=args.tests,
+                                  diagnostics=not args.no_diagnostics,
+                                  ordered=[s.dataset.ordered for s in samples])
     _render(args, result, [(s.name, s.values) for s in samples])
     return _finish(args, result)
 
 
 def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
-               confidence: float, names: list[str]) -> int:
+               confidence: float, names: list[str], spec: str | None) -> int:
     from benchlab.report.suite import suite_document, suite_text
     from benchlab.stats.suite import compare_suite
 
@@ -188,7 +198,9 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
     result = compare_suite(data, names, baseline=samples[baseline].name, confidence=confidence,
                            threshold=args.threshold, df_method=args.df_method or "welch",
                            unit=unit, replicates=args.bootstrap or 10_000,
-                           resample=args.resample, seed=args.seed, tests=args.tests)
+                           resample=spec, seed=args.seed, tests=args.tests,
+                           bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
+                           ordered={s.name: s.dataset.ordered for s in samples})
     if args.format == "json":
         json.dump(suite_document(result), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")

@@ -27,6 +27,9 @@ class Dataset:
     lines: the source line of each row (1-based), for messages.
     default_by: the column that names the samples when the user gives no --by
     (a foreign format's commands or benchmarks); None for plain files and CSV.
+    ordered: whether the rows within each lowest-level unit are in the order
+    they were measured (False for JMH sample-mode histograms, sorted by value),
+    which the time-order diagnostics need.
     """
 
     columns: Mapping[str, np.ndarray]
@@ -38,6 +41,7 @@ class Dataset:
     source: str = ""
     lines: np.ndarray | None = None
     default_by: str | None = None
+    ordered: bool = True
 
     def __post_init__(self) -> None:
         lengths = {name: len(col) for name, col in self.columns.items()}
@@ -70,7 +74,7 @@ class Dataset:
             lines = self.lines[mask] if self.lines is not None else None
             out.append((name, Dataset(cols, self.value, self.factors, self.levels,
                                       self.metric, self.unit, self.source, lines,
-                                      self.default_by)))
+                                      self.default_by, self.ordered)))
         return out
 
     @classmethod

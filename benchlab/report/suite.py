@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchlab import __version__
 from benchlab.report.document import comparison_document
 from benchlab.report.text import fmt_p, fmt_ratio_ci
 from benchlab.stats.suite import SuiteResult
 
 
 def suite_document(result: SuiteResult) -> dict[str, Any]:
+    """The suite as JSON-ready data (docs/compare.md, "Suites")."""
     return {
+        "benchlab_version": __version__,
         "command": "compare",
         "confidence": result.confidence,
+        "seed": result.seed,
+        "resample": result.resample,
         "benchmarks": [{"benchmark": name, **comparison_document(r)}
                        for name, r in result.benchmarks],
         "geometric_means": [
@@ -23,6 +28,7 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
             for g in result.geometric_means],
         "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
                   "significant": sig} for b, c, p, q, sig in result.holm],
+        "skipped": list(result.skipped),
     }
 
 
@@ -46,10 +52,13 @@ def suite_text(result: SuiteResult) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     lines.append("")
     for g in result.geometric_means:
-        lines.append(f"geometric mean over {g.benchmarks} benchmarks, {g.candidate}: "
+        plural = "s" if g.benchmarks != 1 else ""
+        lines.append(f"geometric mean over {g.benchmarks} benchmark{plural}, {g.candidate}: "
                      f"{g.estimate:.4f}  bootstrap {level} {g.low:.4f} .. {g.high:.4f} "
-                     f"(B = {g.replicates}, seed = {g.seed})")
-    warnings = [f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics]
+                     f"(B = {g.replicates}, seed = {g.seed}"
+                     + (f", resampling {result.resample})" if result.resample else ")"))
+    warnings = [*result.skipped, *(f"{bench}: {d.message}" for bench, r in result.benchmarks
+                                   for d in r.diagnostics)]
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ bootstrap CIs, classical tests, paired analyses and per-sample diagnostics.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,12 +238,20 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                          confidence: float = 0.95, threshold: float = 0.0,
                          df_method: str = "welch", unit: Unit | None = None,
                          bootstrap: int | None = None, resample: str | None = None,
-                         seed: int | None = None, tests: bool = False) -> CompareResult:
+                         seed: int | None = None, tests: bool = False,
+                         diagnostics: bool = True,
+                         ordered: Sequence[bool] | None = None) -> CompareResult:
     """Compare systems measured as a hierarchy (STATS.md §5).
 
     Only the top-level unit means carry the uncertainty of a system's mean, so
     the ratio CI is Fieller's on those means; the bootstrap resamples every
-    level (or as `resample` says: R/N per level, or "flat").
+    level (or as `resample` says: R/N per level, or "flat"). `resample` in the
+    result is the spec the bootstrap used, None when no bootstrap ran.
+    diagnostics=False skips the per-execution data checks (warm-up,
+    autocorrelation, drift); warnings about the method (structures differ, few
+    top-level units, unbalanced data) stay. ordered[i] False: sample i's
+    measurements within their lowest unit keep no time order (see
+    diagnose_hierarchy).
     """
     from dataclasses import replace
 
@@ -287,9 +296,11 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         found.append(Diagnostic("structure", f"the systems' level structures differ ({text}); "
                                 "each is analysed as it is (Fieller on its own top-level "
                                 "means, the bootstrap resamples its own units)"))
-    for (name, x, levels), h in zip(samples, summaries, strict=True):
-        found.extend(diagnose_hierarchy(x, levels, name))
+    in_order = list(ordered) if ordered is not None else [True] * len(samples)
+    for (name, x, levels), h, keeps_order in zip(samples, summaries, in_order, strict=True):
+        if diagnostics:
+            found.extend(diagnose_hierarchy(x, levels, name, ordered=keeps_order))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
+    used = (resample or "R" * (len(level_names) + 1)) if bootstrap else None
     return CompareResult(confidence, threshold, df_method, seed, top.unit, described,
-                         tuple(found), tuple(comparisons), tuple(summaries), resample or
-                         "R" * (len(level_names) + 1))
+                         tuple(found), tuple(comparisons), tuple(summaries), used)

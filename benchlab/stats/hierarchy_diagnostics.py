@@ -48,12 +48,36 @@ def warmup_iterations(runs: list[np.ndarray], max_check: int = 10) -> tuple[int,
     return count, pvalues
 
 
-def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray],
-                       name: str) -> list[Diagnostic]:
+def _unit_means_in_order(values: np.ndarray, levels: list[np.ndarray]
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The lowest-level units' means in recorded order, with their parents' labels."""
+    code = _nested_codes(levels)[-1]
+    _, first = np.unique(code, return_index=True)
+    first = np.sort(first)
+    sums = np.bincount(code, weights=values)
+    means = sums / np.bincount(code)
+    return means[code[first]], [np.asarray(lv)[first] for lv in levels[:-1]]
+
+
+def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray], name: str, *,
+                       ordered: bool = True) -> list[Diagnostic]:
+    """Warm-up, within-execution autocorrelation and drift warnings for one system.
+
+    ordered=False: the measurements within each lowest-level unit are not in
+    the order they were taken (JMH sample mode writes each iteration as a
+    histogram, so its per-operation samples come sorted by value). Warm-up and
+    autocorrelation need time order, so they would see the sorting, not the
+    benchmark: they move one level up, onto the lowest units' means (JMH
+    iterations within a fork, which are in time order), or are skipped when
+    there is no level above. Drift of the unit means needs only their order.
+    """
     x = np.asarray(values, dtype=float)
+    if not ordered and len(levels) >= 2:
+        x, levels = _unit_means_in_order(x, levels)
+        ordered = True
     runs = _executions(x, levels)
     found: list[Diagnostic] = []
-    warm, _ = warmup_iterations(runs)
+    warm, _ = warmup_iterations(runs) if ordered else (0, [])
     if warm:
         found.append(Diagnostic("warmup", f"{name}: the first {warm} iteration"
                                 f"{'s' if warm > 1 else ''} of each execution differ from the "
@@ -64,7 +88,7 @@ def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray],
     num = den = 0.0
     null_num = null_den = 0.0
     pairs = 0
-    for r in runs:
+    for r in runs if ordered else []:
         if r.size >= 3:
             d = r - r.mean()
             num += float(np.sum(d[:-1] * d[1:]))

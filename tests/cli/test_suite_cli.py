@@ -1,0 +1,125 @@
+"""`compare --benchmark` (suites) from the command line: options that must reach every part."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "hierarchy"
+SUITE = str(FIX / "suite.csv")
+SUITE_ARGS = ("compare", SUITE, "--by", "system", "--benchmark", "benchmark")
+
+
+def warmup_csv(tmp_path: Path, benchmarks: tuple[str, ...] = ("a",)) -> str:
+    """Two systems, 6 builds x 4 runs x 12 iterations whose first 3 iterations are slow."""
+    rng = np.random.default_rng(7)
+    lines = ["benchmark,system,build,run,iteration,value"]
+    for bench in benchmarks:
+        for system, mean in (("old", 100.0), ("new", 95.0)):
+            for b in range(6):
+                for r in range(4):
+                    for i in range(12):
+                        x = mean * (1.5 if i < 3 else 1.0) + rng.normal(0, 0.5)
+                        lines.append(f"{bench},{system},{b},{r},{i},{x:.4f}")
+    path = tmp_path / "warm.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_suite_resample_is_checked_and_upper_cased(run_cli):
+    code, out, err = run_cli(*SUITE_ARGS, "--levels", "build,run", "--resample", "RX")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "R or N for each of the 3 levels" in err and "Traceback" not in err
+    code, _, err = run_cli(*SUITE_ARGS, "--resample", "RNN")
+    assert code == 2 and "--resample needs --levels" in err
+
+
+def test_suite_resample_reaches_every_bootstrap_and_the_json(run_cli):
+    code, out, _ = run_cli(*SUITE_ARGS, "--levels", "build,run", "--resample", "rnn",
+                           "--bootstrap", "500", "--seed", "3", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["resample"] == "RNN" and doc["seed"] == 3
+    for bench in doc["benchmarks"]:
+        assert bench["resample"] == "RNN"
+        notes = [b["note"] for b in bench["comparisons"][0]["bootstrap"]]
+        assert notes and all("resampling RNN" in n for n in notes)
+    # no --bootstrap: no per-benchmark bootstrap ran, so none is reported; the geometric
+    # mean's bootstrap did run, with the default spec
+    doc = json.loads(run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "3",
+                             "--json")[1])
+    assert doc["resample"] == "RRR"
+    assert all(b["resample"] is None and b["comparisons"][0]["bootstrap"] == []
+               for b in doc["benchmarks"])
+
+
+def test_suite_flat_resample_is_flat(run_cli):
+    def width(spec: str) -> float:
+        doc = json.loads(run_cli(*SUITE_ARGS, "--levels", "build,run", "--resample", spec,
+                                 "--seed", "3", "--bootstrap", "1000", "--json")[1])
+        g = doc["geometric_means"][0]
+        assert doc["resample"] == (spec if spec == "flat" else spec.upper())
+        return g["high"] - g["low"]
+
+    assert width("flat") < 0.6 * width("RRR")  # ignoring the builds: far too narrow
+
+
+def test_resample_without_bootstrap_is_refused_outside_suites(run_cli):
+    code, _, err = run_cli("compare", SUITE, "--by", "system", "--levels", "build,run",
+                           "--resample", "RNN")
+    assert code == 2 and "add --bootstrap" in err
+    code, out, _ = run_cli("compare", str(FIX / "two_systems.csv"), "--by", "system",
+                           "--levels", "build,run", "--json")
+    assert code == 0 and json.loads(out)["resample"] is None
+
+
+def test_no_diagnostics_with_levels_and_benchmark(tmp_path, run_cli):
+    path = warmup_csv(tmp_path)
+    base = ("compare", path, "--by", "system", "--levels", "build,run")
+    doc = json.loads(run_cli(*base, "--json")[1])
+    assert any(w["kind"] == "warmup" for w in doc["warnings"])
+    doc = json.loads(run_cli(*base, "--json", "--no-diagnostics")[1])
+    assert not any(w["kind"] in ("warmup", "autocorrelation", "drift") for w in doc["warnings"])
+    suite = (*base, "--benchmark", "benchmark", "--seed", "1")
+    code, out, _ = run_cli(*suite)
+    assert code == 0 and "warm-up" in out
+    code, out, _ = run_cli(*suite, "--no-diagnostics")
+    assert code == 0 and "warm-up" not in out
+    flat = ("compare", path, "--by", "system", "--benchmark", "benchmark", "--seed", "1")
+    assert "warnings:" in run_cli(*flat)[1]
+    assert "warnings:" not in run_cli(*flat, "--no-diagnostics")[1]
+
+
+def test_benchmark_missing_from_a_system_is_skipped_with_a_warning(tmp_path, run_cli):
+    rows = Path(SUITE).read_text().splitlines()
+    kept = [r for r in rows if not r.startswith("lu,new,")]  # lu only in old
+    path = tmp_path / "holes.csv"
+    path.write_text("\n".join(kept) + "\n")
+    args = ("compare", str(path), "--by", "system", "--benchmark", "benchmark", "--seed", "1")
+    code, out, err = run_cli(*args)
+    assert code == 0 and err == ""
+    assert "benchmark 'lu' is missing from 'new': skipped for it" in out
+    assert "geometric mean over 3 benchmarks" in out
+    doc = json.loads(run_cli(*args, "--json")[1])
+    assert [b["benchmark"] for b in doc["benchmarks"]] == ["fft", "sor", "mc"]
+    assert doc["skipped"] == ["benchmark 'lu' is missing from 'new': skipped for it"]
+    assert [h["benchmark"] for h in doc["holm"]] == ["fft", "sor", "mc"]
+
+
+def test_benchmark_missing_from_the_baseline_and_single_values(tmp_path, run_cli):
+    path = tmp_path / "s.csv"
+    path.write_text("benchmark,system,value\n"
+                    "a,old,1.0\na,old,1.1\na,new,0.9\na,new,0.95\n"
+                    "b,new,2.0\nb,new,2.1\n"
+                    "c,old,3.0\nc,new,2.9\nc,new,2.8\n")
+    code, out, _ = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark",
+                           "--seed", "1", "--no-diagnostics")
+    assert code == 0
+    assert "benchmark 'b' is missing from the baseline 'old' (only in new): skipped" in out
+    assert "benchmark 'c' has 1 value for 'old': at least 2 repetitions are needed" in out
+    assert "geometric mean over 1 benchmark, new" in out
+    path.write_text("benchmark,system,value\na,old,1.0\na,new,0.9\nb,old,2\nb,new,2.2\n")
+    code, out, err = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "no benchmark can be compared" in err and "benchmark 'a' has 1 value for 'old'" in err
