@@ -178,14 +178,11 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
 
 def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
                confidence: float, names: list[str], spec: str | None) -> int:
-    from benchlab.report.suite import suite_document, suite_text
+    from benchlab.report.suite import suite_document, suite_markdown, suite_text
     from benchlab.stats.suite import compare_suite
 
     if args.paired:
         raise UsageError("--paired does not combine with --benchmark")
-    if args.format == "markdown":
-        raise UsageError("--format markdown is not available with --benchmark yet; use text "
-                         "or json")
     data: dict = {}
     for s in samples:
         if args.benchmark not in s.dataset.columns:
@@ -204,6 +201,8 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
     if args.format == "json":
         json.dump(suite_document(result), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
+    elif args.format == "markdown":
+        sys.stdout.write(suite_markdown(result))
     else:
         sys.stdout.write(suite_text(result))
     if args.fail_on == "change" and any(c.verdict.outcome == "change"

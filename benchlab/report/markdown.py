@@ -6,12 +6,33 @@ import math
 
 from benchlab.report.text import fmt_p
 from benchlab.stats.compare import CompareResult
+from benchlab.stats.hierarchy import HierarchySummary
+from benchlab.units import Unit
 
 _ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
 
 
 def _pct(x: float | None) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{100 * (x - 1):+.2f}%"
+
+
+def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
+    """One system's grand mean with its CI and the per-level table (as `summary` prints it)."""
+    half = (h.high - h.low) / 2
+    rel = f" (±{100 * half / abs(h.grand_mean):.2f}%)" if h.grand_mean else ""
+    lines = [f"**{h.name}**: mean {unit.format(h.grand_mean)}, {100 * h.confidence:g}% CI "
+             f"{unit.format(h.low)} .. {unit.format(h.high)}{rel}; t on {h.top_units} "
+             f"{h.components[0].name} means, df = {h.df:g}", "",
+             "| level | reps | S² | T² | rel. SD | share |", "|---|---:|---:|---:|---:|---:|"]
+    for c in h.components:
+        drop = " (no detectable variation)" if c.droppable else ""
+        lines.append(f"| {c.name}{drop} | {c.repetitions:.4g} | {c.s2:.6g} | {c.t2:.6g} | "
+                     f"{_share(c.relative_sd, 2)} | {_share(c.share, 1)} |")
+    return lines
+
+
+def _share(x: float, digits: int) -> str:
+    return "n/a" if not math.isfinite(x) else f"{100 * x:.{digits}f}%"
 
 
 def render_markdown(result: CompareResult) -> str:
@@ -24,6 +45,8 @@ def render_markdown(result: CompareResult) -> str:
     for s in result.samples:
         lines.append(f"| {s.name} | {s.n} | {unit.format(s.mean)} | {unit.format(s.median)} | "
                      f"{unit.format(s.stddev)} | {unit.format(s.min)} | {unit.format(s.max)} |")
+    for h in result.hierarchies:
+        lines += ["", *hierarchy_markdown(h, unit)]
     lines += ["", f"| candidate | baseline | change | {level} CI | difference p | verdict |",
               "|---|---|---:|---|---:|---|"]
     for c in result.comparisons:

@@ -62,3 +62,50 @@ def suite_text(result: SuiteResult) -> str:
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
     return "\n".join(lines) + "\n"
+
+
+def _method(result: SuiteResult) -> str:
+    for _, r in result.benchmarks:
+        for c in r.comparisons:
+            if c.ratio is not None:
+                return c.ratio.method
+    return "n/a"
+
+
+def suite_markdown(result: SuiteResult) -> str:
+    """The suite as a pull-request comment: one row per benchmark, the geometric means."""
+    from benchlab.report.markdown import _ICONS
+
+    level = f"{100 * result.confidence:g}% CI"
+    holm = {(b, c): (q, sig) for b, c, _, q, sig in result.holm}
+    lines = ["### benchlab compare (suite)", "",
+             f"| benchmark | comparison | ratio | {level} | Holm p | Holm sig. | verdict |",
+             "|---|---|---:|---|---:|---|---|"]
+    for bench, r in result.benchmarks:
+        for c in r.comparisons:
+            ratio = c.ratio
+            est = "n/a" if ratio is None else f"{ratio.estimate:.4f}"
+            ci = "n/a" if ratio is None else fmt_ratio_ci(ratio.low, ratio.high)
+            q, sig = holm[(bench, c.candidate)]
+            icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
+            p = fmt_p(q).removeprefix("p ").removeprefix("= ")
+            lines.append(f"| {bench} | {c.candidate} vs {c.baseline} | {est} | {ci} | {p} | "
+                         f"{'yes' if sig else 'no'} | {icon} {c.verdict.outcome} |")
+    lines.append("")
+    for g in result.geometric_means:
+        plural = "s" if g.benchmarks != 1 else ""
+        lines.append(f"- **{g.candidate}**: geometric mean of the ratios over {g.benchmarks} "
+                     f"benchmark{plural} {g.estimate:.4f}, bootstrap {level} {g.low:.4f} .. "
+                     f"{g.high:.4f}")
+    warnings = [*result.skipped, *(f"{bench}: {d.message}" for bench, r in result.benchmarks
+                                   for d in r.diagnostics)]
+    if warnings:
+        lines += ["", "<details><summary>warnings</summary>", ""]
+        lines += [f"- {w}" for w in warnings]
+        lines += ["", "</details>"]
+    spec = f", resampling {result.resample}" if result.resample else ""
+    b = result.geometric_means[0].replicates if result.geometric_means else 0
+    lines += ["", f"<sub>ratio of means with {_method(result)}; Holm-adjusted p-values of the "
+                  f"differences; geometric mean by bootstrap within each benchmark (B = {b}, "
+                  f"seed = {result.seed}{spec}); benchlab</sub>", ""]
+    return "\n".join(lines)

@@ -123,3 +123,25 @@ def test_benchmark_missing_from_the_baseline_and_single_values(tmp_path, run_cli
     code, out, err = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark")
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "no benchmark can be compared" in err and "benchmark 'a' has 1 value for 'old'" in err
+
+
+def test_suite_markdown(run_cli):
+    code, out, err = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "1",
+                             "--format", "markdown")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "### benchlab compare (suite)"
+    rows = [line for line in lines if line.startswith("| ") and " vs " in line]
+    assert [r.split(" | ")[0] for r in rows] == ["| fft", "| lu", "| sor", "| mc"]
+    assert "geometric mean of the ratios over 4 benchmarks" in out
+    assert "Fieller on build means" in out and "resampling RRR" in out
+
+
+def test_markdown_with_levels_has_the_per_level_tables(run_cli):
+    code, out, _ = run_cli("compare", str(FIX / "two_systems.csv"), "--by", "system",
+                           "--levels", "build,run", "--format", "markdown")
+    assert code == 0
+    assert out.count("| level | reps | S² | T² | rel. SD | share |") == 2
+    assert "**old**: mean" in out and "t on 6 build means" in out
+    for level in ("build", "run", "measurement"):
+        assert sum(line.startswith(f"| {level} |") for line in out.splitlines()) == 2
