@@ -1,0 +1,223 @@
+"""Quantile regression of a factorial experiment over a grid of quantiles (STATS.md §9).
+
+The model is chosen from the factors and the interaction order; the solver
+from the model: a saturated factorial model is solved exactly by per-cell
+order statistics (`qreg_design`), any other by the Frisch–Newton LP solver
+with a certified vertex (`qreg_fn`). Inference is quantreg's iid/nid/ker
+(`qreg_inference`), rank-test inversion (`qreg_rank`), or a bootstrap within
+cells over observations or whole runs (`qreg_bootstrap`). When the data have
+runs holding several observations each, the default is the run (cluster)
+bootstrap, because observations of one run are not independent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchlab.stats.qreg_design import FactorialModel, build_model, cell_quantiles
+
+SE_METHODS = ("iid", "nid", "ker", "rank", "boot", "cluster")
+DEFAULT_TAUS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
+SATURATED_SOLVER = "order statistics (saturated factorial model: exact, O(n))"
+LP_SOLVER = "Frisch-Newton interior point with a certified vertex (exact LP)"
+
+
+@dataclass(frozen=True)
+class QregResult:
+    """Coefficients per τ (rows) and term (columns) with CIs, p-values and how they were made."""
+
+    response: str
+    names: list[str]
+    taus: np.ndarray
+    coef: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    pvalue: np.ndarray
+    objective: np.ndarray
+    n: int
+    solver: str
+    se_method: str
+    se_reason: str
+    confidence: float
+    replicates: int | None = None
+    seed: int | None = None
+    cluster: str | None = None
+    unit: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """The JSON document of `benchlab qreg --json` (keys in docs/qreg.md)."""
+        from benchlab import __version__
+
+        def num(v: float) -> float | None:
+            return float(v) if np.isfinite(v) else None
+
+        rows = []
+        for t, tau in enumerate(self.taus):
+            rows.append({"tau": float(tau), "objective": float(self.objective[t]),
+                         "coefficients": [
+                             {"term": name, "estimate": float(self.coef[t, j]),
+                              "low": num(self.low[t, j]), "high": num(self.high[t, j]),
+                              "se": num(self.se[t, j]), "pvalue": num(self.pvalue[t, j])}
+                             for j, name in enumerate(self.names)]})
+        return {"benchlab_version": __version__, "command": "qreg", "response": self.response,
+                "unit": self.unit, "n": self.n, "terms": self.names, "solver": self.solver,
+                "se": self.se_method, "se_reason": self.se_reason,
+                "confidence": self.confidence, "replicates": self.replicates,
+                "seed": self.seed, "cluster": self.cluster, "quantiles": rows,
+                "warnings": list(self.warnings)}
+
+
+def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
+    """The largest number of observations sharing a run within a cell (1 when none)."""
+    if cluster is None:
+        return 1
+    _, counts = np.unique(np.stack([cell, cluster], axis=1), axis=0, return_counts=True)
+    return int(counts.max())
+
+
+def choose_se(requested: str | None, n: int, cluster_name: str | None,
+              largest_cluster: int) -> tuple[str, str]:
+    """The inference method and the reason for it (quantreg's defaults, plus runs)."""
+    if requested is not None:
+        return requested, "requested"
+    if cluster_name is not None and largest_cluster > 1:
+        return "cluster", (f"observations of one {cluster_name} are not independent: the "
+                           f"bootstrap resamples whole {cluster_name}s within each cell")
+    if n < 1001:
+        return "rank", "rank-test inversion, quantreg's default below 1001 observations"
+    return "nid", "Hendricks-Koenker sandwich, quantreg's default from 1001 observations"
+
+
+def _fit_all(model: FactorialModel, taus: np.ndarray) -> np.ndarray:
+    """(taus, p) coefficients."""
+    if model.saturated:
+        q = cell_quantiles(model.y, model.cell, model.cell_matrix.shape[0], taus)
+        return np.linalg.solve(model.cell_matrix, q).T
+    from benchlab.stats.qreg_fn import fit
+
+    return np.array([fit(model.x, model.y, float(tau)).coef for tau in taus])
+
+
+def _sparsity_warnings(model: FactorialModel, taus: np.ndarray) -> list[str]:
+    """quantreg's FAQ rule of thumb: about 20 observations per parameter beyond each quantile."""
+    out = []
+    if model.saturated:
+        smallest = int(np.bincount(model.cell).min())
+        thin = [t for t in taus if smallest * min(t, 1 - t) < 20]
+        per = "in the smallest cell"
+        count = smallest
+    else:
+        thin = [t for t in taus if model.n * min(t, 1 - t) < 20 * model.p]
+        per = f"for {model.p} coefficients"
+        count = model.n
+    if thin:
+        out.append(f"few observations beyond tau = {', '.join(f'{t:g}' for t in thin)} "
+                   f"({count} {per}; about 20 per parameter above and below are needed): "
+                   "those estimates and intervals are unreliable")
+    return out
+
+
+def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence[int],
+                        factor_names: Sequence[str], level_names: Sequence[Sequence[str]], *,
+                        taus: Sequence[float] = DEFAULT_TAUS, interactions: int | None = None,
+                        se: str | None = None, cluster: np.ndarray | None = None,
+                        cluster_name: str | None = None, replicates: int = 200,
+                        seed: int | None = None, confidence: float = 0.95,
+                        response: str = "y", unit: str | None = None) -> QregResult:
+    """Fit Q_y(τ | factors) at every τ with CIs; see the module docstring for the methods."""
+    from benchlab.stats.coding import yates_terms
+    from benchlab.stats.distributions import critical_t
+
+    taus_arr = np.asarray(sorted(set(float(t) for t in taus)))
+    if taus_arr.size == 0 or np.any(taus_arr <= 0) or np.any(taus_arr >= 1):
+        raise ValueError("every tau must lie strictly between 0 and 1")
+    if se is not None and se not in SE_METHODS:
+        raise ValueError(f"unknown se method {se!r}")
+    k = len(level_counts)
+    terms = yates_terms(k, interactions)
+    model = build_model(y, codes, level_counts, terms, factor_names, level_names)
+    if model.n <= model.p:
+        raise ValueError(f"{model.n} observations for {model.p} coefficients")
+    cluster_codes = None
+    if cluster is not None:
+        _, cluster_codes = np.unique(np.asarray(cluster).astype(str), return_inverse=True)
+        cluster_codes = cluster_codes.ravel()
+    se_method, reason = choose_se(se, model.n, cluster_name,
+                                  _cluster_sizes(cluster_codes, model.cell))
+    if se_method == "cluster" and cluster_codes is None:
+        raise ValueError("the cluster bootstrap needs a run column (--cluster)")
+    coef = _fit_all(model, taus_arr)
+    warnings = _sparsity_warnings(model, taus_arr)
+    objective = np.array([_loss(model, coef[t], tau) for t, tau in enumerate(taus_arr)])
+    rdf = model.n - model.p
+    se_arr = np.full(coef.shape, np.nan)
+    low, high = np.full(coef.shape, np.nan), np.full(coef.shape, np.nan)
+    used_seed = None
+    if se_method in ("boot", "cluster"):
+        used_seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
+        rng = np.random.default_rng(used_seed)
+        groups = cluster_codes if se_method == "cluster" else None
+        from benchlab.stats import qreg_bootstrap as qb
+
+        draw = qb.saturated_replicates if model.saturated else qb.refit_replicates
+        reps = draw(model, taus_arr, replicates, rng, groups)
+        se_arr = reps.std(axis=0, ddof=1)
+    elif se_method == "rank":
+        from benchlab.stats.qreg_rank import rank_inversion_ci
+
+        x = model.matrix()
+        for t, tau in enumerate(taus_arr):
+            low[t], high[t] = rank_inversion_ci(x, model.y, float(tau), confidence)
+    else:
+        from benchlab.stats import qreg_inference as qi
+
+        refits: dict[float, np.ndarray] = {}
+
+        def fit_at(tau: float) -> np.ndarray:
+            if tau not in refits:
+                refits[tau] = _fit_all(model, np.array([tau]))[0]
+            return refits[tau]
+
+        nonpositive = 0
+        for t, tau in enumerate(taus_arr):
+            if se_method == "iid":
+                se_arr[t] = qi.se_iid(model, coef[t], float(tau))
+            elif se_method == "ker":
+                se_arr[t] = qi.se_ker(model, coef[t], float(tau))
+            else:
+                se_arr[t], bad = qi.se_nid(model, float(tau), fit_at)
+                nonpositive += bad
+        if nonpositive:
+            warnings.append(f"{nonpositive} non-positive local densities (fits at tau +- h "
+                            "cross); the nid intervals there are unreliable")
+    if se_method != "rank":
+        from scipy.special import stdtr
+
+        half = critical_t(confidence, rdf) * se_arr
+        low, high = coef - half, coef + half
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = np.abs(coef / se_arr)
+        pvalue = 2 * stdtr(rdf, -stat)
+    else:
+        pvalue = np.full(coef.shape, np.nan)
+    if np.any(~np.isfinite(se_arr)) and se_method != "rank":
+        warnings.append("some standard errors could not be estimated (a singular density "
+                        "matrix); their intervals are left undefined")
+    return QregResult(response=response, names=model.names, taus=taus_arr, coef=coef, low=low,
+                      high=high, se=se_arr, pvalue=pvalue, objective=objective, n=model.n,
+                      solver=SATURATED_SOLVER if model.saturated else LP_SOLVER,
+                      se_method=se_method, se_reason=reason, confidence=confidence,
+                      replicates=replicates if se_method in ("boot", "cluster") else None,
+                      seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
+                      unit=unit, warnings=warnings)
+
+
+def _loss(model: FactorialModel, coef: np.ndarray, tau: float) -> float:
+    from benchlab.stats.qreg_fn import check_loss
+
+    return check_loss(model.y - model.predict(coef), tau)

@@ -1,0 +1,94 @@
+"""Bootstrap replicates of quantile-regression coefficients, resampling within cells.
+
+`cluster` resamples whole runs (clusters) within each cell of the design,
+`boot` resamples observations (xy pairs) within each cell; cell sizes stay as
+designed, as in a stratified bootstrap (STATS.md §9). For saturated factorial
+models a replicate is a set of integer weights on the observations, and each
+cell's weighted type-1 quantile is found by one cumulative sum and a binary
+search over the cell's sorted values: O(n) per replicate, vectorized over
+blocks of replicates. Other models are refitted by the LP solver with the
+weights (ρ_τ is positively homogeneous, so weight w scales the row by w).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchlab.stats.qreg_design import FactorialModel
+
+_BLOCK_CELLS = 2_000_000  # weights held at once (rows × replicates in a block)
+
+
+def _groups(cell: np.ndarray, cluster: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Group (run within cell) of each row, and the cell of each group; rows are groups when
+    there is no cluster column."""
+    if cluster is None:
+        return np.arange(len(cell)), cell.copy()
+    pairs = np.stack([cell, cluster], axis=1)
+    uniq, group = np.unique(pairs, axis=0, return_inverse=True)
+    return group.ravel(), uniq[:, 0]
+
+
+def _draw_counts(rng: np.random.Generator, group_cell: np.ndarray, n_cells: int,
+                 m: int) -> np.ndarray:
+    """(m, G) counts: each cell draws as many of its groups as it has, with replacement."""
+    order = np.argsort(group_cell, kind="stable")  # groups of a cell are contiguous in `order`
+    per_cell = np.bincount(group_cell, minlength=n_cells)
+    start = np.concatenate([[0], np.cumsum(per_cell)[:-1]])
+    slot_cell = group_cell[order]
+    picks = start[slot_cell] + np.floor(rng.random((m, len(order))) * per_cell[slot_cell])
+    chosen = order[picks.astype(np.int64)]
+    g = len(order)
+    flat = (chosen + (np.arange(m) * g)[:, None]).ravel()
+    return np.bincount(flat, minlength=m * g).reshape(m, g)
+
+
+def saturated_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
+                         rng: np.random.Generator,
+                         cluster: np.ndarray | None = None) -> np.ndarray:
+    """(replicates, taus, p) coefficients of a saturated model by weighted cell quantiles."""
+    from benchlab.stats.qreg_design import type1_positions
+
+    n_cells = model.cell_matrix.shape[0]
+    order = np.lexsort((model.y, model.cell))
+    ys, cs = model.y[order], model.cell[order]
+    group, group_cell = _groups(model.cell, cluster)
+    row_group = group[order]
+    cell_end = np.cumsum(np.bincount(cs, minlength=n_cells))
+    cell_start = cell_end - np.bincount(cs, minlength=n_cells)
+    inverse_cells = np.linalg.inv(model.cell_matrix)
+    n = len(ys)
+    out = np.empty((replicates, len(taus), model.p))
+    block = max(1, _BLOCK_CELLS // max(n, 1))
+    for first in range(0, replicates, block):  # blocks of replicates, each fully vectorized
+        m = min(block, replicates - first)
+        counts = _draw_counts(rng, group_cell, n_cells, m)
+        cum = np.cumsum(counts[:, row_group], axis=1)          # (m, n)
+        before = np.where(cell_start > 0, cum[:, np.maximum(cell_start - 1, 0)], 0)
+        totals = cum[:, cell_end - 1] - before                 # (m, cells)
+        ranks = type1_positions(totals.ravel(), taus).reshape(m, n_cells, len(taus)) + 1
+        span = int(cum[:, -1].max()) + 1
+        flat = (cum + (np.arange(m) * span)[:, None]).ravel()
+        targets = before[:, :, None] + ranks + (np.arange(m) * span)[:, None, None]
+        where = np.searchsorted(flat, targets.ravel(), side="left") % n
+        q = ys[where].reshape(m, n_cells, len(taus))
+        out[first:first + m] = np.einsum("pc,mct->mtp", inverse_cells, q)
+    return out
+
+
+def refit_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
+                     rng: np.random.Generator, cluster: np.ndarray | None = None) -> np.ndarray:
+    """(replicates, taus, p) coefficients of a non-saturated model, refitted per replicate."""
+    from benchlab.stats.qreg_fn import fit
+
+    n_cells = model.cell_matrix.shape[0]
+    group, group_cell = _groups(model.cell, cluster)
+    x = model.matrix()
+    out = np.empty((replicates, len(taus), model.p))
+    for b in range(replicates):  # each replicate is a full LP solve; the loop is not the cost
+        weights = _draw_counts(rng, group_cell, n_cells, 1)[0][group].astype(np.float64)
+        keep = weights > 0
+        xw, yw = x[keep] * weights[keep, None], model.y[keep] * weights[keep]
+        for t, tau in enumerate(taus):
+            out[b, t] = fit(xw, yw, float(tau)).coef
+    return out
