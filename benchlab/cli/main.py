@@ -10,7 +10,7 @@ from benchlab import __version__
 from benchlab.errors import BenchlabError
 
 COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
-                   "benchlab.cli.design")
+                   "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,86 @@
+"""`benchlab test`: the Speedup-Test protocols on two samples, or Kruskal–Wallis on k samples."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from benchlab.cli import common
+
+EXAMPLE = """examples:
+  benchlab test old.txt new.txt --protocol speedup-mean --unit s
+  benchlab test runs.csv --value time --by treatment --protocol kruskal
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "test", help="hypothesis-test protocols: Speedup-Test, Kruskal-Wallis",
+        description="Speedup-Test protocols (Touati et al. 2013): is the candidate faster "
+                    "than the baseline in the mean (Shapiro-Wilk, F-test, Student/Welch t) or "
+                    "the median (Kolmogorov-Smirnov, Wilcoxon-Mann-Whitney)? They refuse "
+                    "when a check fails on 30 or fewer observations. Kruskal-Wallis compares "
+                    "k samples, with Holm-adjusted pairwise Mann-Whitney tests.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_table_input(p)
+    p.add_argument("--protocol", choices=("speedup-mean", "speedup-median", "kruskal"),
+                   default=None, help="default: speedup-mean for two samples, kruskal for more")
+    p.add_argument("--baseline", help="the baseline sample of the Speedup-Test (default: the "
+                   "first); every other sample is tested against it")
+    p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level 1 - alpha (default 95)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchlab.data.samples import pick_baseline, sample_unit
+    from benchlab.errors import UsageError
+    from benchlab.report.protocols import kruskal_text, speedup_text, test_document
+    from benchlab.stats.descriptive import describe
+    from benchlab.stats.protocols import kruskal_test, speedup_test
+
+    alpha = 1.0 - common.confidence(args.confidence)
+    inputs = common.load(args)
+    if inputs.benchmark is not None:
+        raise UsageError("these files hold several benchmarks; test one benchmark at a time "
+                         "(a table with --by, or one file per sample)")
+    samples = inputs.samples
+    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    if len(samples) < 2:
+        raise UsageError("a test needs two or more samples (two files, or --by a column with "
+                         "two or more groups)")
+    protocol = args.protocol or ("speedup-mean" if len(samples) == 2 else "kruskal")
+    warnings = []
+    if common.resolved_levels(args, samples):
+        warnings.append("the data record levels (runs, forks); these protocols treat every "
+                        "measurement as independent")
+    if protocol == "kruskal":
+        if args.baseline is not None:
+            raise UsageError("--baseline belongs to the Speedup-Test protocols, not kruskal")
+        try:
+            result = kruskal_test([(s.name, s.values) for s in samples], alpha=alpha)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        lines = kruskal_text(result, unit)
+    else:
+        b = pick_baseline(samples, args.baseline)
+        result = [speedup_test(samples[b].values, s.values, protocol=protocol, alpha=alpha,
+                               names=(samples[b].name, s.name),
+                               higher_is_better=bool(unit.higher_is_better))
+                  for i, s in enumerate(samples) if i != b]
+        if len(result) > 1:
+            warnings.append(f"{len(result)} candidates are each tested against "
+                            f"{samples[b].name} at level {alpha:g}, without a correction "
+                            "for multiple comparisons")
+        lines = speedup_text(result, {s.name: describe(s.values, s.name) for s in samples},
+                             unit)
+    if args.json:
+        json.dump(test_document(protocol, alpha, unit, result, warnings), sys.stdout, indent=2,
+                  allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    lines += [f"warning: {w}" for w in warnings]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

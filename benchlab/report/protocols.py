@@ -1,0 +1,130 @@
+"""Rendering the test protocols (Speedup-Test, Kruskal–Wallis): terminal text and JSON documents."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from benchlab import __version__
+from benchlab.report.text import fmt_p
+from benchlab.stats.classic_tests import TestResult
+from benchlab.stats.protocols import KruskalResult, SpeedupTestResult
+from benchlab.units import Unit
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _test(t: TestResult) -> dict[str, Any]:
+    return {"name": t.name, "statistic": _num(t.statistic), "pvalue": _num(t.pvalue),
+            "method": t.method, "estimate": _num(t.estimate), "note": t.note}
+
+
+def speedup_document(r: SpeedupTestResult) -> dict[str, Any]:
+    """One Speedup-Test comparison as plain JSON types (docs/test.md)."""
+    return {"baseline": r.baseline, "candidate": r.candidate, "n_baseline": r.n_baseline,
+            "n_candidate": r.n_candidate,
+            "speedups": {"min": _num(r.speedups.min), "mean": _num(r.speedups.mean),
+                         "median": _num(r.speedups.median)},
+            "checks": [_test(c) for c in r.checks],
+            "test": None if r.test is None else _test(r.test),
+            "decision": r.decision, "message": r.message, "warnings": list(r.warnings)}
+
+
+def kruskal_document(r: KruskalResult) -> dict[str, Any]:
+    """Kruskal–Wallis, the one-way ANOVA and the pairwise comparisons as JSON types."""
+    return {"method": r.method,
+            "groups": [{"name": g.name, "n": g.n, "median": _num(g.median), "mean": _num(g.mean),
+                        "mean_rank": _num(g.mean_rank)} for g in r.groups],
+            "kruskal": {"statistic": _num(r.statistic), "df": r.df, "pvalue": _num(r.pvalue)},
+            "anova": {"statistic": _num(r.anova_f), "df1": r.anova_df[0], "df2": r.anova_df[1],
+                      "pvalue": _num(r.anova_pvalue)},
+            "pairs": [{"first": p.first, "second": p.second, "statistic": _num(p.statistic),
+                       "pvalue": _num(p.pvalue), "pvalue_holm": _num(p.pvalue_holm),
+                       "shift": _num(p.shift), "significant": p.significant}
+                      for p in r.pairs]}
+
+
+def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
+                  warnings: list[str]) -> dict[str, Any]:
+    """The whole `benchlab test --json` document."""
+    doc: dict[str, Any] = {"benchlab_version": __version__, "command": "test",
+                           "protocol": protocol, "alpha": alpha, "confidence": 1 - alpha,
+                           "unit": unit.name, "higher_is_better": unit.higher_is_better}
+    if protocol == "kruskal":
+        doc.update(kruskal_document(result))
+    else:
+        doc["comparisons"] = [speedup_document(r) for r in result]
+    doc["warnings"] = warnings
+    return doc
+
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    return ["  ".join(c.rjust(w) if j in right else c.ljust(w)
+                      for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in rows]
+
+
+def _stat(t: TestResult) -> str:
+    symbol = {"Shapiro": "W", "F-test": "F", "Kolmogorov": "D", "Student": "t", "Welch": "t",
+              "Wilcoxon": "W"}
+    name = next((v for k, v in symbol.items() if t.name.startswith(k)), "statistic")
+    value = "n/a" if not math.isfinite(t.statistic) else f"{t.statistic:.4g}"
+    return f"{name} = {value}, {fmt_p(t.pvalue)}"
+
+
+def speedup_text(results: list[SpeedupTestResult], samples: dict[str, Any],
+                 unit: Unit) -> list[str]:
+    """The Speedup-Test report: per comparison, the samples, speedups, checks, test, result."""
+    lines: list[str] = []
+    for r in results:
+        what = "mean" if r.protocol == "speedup-mean" else "median"
+        side = ("candidate higher than baseline" if r.higher_is_better
+                else "baseline slower than candidate")
+        lines.append(f"Speedup-Test, {what} protocol: {r.candidate} vs {r.baseline} "
+                     f"(one-sided, H1: {side}; alpha = {r.alpha:g})")
+        rows = [["", "n", "min", "mean", "median"]]
+        for name in (r.baseline, r.candidate):
+            d = samples[name]
+            rows.append([name, str(d.n), unit.format(d.min), unit.format(d.mean),
+                         unit.format(d.median)])
+        ratio = f"speedup ({r.candidate}/{r.baseline})" if r.higher_is_better else \
+            f"speedup ({r.baseline}/{r.candidate})"
+        rows.append([ratio, "", f"{r.speedups.min:.4g}", f"{r.speedups.mean:.4g}",
+                     f"{r.speedups.median:.4g}"])
+        lines += ["  " + x for x in _table(rows, {1, 2, 3, 4})]
+        for c in r.checks:
+            lines.append(f"  check: {c.name}: {_stat(c)}")
+        if r.test is not None:
+            lines.append(f"  test: {r.test.name} ({r.test.method}): {_stat(r.test)}")
+        lines.append(f"  result: {r.message}")
+        lines += [f"  warning: {w}" for w in r.warnings]
+        lines.append("")
+    return lines[:-1]
+
+
+def kruskal_text(r: KruskalResult, unit: Unit) -> list[str]:
+    """Kruskal–Wallis, the one-way ANOVA, the groups and the Holm-adjusted pairs."""
+    lines = [f"Kruskal-Wallis: H = {r.statistic:.4g}, df = {r.df}, {fmt_p(r.pvalue)}",
+             f"one-way ANOVA: F({r.anova_df[0]}, {r.anova_df[1]}) = {r.anova_f:.4g}, "
+             f"{fmt_p(r.anova_pvalue)}", ""]
+    rows = [["group", "n", "median", "mean", "mean rank"]]
+    rows += [[g.name, str(g.n), unit.format(g.median), unit.format(g.mean), f"{g.mean_rank:.2f}"]
+             for g in r.groups]
+    lines += _table(rows, {1, 2, 3, 4})
+    lines += ["", f"pairwise Wilcoxon-Mann-Whitney, Holm-adjusted (alpha = {r.alpha:g}):"]
+    rows = [["first", "second", "W", "p", "p (Holm)", "shift", ""]]
+    for p in r.pairs:
+        rows.append([p.first, p.second, f"{p.statistic:g}", f"{p.pvalue:.4g}",
+                     f"{p.pvalue_holm:.4g}", ("+" if p.shift >= 0 else "") + unit.format(p.shift),
+                     "differ" if p.significant else "-"])
+    lines += _table(rows, {2, 3, 4, 5})
+    n_sig = sum(p.significant for p in r.pairs)
+    lines += ["", f"{n_sig} of {len(r.pairs)} pairs differ at level {r.alpha:g} after Holm's "
+                  "adjustment (shift: Hodges-Lehmann, second - first)"]
+    return lines

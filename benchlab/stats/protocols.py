@@ -1,0 +1,294 @@
+"""Hypothesis-test protocols (STATS.md §7): the Speedup-Test and Kruskal–Wallis with post hoc.
+
+Speedup-Test (Touati, Worms & Briais 2013, as used by Nogueira et al. 2014):
+one-sided tests that the baseline is slower than the candidate (for
+higher-is-better metrics: that the candidate is higher). The mean protocol
+checks normality of each sample with Shapiro–Wilk — a sample of 30 or fewer
+observations that fails it makes the protocol refuse ("do more than 30
+observations"), a larger one only warns (central limit theorem) — then lets
+an F-test choose Student's or Welch's t. The median protocol checks with
+Kolmogorov–Smirnov that the median-centred samples have the same shape
+(same refusal rule), then runs Wilcoxon–Mann–Whitney. The checks reuse
+`classic_tests` (matched to R); the one-sided t and rank tests call
+scipy.stats with R's defaults (exact rank test below 50 values without ties).
+
+k samples: Kruskal–Wallis (scipy.stats.kruskal = R kruskal.test, tie
+corrected), pairwise two-sided Mann–Whitney tests with Holm-adjusted p-values
+(R pairwise.wilcox.test(p.adjust.method = "holm")), and the one-way ANOVA F
+alongside (scipy.stats.f_oneway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchlab.stats.classic_tests import (
+    TestResult,
+    f_test,
+    kolmogorov_smirnov,
+    mann_whitney,
+    shapiro_wilk,
+)
+from benchlab.stats.descriptive import describe
+from benchlab.stats.suite import holm_adjust
+
+PROTOCOLS = ("speedup-mean", "speedup-median", "kruskal")
+SMALL = 30  # the Speedup-Test's limit: at most this many observations needs the check to pass
+
+
+@dataclass(frozen=True)
+class Speedups:
+    """Speedups of the minimum, mean and median: baseline / candidate (>1: candidate better)."""
+
+    min: float
+    mean: float
+    median: float
+
+
+@dataclass(frozen=True)
+class SpeedupTestResult:
+    """One Speedup-Test protocol: the checks, the one-sided test and its decision.
+
+    decision: "significant" (the candidate is better at level alpha), "not significant",
+    or "refused" (a check failed on 30 or fewer observations; `message` says why).
+    """
+
+    protocol: str
+    baseline: str
+    candidate: str
+    n_baseline: int
+    n_candidate: int
+    alpha: float
+    higher_is_better: bool
+    speedups: Speedups
+    checks: tuple[TestResult, ...]
+    test: TestResult | None
+    decision: str
+    message: str
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GroupRank:
+    """One group of a k-sample test: size, median, mean and mean rank in the pooled data."""
+
+    name: str
+    n: int
+    median: float
+    mean: float
+    mean_rank: float
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One pairwise Mann–Whitney comparison; W is R's statistic for `second` vs `first`."""
+
+    first: str
+    second: str
+    statistic: float
+    pvalue: float
+    pvalue_holm: float
+    shift: float
+    significant: bool
+
+
+@dataclass(frozen=True)
+class KruskalResult:
+    """Kruskal–Wallis H (df = k - 1), one-way ANOVA F, and Holm-adjusted pairwise tests."""
+
+    groups: tuple[GroupRank, ...]
+    statistic: float
+    df: int
+    pvalue: float
+    anova_f: float
+    anova_df: tuple[int, int]
+    anova_pvalue: float
+    pairs: tuple[PairTest, ...]
+    alpha: float
+    method: str
+
+
+def _speedups(base: np.ndarray, cand: np.ndarray, higher_is_better: bool) -> Speedups:
+    a, b = (cand, base) if higher_is_better else (base, cand)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return Speedups(float(np.min(a) / np.min(b)), float(np.mean(a) / np.mean(b)),
+                        float(np.median(a) / np.median(b)))
+
+
+def _check(ok: bool, what: str, n: int, name: str, refusals: list[str],
+           warnings: list[str]) -> None:
+    """The Speedup-Test rule: a failed check refuses at n <= 30, warns above."""
+    if ok:
+        return
+    if n <= SMALL:
+        refusals.append(f"{what} for {name} ({n} observations): do more than {SMALL} "
+                        "observations")
+    else:
+        warnings.append(f"{what} for {name}; with {n} > {SMALL} observations the protocol "
+                        "continues (central limit theorem)")
+
+
+def _ks_exact_with_ties(x: np.ndarray, y: np.ndarray, d: float) -> float:
+    """P(D >= d) of the two-sample KS statistic given the ties, by counting lattice paths.
+
+    scipy's exact KS assumes continuous data; R (>= 4.2) conditions on the ties
+    (Schröer & Trenkler 1995, R's psmirnov_exact): a path from (0, 0) to (m, n) is
+    checked against the boundary only where the pooled sorted values change.
+    """
+    m, n = x.size, y.size
+    pooled = np.sort(np.concatenate([x, y]))
+    checked = np.append(pooled[1:] != pooled[:-1], True)  # after k+1 values, k = 0..m+n-1
+    q = (0.5 + np.floor(d * m * n - 1e-7)) / (m * n)
+    jj = np.arange(n + 1) / n
+
+    def outside(i: int) -> np.ndarray:
+        """Points (i, j) beyond the boundary where the path is checked."""
+        bad = np.abs(i / m - jj) >= q
+        k = i + np.arange(n + 1)  # values consumed at (i, j)
+        bad[k == 0] = False
+        bad[k > 0] &= checked[k[k > 0] - 1]
+        return bad
+
+    u = np.ones(n + 1)
+    bad = outside(0)
+    for j in range(1, n + 1):
+        u[j] = 0.0 if bad[j] else u[j - 1]
+    for i in range(1, m + 1):
+        w = i / (i + n)
+        bad = outside(i)
+        u[0] = 0.0 if bad[0] else w * u[0]
+        for j in range(1, n + 1):
+            u[j] = 0.0 if bad[j] else w * u[j] + u[j - 1]
+    return float(min(1.0, max(0.0, 1.0 - u[n])))
+
+
+def _same_shape(base: np.ndarray, cand: np.ndarray) -> TestResult:
+    """KS on median-centred samples; exact given ties (as R) when m·n < 10000 and ties exist."""
+    x, y = base - np.median(base), cand - np.median(cand)
+    ks = kolmogorov_smirnov(x, y)
+    joined = np.concatenate([x, y])
+    method = ks.method
+    pvalue = ks.pvalue
+    if np.unique(joined).size < joined.size and x.size * y.size < 10000:
+        pvalue = _ks_exact_with_ties(x, y, ks.statistic)
+        method = "exact, conditional on the ties (as R's ks.test)"
+    return TestResult("Kolmogorov-Smirnov (median-centred)", ks.statistic, pvalue, method,
+                      note="same distribution shape after removing the medians")
+
+
+def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str = "speedup-mean",
+                 alpha: float = 0.05, names: tuple[str, str] = ("baseline", "candidate"),
+                 higher_is_better: bool = False) -> SpeedupTestResult:
+    """Run the Speedup-Test mean or median protocol on two independent samples."""
+    from scipy import stats
+
+    if protocol not in ("speedup-mean", "speedup-median"):
+        raise ValueError(f"not a Speedup-Test protocol: {protocol!r}")
+    base = np.asarray(baseline, dtype=np.float64)
+    cand = np.asarray(candidate, dtype=np.float64)
+    alternative = "less" if higher_is_better else "greater"  # H1 for baseline vs candidate
+    refusals: list[str] = []
+    warnings: list[str] = []
+    checks: list[TestResult] = []
+    samples = ((names[0], base), (names[1], cand))
+    if min(base.size, cand.size) < 3:
+        refusals.append(f"fewer than 3 observations: do more than {SMALL} observations")
+    test: TestResult | None = None
+    if protocol == "speedup-mean" and not refusals:
+        for name, x in samples:
+            sw = shapiro_wilk(x, name)
+            if sw is None:
+                _check(False, "normality cannot be checked (no spread)", x.size, name,
+                       refusals, warnings)
+                continue
+            checks.append(sw)
+            _check(sw.pvalue >= alpha, f"Shapiro-Wilk rejects normality (p = {sw.pvalue:.3g})",
+                   x.size, name, refusals, warnings)
+        if not refusals:
+            f = f_test(describe(base, names[0]), describe(cand, names[1]), 1 - alpha)
+            checks.append(f)
+            equal = bool(np.isfinite(f.pvalue) and f.pvalue >= alpha)
+            res = stats.ttest_ind(base, cand, equal_var=equal, alternative=alternative)
+            test = TestResult("Student's t" if equal else "Welch's t", float(res.statistic),
+                              float(res.pvalue), "one-sided, " + (
+                                  "equal variances (F-test not rejected)" if equal else
+                                  "unequal variances (F-test rejected)"),
+                              estimate=float(np.mean(base) - np.mean(cand)),
+                              note="estimate: mean(baseline) - mean(candidate)")
+    elif not refusals:
+        ks = _same_shape(base, cand)
+        checks.append(ks)
+        _check(ks.pvalue >= alpha, f"Kolmogorov-Smirnov rejects the same shape "
+               f"(p = {ks.pvalue:.3g})", min(base.size, cand.size),
+               f"{names[0]} and {names[1]}", refusals, warnings)
+        if not refusals:
+            joined = np.concatenate([base, cand])
+            exact = base.size < 50 and cand.size < 50 and np.unique(joined).size == joined.size
+            res = stats.mannwhitneyu(base, cand, alternative=alternative,
+                                     method="exact" if exact else "asymptotic",
+                                     use_continuity=True)
+            test = TestResult("Wilcoxon-Mann-Whitney", float(res.statistic), float(res.pvalue),
+                              "one-sided, " + ("exact" if exact else
+                                               "normal approximation with continuity "
+                                               "correction"),
+                              estimate=float(np.median(base) - np.median(cand)),
+                              note="statistic: W of the baseline (R); estimate: "
+                                   "median(baseline) - median(candidate)")
+    speed = _speedups(base, cand, higher_is_better)
+    better = "higher" if higher_is_better else "faster"
+    what = "mean" if protocol == "speedup-mean" else "median"
+    if refusals:
+        decision, message = "refused", "refused: " + "; ".join(refusals)
+    elif test is not None and test.pvalue < alpha:
+        decision = "significant"
+        message = (f"{names[1]} is {better} than {names[0]}: {what} speedup "
+                   f"{getattr(speed, what):.4g} is significant at level {alpha:g} "
+                   f"(p = {test.pvalue:.3g})")
+    else:
+        decision = "not significant"
+        p = test.pvalue if test is not None else float("nan")
+        message = (f"no significant {what} speedup of {names[1]} over {names[0]} at level "
+                   f"{alpha:g} (p = {p:.3g})")
+    return SpeedupTestResult(protocol, names[0], names[1], int(base.size), int(cand.size),
+                             float(alpha), bool(higher_is_better), speed, tuple(checks), test,
+                             decision, message, tuple(warnings))
+
+
+def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
+                 alpha: float = 0.05) -> KruskalResult:
+    """Kruskal–Wallis across k >= 2 groups, one-way ANOVA, pairwise Mann–Whitney with Holm."""
+    from scipy import stats
+
+    from benchlab.stats.diagnostics import average_ranks
+
+    if len(samples) < 2:
+        raise ValueError("Kruskal-Wallis needs at least two groups")
+    arrays = [np.asarray(x, dtype=np.float64) for _, x in samples]
+    pooled = np.concatenate(arrays)
+    if np.ptp(pooled) == 0:
+        raise ValueError("all values are equal: the ranks carry no information")
+    ranks = average_ranks(pooled)
+    bounds = np.cumsum([0] + [x.size for x in arrays])
+    groups = tuple(GroupRank(name, int(x.size), float(np.median(x)), float(np.mean(x)),
+                             float(np.mean(ranks[bounds[i]:bounds[i + 1]])))
+                   for i, ((name, _), x) in enumerate(zip(samples, arrays, strict=True)))
+    kw = stats.kruskal(*arrays)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ow = stats.f_oneway(*arrays)
+    raw = []
+    for i in range(len(arrays)):
+        for j in range(i + 1, len(arrays)):
+            raw.append((i, j, mann_whitney(arrays[i], arrays[j])))
+    adjusted = holm_adjust([t.pvalue for _, _, t in raw])
+    pairs = tuple(PairTest(samples[i][0], samples[j][0], t.statistic, t.pvalue, p,
+                           float(t.estimate), bool(p < alpha))
+                  for (i, j, t), p in zip(raw, adjusted, strict=True))
+    return KruskalResult(groups, float(kw.statistic), len(arrays) - 1, float(kw.pvalue),
+                         float(ow.statistic), (len(arrays) - 1, int(pooled.size - len(arrays))),
+                         float(ow.pvalue), pairs, float(alpha),
+                         "Kruskal-Wallis (tie-corrected chi-squared approximation); pairwise "
+                         "Wilcoxon-Mann-Whitney (exact below 50 values without ties) with Holm "
+                         "adjustment")

@@ -1,0 +1,91 @@
+"""`benchlab test`: Speedup-Test and Kruskal-Wallis on files and tables, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "docs" / "examples"
+R = json.loads((ROOT / "tests" / "fixtures" / "r" / "factorial" / "protocols.json").read_text())
+
+
+@pytest.fixture
+def pair(tmp_path):
+    ref = R["two_sample"]["normal_equal"]
+    a, b = tmp_path / "base.txt", tmp_path / "cand.txt"
+    a.write_text("\n".join(map(repr, ref["baseline"])) + "\n")
+    b.write_text("\n".join(map(repr, ref["candidate"])) + "\n")
+    return a, b, ref
+
+
+def test_speedup_mean_two_files(run_cli, pair):
+    a, b, ref = pair
+    code, out, err = run_cli("test", a, b, "--unit", "s")
+    assert code == 0, err
+    assert "Speedup-Test, mean protocol: cand vs base" in out
+    assert "test: Student's t" in out
+    assert "result: cand is faster than base" in out
+    code, out, _ = run_cli("test", a, b, "--json")
+    doc = json.loads(out)
+    c = doc["comparisons"][0]
+    assert doc["protocol"] == "speedup-mean" and doc["alpha"] == pytest.approx(0.05)
+    assert c["test"]["pvalue"] == pytest.approx(ref["student_p"], rel=1e-9)
+    assert c["decision"] == "significant"
+    assert c["speedups"]["mean"] == pytest.approx(np.mean(ref["baseline"])
+                                                  / np.mean(ref["candidate"]))
+    assert set(doc) >= {"benchlab_version", "unit", "warnings", "confidence"}
+
+
+def test_speedup_refusal_is_reported_not_an_error(run_cli):
+    code, out, _ = run_cli("test", EX / "parse-old.txt", EX / "parse-drift.txt", "--json")
+    assert code == 0
+    c = json.loads(out)["comparisons"][0]
+    assert c["decision"] == "refused" and "do more than 30 observations" in c["message"]
+    assert c["test"] is None
+
+
+def test_kruskal_on_table(run_cli, tmp_path):
+    ref = R["k_sample"]["ties"]
+    path = tmp_path / "k.csv"
+    rows = ["group,time"] + [f"{g},{v}" for g, vs in ref["groups"].items() for v in vs]
+    path.write_text("\n".join(rows) + "\n")
+    code, out, err = run_cli("test", path, "--value", "time", "--by", "group", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["protocol"] == "kruskal"
+    assert doc["kruskal"]["pvalue"] == pytest.approx(ref["p"], rel=1e-8)
+    assert [p["pvalue_holm"] for p in doc["pairs"]] == pytest.approx(
+        [p["p_holm"] for p in ref["pairs"]], rel=1e-8)
+    code, out, _ = run_cli("test", path, "--value", "time", "--by", "group")
+    assert out.startswith("Kruskal-Wallis: H = ")
+    assert "after Holm's adjustment" in out
+
+
+def test_speedup_median_against_baseline_by_name(run_cli):
+    code, out, _ = run_cli("test", EX / "parse-old.txt", EX / "parse-new.txt",
+                           EX / "parse-slow.txt", "--protocol", "speedup-median",
+                           "--baseline", "parse-slow", "--json")
+    doc = json.loads(out)
+    assert [c["candidate"] for c in doc["comparisons"]] == ["parse-old", "parse-new"]
+    assert all(c["baseline"] == "parse-slow" for c in doc["comparisons"])
+    assert any("without a correction" in w for w in doc["warnings"])
+
+
+def test_errors(run_cli, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("1\n2\n3\n")
+    for args, message in [
+        ([one], "two or more samples"),
+        ([EX / "bad-token.txt", one], "bad-token.txt:"),
+        ([EX / "parse-old.txt", one, "--protocol", "kruskal", "--baseline", "one"],
+         "--baseline belongs"),
+        ([EX / "old.txt", EX / "new.txt"], "several benchmarks"),
+        ([EX / "parse-old.txt", one, "--baseline", "nope"], "no sample named"),
+    ]:
+        code, out, err = run_cli("test", *args)
+        assert code == 2, (args, err)
+        assert message in err and err.count("\n") == 1 and out == ""

@@ -1,0 +1,122 @@
+"""Speedup-Test protocols and Kruskal–Wallis against R (fixtures/r/factorial/protocols.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchlab.stats.protocols import kruskal_test, speedup_test
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "r" / "factorial" / "protocols.json"
+R = json.loads(FIXTURE.read_text())
+TWO = R["two_sample"]
+
+
+def _by_name(result, prefix):
+    return next(c for c in result.checks if c.name.startswith(prefix))
+
+
+@pytest.mark.parametrize("case", sorted(TWO))
+def test_mean_protocol_matches_r(case):
+    ref = TWO[case]
+    x, y = np.array(ref["baseline"]), np.array(ref["candidate"])
+    res = speedup_test(x, y, protocol="speedup-mean")
+    sw = [c for c in res.checks if c.name.startswith("Shapiro")]
+    assert sw[0].pvalue == pytest.approx(ref["shapiro_baseline"], rel=1e-6)
+    assert sw[0].statistic == pytest.approx(ref["shapiro_w_baseline"], rel=1e-9)
+    assert sw[1].pvalue == pytest.approx(ref["shapiro_candidate"], rel=1e-6)
+    normal = min(ref["shapiro_baseline"], ref["shapiro_candidate"]) >= 0.05
+    if not normal and min(x.size, y.size) <= 30:
+        assert res.decision == "refused" and res.test is None
+        assert "do more than 30 observations" in res.message
+        return
+    f = _by_name(res, "F-test")
+    assert f.statistic == pytest.approx(ref["f_ratio"], rel=1e-12)
+    assert f.pvalue == pytest.approx(ref["f_p"], rel=1e-9)
+    kind = "student" if ref["f_p"] >= 0.05 else "welch"
+    assert res.test.name == ("Student's t" if kind == "student" else "Welch's t")
+    assert res.test.statistic == pytest.approx(ref[f"{kind}_t"], rel=1e-12)
+    assert res.test.pvalue == pytest.approx(ref[f"{kind}_p"], rel=1e-9)
+    assert res.decision == ("significant" if ref[f"{kind}_p"] < 0.05 else "not significant")
+    assert bool(res.warnings) == (not normal)
+
+
+@pytest.mark.parametrize("case", sorted(TWO))
+def test_median_protocol_matches_r(case):
+    ref = TWO[case]
+    x, y = np.array(ref["baseline"]), np.array(ref["candidate"])
+    res = speedup_test(x, y, protocol="speedup-median")
+    ks = res.checks[0]
+    assert ks.statistic == pytest.approx(ref["ks_centred_d"], rel=1e-12)
+    assert ks.pvalue == pytest.approx(ref["ks_centred_p"], rel=1e-6, abs=1e-12)
+    if ref["ks_centred_p"] < 0.05 and min(x.size, y.size) <= 30:
+        assert res.decision == "refused"
+        return
+    assert res.test.statistic == pytest.approx(ref["wilcox_w"], rel=1e-12)
+    assert res.test.pvalue == pytest.approx(ref["wilcox_p"], rel=1e-9)
+    flipped = speedup_test(x, y, protocol="speedup-median", higher_is_better=True)
+    assert flipped.test.pvalue == pytest.approx(ref["wilcox_less_p"], rel=1e-9)
+
+
+def test_speedups_and_small_refusal():
+    x = np.array([10.0, 12.0, 11.0, 30.0])
+    y = np.array([5.0, 6.0, 5.5, 15.0])
+    res = speedup_test(x, y)
+    assert res.speedups.min == 2.0 and res.speedups.mean == 2.0 and res.speedups.median == 2.0
+    assert res.decision == "refused"  # Shapiro rejects 10, 11, 12, 30 at 4 observations
+    two = speedup_test(x[:2], y[:2])
+    assert two.decision == "refused" and "fewer than 3" in two.message
+
+
+def test_large_nonnormal_warns_and_continues():
+    rng = np.random.default_rng(3)
+    x, y = 10 + rng.exponential(1, 200), 9 + rng.exponential(1, 200)
+    res = speedup_test(x, y)
+    assert res.decision == "significant" and res.test is not None
+    assert any("continues" in w for w in res.warnings)
+
+
+@pytest.mark.parametrize("case", sorted(R["k_sample"]))
+def test_kruskal_matches_r(case):
+    ref = R["k_sample"][case]
+    samples = [(name, np.array(v)) for name, v in ref["groups"].items()]
+    res = kruskal_test(samples)
+    assert res.statistic == pytest.approx(ref["statistic"], rel=1e-10)
+    assert res.df == ref["df"]
+    assert res.pvalue == pytest.approx(ref["p"], rel=1e-8)
+    assert res.anova_f == pytest.approx(ref["anova_f"], rel=1e-10)
+    assert res.anova_pvalue == pytest.approx(ref["anova_p"], rel=1e-8)
+    assert len(res.pairs) == len(ref["pairs"])
+    for got, want in zip(res.pairs, ref["pairs"], strict=True):
+        assert (got.first, got.second) == (want["first"], want["second"])
+        assert got.pvalue == pytest.approx(want["p"], rel=1e-8)
+        assert got.pvalue_holm == pytest.approx(want["p_holm"], rel=1e-8)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 20), min_size=3, max_size=12), min_size=2, max_size=5))
+def test_holm_never_below_raw_and_ranks_average(groups):
+    values = [np.array(g, dtype=float) for g in groups]
+    if np.ptp(np.concatenate(values)) == 0:
+        return
+    res = kruskal_test([(f"g{i}", v) for i, v in enumerate(values)])
+    n = sum(v.size for v in values)
+    assert sum(g.mean_rank * g.n for g in res.groups) == pytest.approx(n * (n + 1) / 2)
+    for pair in res.pairs:
+        assert pair.pvalue - 1e-15 <= pair.pvalue_holm <= 1.0
+
+
+def test_ks_with_ties_is_scipy_exact_without_ties():
+    from scipy import stats
+
+    from benchlab.stats.protocols import _ks_exact_with_ties
+
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=13), rng.normal(0.8, size=17)
+    res = stats.ks_2samp(x, y, method="exact")
+    assert _ks_exact_with_ties(x, y, res.statistic) == pytest.approx(res.pvalue, rel=1e-9)
