@@ -87,6 +87,8 @@ def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    "file format records (JMH forks, pyperf runs); none: no hierarchy")
     g.add_argument("--metric", help="which metric of a multi-metric format to read (go test: "
                    "B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
+    g.add_argument("--mode", help="JMH: the benchmark mode to read (thrpt, avgt, sample, ss) "
+                   "when a file has results of several")
     g.add_argument("--input-format", choices=sorted({*READERS, *ALIASES}),
                    help="read inputs as this format instead of guessing from the content")
     g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
@@ -114,7 +116,7 @@ def load(args: argparse.Namespace, min_values: int = 2):
     return load_inputs(args.files, format=args.input_format, column=args.column,
                        delimiters=args.delimiters, value=args.value, by=args.by,
                        unit=args.unit, higher_is_better=args.higher_is_better,
-                       metric=args.metric, min_values=min_values)
+                       metric=args.metric, mode=args.mode, min_values=min_values)
 
 
 def level_arrays(sample, names: list[str]) -> list:

@@ -47,7 +47,8 @@ class Inputs:
 def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
                 delimiters: str = " \t", value: str | None = None, by: str | None = None,
                 unit: str | None = None, higher_is_better: bool | None = None,
-                metric: str | None = None, min_values: int = 2) -> Inputs:
+                metric: str | None = None, mode: str | None = None,
+                min_values: int = 2) -> Inputs:
     """Read every input into samples, refusing non-finite values and too-short samples."""
     if not paths:
         paths = ["-"]
@@ -58,7 +59,7 @@ def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
     for path, name in zip(paths, names, strict=True):
         dataset = readers.read(path, format, column=column, delimiters=delimiters, value=value,
                                by=by, unit=unit, higher_is_better=higher_is_better,
-                               name=name, metric=metric)
+                               name=name, metric=metric, mode=mode)
         dataset.check_finite()
         if value is not None and value not in dataset.columns:
             raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "

@@ -289,14 +289,18 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
     described = tuple(describe(x, name) for name, x, _ in samples)
     found: list[Diagnostic] = []
-    shapes = {h.name: tuple(round(c.repetitions, 3) for c in h.components) for h in summaries}
+    in_order = list(ordered) if ordered is not None else [True] * len(samples)
+    # Unordered measurements are sampled operations (JMH sample mode), whose count per unit
+    # varies by design: only the levels above them make a structure.
+    depth = None if all(in_order) else -1
+    shapes = {h.name: tuple(round(c.repetitions, 3) for c in h.components[:depth])
+              for h in summaries}
     if len(set(shapes.values())) > 1:
         text = "; ".join(f"{n}: {' x '.join(f'{r:g}' for r in shape)}"
                          for n, shape in shapes.items())
         found.append(Diagnostic("structure", f"the systems' level structures differ ({text}); "
                                 "each is analysed as it is (Fieller on its own top-level "
                                 "means, the bootstrap resamples its own units)"))
-    in_order = list(ordered) if ordered is not None else [True] * len(samples)
     for (name, x, levels), h, keeps_order in zip(samples, summaries, in_order, strict=True):
         if diagnostics:
             found.extend(diagnose_hierarchy(x, levels, name, ordered=keeps_order))

@@ -426,13 +426,38 @@ def test_jmh_secondary_metric_and_mode():
     assert set(mixed.columns["mode"]) == {"thrpt"} and mixed.unit.higher_is_better is True
 
 
+def test_jmh_sample_mode_is_not_in_time_order():
+    assert read(path_of("jmh_sample.json")).ordered is False
+    assert read(path_of("jmh.json")).ordered is True
+    part = read(path_of("jmh_sample.json")).split("benchmark")[0][1]
+    assert part.ordered is False
+
+
+def test_jmh_modes_are_chosen_from_the_command_line(run_cli):
+    mixed = path_of("jmh_mixed.json")
+    code, out, err = run_cli("compare", mixed)
+    assert code == 2 and out == "" and err == (
+        f"benchlab: {mixed}: the file has results of several JMH modes: avgt (us/op), thrpt "
+        "(ops/s); choose one with --mode\n")
+    code, out, err = run_cli("summary", mixed, "--mode", "thrpt", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["unit"] == "ops/s" and len(doc["groups"]) == 1
+    code, _, err = run_cli("summary", path_of("gotest.txt"), "--mode", "avgt")
+    assert code == 2 and "--mode chooses among a JMH file's benchmark modes" in err
+
+
+def test_jmh_sample_mode_has_no_false_order_warnings(run_cli):
+    code, out, _ = run_cli("compare", path_of("jmh_sample.json"), "--json")
+    kinds = {w["kind"] for w in json.loads(out)["warnings"]}
+    assert code == 0 and not kinds & {"warmup", "autocorrelation", "structure"}
+
+
 def test_jmh_errors(tmp_path):
     path = path_of("jmh_nan.json")
     assert error_of(path) == f'{path}: [0].primaryMetric.rawData[0][1] is "NaN", not a number'
     mixed = path_of("jmh_mixed.json")
-    assert error_of(mixed) == (f"{mixed}: the results have different score units (avgt: us/op, "
-                               "thrpt: ops/s); read one mode at a time (mode=...) or split "
-                               "the file")
+    assert error_of(mixed) == (f"{mixed}: the file has results of several JMH modes: avgt "
+                               "(us/op), thrpt (ops/s); choose one with --mode")
     text = (FORMATS / "jmh.json").read_text()
     cut = write(tmp_path, "cut.json", text[:2000])
     assert re.fullmatch(rf"{re.escape(cut)}:\d+: truncated JMH JSON: .*", error_of(cut))

@@ -146,3 +146,31 @@ def test_plan_drops_levels_without_variation():
     s = summary_of("ks3")
     plan = plan_experiment(s, [100.0, 20.0, 3.0], budget=10_000)
     assert plan.dropped == ("run",) and plan.optimal.repetitions[1] == 1
+
+
+def _sorted_iterations(slow: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """JMH sample mode: per-operation samples sorted by value inside each iteration; the
+    iterations of a fork are in time order and the first `slow` of every fork are slow."""
+    rng = np.random.default_rng(5)
+    values, forks, iterations = [], [], []
+    for f in range(8):
+        for i in range(10):
+            n = int(rng.integers(30, 60))
+            values.append(np.sort(rng.normal(100.0 * (1.3 if i < slow else 1.0), 3.0, n)))
+            forks += [str(f)] * n
+            iterations += [str(i)] * n
+    return np.concatenate(values), [np.array(forks), np.array(iterations)]
+
+
+def test_unordered_measurements_are_checked_one_level_up():
+    from benchlab.stats.hierarchy_diagnostics import diagnose_hierarchy
+
+    x, levels = _sorted_iterations(slow=0)
+    as_sequence = {d.kind for d in diagnose_hierarchy(x, levels, "s")}
+    assert {"autocorrelation", "warmup"} <= as_sequence  # what the sorting alone produces
+    assert diagnose_hierarchy(x, levels, "s", ordered=False) == []
+    x, levels = _sorted_iterations(slow=2)
+    kinds = {d.kind: d for d in diagnose_hierarchy(x, levels, "s", ordered=False)}
+    assert kinds["warmup"].statistic == 2.0 and "first 2 iterations" in kinds["warmup"].message
+    single = diagnose_hierarchy(x, levels[:1], "s", ordered=False)
+    assert not {d.kind for d in single} & {"warmup", "autocorrelation"}

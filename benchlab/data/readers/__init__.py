@@ -54,4 +54,9 @@ def read(path: str, format: str | None = None, **opts: object) -> Dataset:
     source = open_source(path)
     if format in DELIMITERS:
         opts["delimiter"] = DELIMITERS[format]
-    return reader_for(source, format).read(source, **opts)
+    reader = reader_for(source, format)
+    name = getattr(reader, "NAME", "another format")
+    if opts.get("mode") is not None and name != "jmh":
+        raise UsageError(f"--mode chooses among a JMH file's benchmark modes; this file is "
+                         f"read as {name}", source.name)
+    return reader.read(source, **opts)

@@ -161,7 +161,7 @@ class Rows:
 
     def dataset(self, source: Source, *, factors: Sequence[str], levels: Sequence[str],
                 unit: Unit, metric: str | None, default_by: str | None,
-                lines: Sequence[int] | None = None) -> Dataset:
+                lines: Sequence[int] | None = None, ordered: bool = True) -> Dataset:
         """The Dataset of every row, value column "value"; an empty one is an InputError."""
         import numpy as np
 
@@ -183,4 +183,4 @@ class Rows:
             [np.asarray(values, dtype=np.float64) for values, _ in self._chunks])
         return Dataset(columns, "value", tuple(factors), tuple(levels), metric, unit,
                        source.name, None if lines is None else np.asarray(lines, dtype=np.int64),
-                       default_by)
+                       default_by, ordered)

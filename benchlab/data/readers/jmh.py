@@ -13,13 +13,13 @@ The hierarchy: a fork is a fresh JVM, and the iterations within it are the
 measurements, so the level column is `fork` (labels 1, 2, ... within a
 result). Sample mode adds the level `iteration` below `fork`, its samples being
 the measurements. Factors: `benchmark`, `mode`, and `param_<name>` per @Param.
-The samples are named by `benchmark`, or by a `case` column ("benchmark:a=1,b=2",
-plus the mode when a file has several) when the name alone does not tell them
-apart. Units: "ns/op", "us/op", ... are times (unit "ns", "us", ...), lower is
-better; "ops/s", "ops/ms", ... are rates, higher is better. `metric` picks a
-secondary metric (e.g. "·gc.alloc.rate.norm") instead of the score; `mode`
-keeps the results of one mode (needed when modes with different units, such
-as thrpt and avgt, share a file). JMH writes NaN scores as "NaN": refused.
+The samples are named by `benchmark`, or by a `case` column ("benchmark:a=1,b=2")
+when the name alone does not tell them apart. Units: "ns/op", "us/op", ... are
+times (unit "ns", "us", ...), lower is better; "ops/s", "ops/ms", ... are
+rates, higher is better. `metric` picks a secondary metric (e.g.
+"·gc.alloc.rate.norm") instead of the score; `mode` keeps the results of one
+mode, and must be given when a file has several (thrpt and avgt measure
+different things). JMH writes NaN scores as "NaN": refused.
 """
 
 from __future__ import annotations
@@ -100,14 +100,18 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
         wanted = " and ".join(x for x in (f"metric {metric!r}" if metric else "",
                                           f"mode {mode!r}" if mode else "") if x)
         raise InputError(f"no results with {wanted}", source.name)
-    units = {}
-    for _, _, bench_mode, _, _, _, unit in results:
-        units.setdefault(unit, bench_mode)
-    if len(units) > 1:
-        listed = ", ".join(f"{m}: {u}" for u, m in units.items())
-        raise InputError(f"the results have different score units ({listed}); read one mode "
-                         "at a time (mode=...) or split the file", source.name)
     modes = list(dict.fromkeys(r[2] for r in results))
+    if len(modes) > 1:  # thrpt and avgt measure different things (even units): never pooled
+        units = {}
+        for _, _, bench_mode, _, _, _, unit in results:
+            units.setdefault(bench_mode, unit)
+        listed = ", ".join(f"{m} ({u})" for m, u in units.items())
+        raise InputError(f"the file has results of several JMH modes: {listed}; choose one "
+                         "with --mode", source.name)
+    units = {r[6] for r in results}
+    if len(units) > 1:
+        raise InputError(f"the results have different score units ({', '.join(sorted(units))})"
+                         "; split the file", source.name)
     histogram = any("rawDataHistogram" in r[4] and "rawData" not in r[4] for r in results)
     rows = _foreign.Rows()
     keys: dict[tuple[str, str, tuple[tuple[str, str], ...]], str] = {}
@@ -138,8 +142,6 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
             labels["iteration"] = iterations
         rows.add(values, labels)
         detail = ",".join(f"{k}={v}" for k, v in params.items())
-        if len(modes) > 1:
-            detail = f"{detail} ({bench_mode})" if detail else bench_mode
         bases.append(bench)
         details.append(detail)
     cases = _foreign.case_names(bases, details)
@@ -149,10 +151,14 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
         rows.label_chunks("case", cases)
         factors = ("case", *factors)
         default_by = "case"
+    # Sample mode times single operations. JMH keeps them as a histogram per iteration,
+    # sorted by value, so their time order within the iteration is lost (and a writer's
+    # rawData of samples has no documented order either): the time-order diagnostics must
+    # not read them as a sequence (see hierarchy_diagnostics.diagnose_hierarchy).
     return rows.dataset(source, factors=factors,
                         levels=("fork", "iteration") if histogram else ("fork",),
                         unit=score_unit(results[0][6]), metric=metric or "score",
-                        default_by=default_by)
+                        default_by=default_by, ordered=modes != ["sample"])
 
 
 def _measurements(data: dict, path: str, source: Source) -> tuple[Any, Any, Any]:
