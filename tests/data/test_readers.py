@@ -149,3 +149,31 @@ def test_sample_names_are_short_unless_ambiguous(tmp_path):
     assert [s.name for s in load_samples([a, c])] == ["old", "new"]
     assert [s.name for s in load_samples([a, b])] == [a, b]
     assert np.array_equal(load_samples([a, c])[0].values, [1.0, 2.0])
+
+
+def test_table_metric_column_filters_rows(tmp_path):
+    path = write(tmp_path, "m.csv", "system,metric,unit,value\n"
+                 "a,time,s,1.5\na,rss,MB,300\nb,time,s,1.4\nb,rss,MB,310\n")
+    [d] = [s.dataset for s in load_samples([path], metric="time")]
+    assert d.values.tolist() == [1.5, 1.4] and d.unit.name == "s" and d.metric == "time"
+    assert d.lines.tolist() == [2, 4]
+    with pytest.raises(UsageError, match=r"several metrics \(time, rss\); choose one with "
+                                         "--metric"):
+        load_samples([path])
+    with pytest.raises(UsageError, match=r"no rows of metric 'cpu' \(metrics: time, rss\)"):
+        load_samples([path], metric="cpu")
+    plain = write(tmp_path, "p.csv", "system,value\na,1\nb,2\n")
+    with pytest.raises(UsageError, match="--metric time needs a 'metric' column"):
+        load_samples([plain], metric="time")
+
+
+@pytest.mark.parametrize("content,fmt,words", [
+    ("1\n2\n3\n", None, "plain file of numbers"),
+    ('{"benchmarks": [{"metadata": {"name": "x"}, "runs": [{"values": [1.0, 2.0]}]}], '
+     '"version": "1.0"}', "pyperf", "does not apply to pyperf files"),
+])
+def test_metric_is_refused_where_it_means_nothing(tmp_path, content, fmt, words):
+    path = write(tmp_path, "f.txt", content)
+    with pytest.raises(UsageError, match=words) as info:
+        load_samples([path], format=fmt, metric="B/op")
+    assert str(info.value).startswith(path)

@@ -75,6 +75,7 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
     if not doc:
         raise InputError("no results in the JMH file", source.name)
     results = []
+    seen_metrics: dict[str, None] = {}
     for i, result in enumerate(doc):
         path = f"[{i}]"
         bench = _foreign.get(result, "benchmark", path, source, str, WHAT)
@@ -90,6 +91,7 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
             secondary = _foreign.get(result, "secondaryMetrics", path, source, dict, WHAT,
                                      required=False) or {}
             if metric not in secondary:
+                seen_metrics.update(dict.fromkeys(secondary))
                 continue
             data = _foreign.get(secondary, metric, f"{path}.secondaryMetrics", source, dict,
                                 WHAT)
@@ -99,7 +101,9 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
     if not results:
         wanted = " and ".join(x for x in (f"metric {metric!r}" if metric else "",
                                           f"mode {mode!r}" if mode else "") if x)
-        raise InputError(f"no results with {wanted}", source.name)
+        known = (f" (secondary metrics: {', '.join(seen_metrics)})" if metric and seen_metrics
+                 else " (the file has no secondary metrics)" if metric else "")
+        raise InputError(f"no results with {wanted}{known}", source.name)
     modes = list(dict.fromkeys(r[2] for r in results))
     if len(modes) > 1:  # thrpt and avgt measure different things (even units): never pooled
         units = {}

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from benchlab.data.source import Source
-from benchlab.errors import InputError
+from benchlab.errors import InputError, UsageError
 
 if TYPE_CHECKING:  # numpy and the Dataset load only when read() runs: ministat mode needs neither
     from benchlab.data.dataset import Dataset
@@ -91,9 +91,15 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, column: int = 1, delimiters: str = DEFAULT_DELIMITERS,
          name: str | None = None, unit: str | None = None,
-         higher_is_better: bool | None = None, **_: object) -> Dataset:
+         higher_is_better: bool | None = None, metric: str | None = None,
+         **_: object) -> Dataset:
     """A one-sample Dataset named after the file (or `name`)."""
     import numpy as np
+
+    if metric is not None:
+        raise UsageError(f"--metric {metric} picks a metric of a multi-metric format; this is "
+                         "read as a plain file of numbers, which has one (-C picks a column)",
+                         source.name)
 
     from benchlab.data.dataset import Dataset
     from benchlab.units import make_unit

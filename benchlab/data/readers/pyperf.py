@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
-from benchlab.errors import InputError
+from benchlab.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -39,10 +39,13 @@ def sniff(source: Source) -> bool:
     return bool(_START.match(_foreign.prefix(source)))
 
 
-def read(source: Source, **_: object) -> Dataset:
+def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     """One row per value of every run that has values; level `run`."""
     from benchlab.units import make_unit
 
+    if metric is not None:
+        raise UsageError(f"--metric {metric} does not apply to pyperf files: each benchmark "
+                         "records one metric, its values", source.name)
     doc = _foreign.load_json(source, "pyperf")
     if not isinstance(doc, dict):
         raise InputError("the document is not a JSON object (not a pyperf file?)", source.name)

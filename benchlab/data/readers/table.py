@@ -80,8 +80,14 @@ def _choose_value_column(header: list[str], rows: list[list[str]], value: str | 
 
 def read(source: Source, *, value: str | None = None, by: str | None = None,
          unit: str | None = None, higher_is_better: bool | None = None,
-         name: str | None = None, delimiter: str | None = None, **_: object) -> Dataset:
-    """Read a delimited table with a header into a Dataset (delimiter guessed unless given)."""
+         name: str | None = None, delimiter: str | None = None, metric: str | None = None,
+         **_: object) -> Dataset:
+    """Read a delimited table with a header into a Dataset (delimiter guessed unless given).
+
+    A `metric` column names what each row measured: `metric` keeps the rows of
+    one metric, and a table mixing metrics must say which (values of different
+    metrics never form one sample).
+    """
     content = _content_lines(source)
     if not content:
         raise InputError("empty file", source.name)
@@ -98,6 +104,7 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
         if len(fields) != len(header):
             raise InputError(f"{len(fields)} fields where the header has {len(header)}",
                              f"{source.name}:{line}")
+    body, body_lines = _metric_rows(header, body, body_lines, metric, source.name)
     value_col = _choose_value_column(header, body, value, by, source.name)
     if by is not None and by not in header:
         raise UsageError(f"no column {by!r} for --by (columns: {', '.join(header)})",
@@ -126,6 +133,29 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
         columns["sample"] = np.full(len(body), name or source.name, dtype=object)
         by = "sample"
     factors = (by,) + tuple(h for h in header if h not in (by, value_col, "unit"))
+    chosen = metric if metric is not None else (body[0][header.index("metric")].strip()
+                                                 if "metric" in header else None)
     return Dataset(columns, value=value_col, factors=factors,
-                   unit=make_unit(unit_name, higher_is_better), source=source.name,
-                   lines=np.array(body_lines, dtype=np.int64))
+                   metric=chosen, unit=make_unit(unit_name, higher_is_better),
+                   source=source.name, lines=np.array(body_lines, dtype=np.int64))
+
+
+def _metric_rows(header: list[str], body: list[list[str]], lines: list[int],
+                 metric: str | None, name: str) -> tuple[list[list[str]], list[int]]:
+    """The rows of the chosen metric (all rows when the table has one metric)."""
+    if "metric" not in header:
+        if metric is not None:
+            raise UsageError(f"--metric {metric} needs a 'metric' column naming each row's "
+                             f"metric (columns: {', '.join(header)})", name)
+        return body, lines
+    k = header.index("metric")
+    found = list(dict.fromkeys(row[k].strip() for row in body))
+    if metric is None:
+        if len(found) > 1:
+            raise UsageError(f"the table has several metrics ({', '.join(found)}); choose one "
+                             "with --metric", name)
+        return body, lines
+    if metric not in found:
+        raise UsageError(f"no rows of metric {metric!r} (metrics: {', '.join(found)})", name)
+    keep = [i for i, row in enumerate(body) if row[k].strip() == metric]
+    return [body[i] for i in keep], [lines[i] for i in keep]
