@@ -160,6 +160,24 @@ def test_hyperfine_errors(tmp_path):
     assert error_of(empty, "hyperfine") == f"{empty}: no results in the hyperfine file"
 
 
+def test_hyperfine_memory_metric(tmp_path):
+    doc = load("hyperfine.json")
+    assert not any("memory_usage_byte" in r for r in doc["results"])  # hyperfine 1.15
+    plain = path_of("hyperfine.json")
+    assert len(read(plain)) == sum(len(r["times"]) for r in doc["results"])
+    assert error_of(plain, metric="memory_usage_byte") == (
+        f"{plain}: results[0] ('sleep 0.01') has no 'memory_usage_byte': its metrics are time "
+        "(newer hyperfine versions also record the memory of each run)")
+    for r in doc["results"]:
+        r["memory_usage_byte"] = [4096 + i for i in range(len(r["times"]))]
+    with_memory = write(tmp_path, "mem.json", json.dumps(doc))
+    ds = read(with_memory, metric="memory_usage_byte")
+    assert ds.unit.name == "B" and ds.metric == "memory_usage_byte"
+    assert ds.values[:3].tolist() == [4096, 4097, 4098]
+    assert read(with_memory).metric == "time"
+    assert "known: time, memory_usage_byte" in error_of(with_memory, metric="rss")
+
+
 # --- pyperf -----------------------------------------------------------------------------------
 
 def _pyperf_expected(doc):

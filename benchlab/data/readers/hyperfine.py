@@ -57,10 +57,12 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             raise InputError(f"{path} ({command!r}) has only summaries, no \"times\" of the "
                              "single runs: export it again with a hyperfine version that "
                              "writes them (--export-json)", source.name)
-        values = _foreign.get(result, key, path, source, list, WHAT, required=key != "times")
-        if values is None:
-            raise InputError(f"{path} ({command!r}) has no {key!r} (it needs a newer "
-                             "hyperfine)", source.name)
+        values = _foreign.get(result, key, path, source, list, WHAT, required=False)
+        if values is None:  # only a metric other than the times can be missing here
+            have = [_METRICS[k][0] for k in _METRICS if k in result]
+            raise InputError(f"{path} ({command!r}) has no {key!r}: its metrics are "
+                             f"{', '.join(have)} (newer hyperfine versions also record the "
+                             "memory of each run)", source.name)
         numbers = [_foreign.number(v, f"{path}.{key}[{j}]", source)
                    for j, v in enumerate(values)]
         labels: dict[str, str] = {"command": command}
