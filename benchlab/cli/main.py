@@ -10,7 +10,8 @@ from benchlab import __version__
 from benchlab.errors import BenchlabError
 
 COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
-                   "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg")
+                   "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg",
+                   "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export")
 
 
 class _Parser(argparse.ArgumentParser):

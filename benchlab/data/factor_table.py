@@ -3,9 +3,10 @@
 Any input the readers understand (CSV/TSV, the runner's store) becomes a
 numeric response column plus, per factor, its level names and the level code
 of every row. Level order decides the ±1 coding (first level -1): by default
-numeric levels sort numerically and other levels alphabetically (R's factor
-order), so a randomized run order never flips the sign of an effect;
-`level_order` overrides it per factor.
+the order a `# factor NAME=L1,L2,...` comment line in the file declares (as
+`benchlab design` writes it), else numeric order for numbers and alphabetical
+order otherwise (R's factor order), so a randomized run order never flips the
+sign of an effect; `level_order` overrides both.
 """
 
 from __future__ import annotations
@@ -102,6 +103,29 @@ def _ordered_levels(name: str, column: np.ndarray, given: Sequence[str] | None,
     return tuple(order), codes
 
 
+def declared_level_orders(path: str) -> dict[str, list[str]]:
+    """Level orders from `# factor NAME=L1,L2,...` comment lines at the top of a text file."""
+    from benchlab.data.source import open_source
+
+    if path == "-":
+        return {}
+    try:
+        lines = open_source(path).lines
+    except Exception:  # noqa: BLE001 - unreadable here means the reader will say why
+        return {}
+    out: dict[str, list[str]] = {}
+    for line in lines:
+        text = line.strip()
+        if text and not text.startswith("#"):
+            break
+        body = text.lstrip("#").strip()
+        if body.startswith("factor "):
+            name, sep, levels = body[len("factor "):].partition("=")
+            if sep and name.strip():
+                out[name.strip()] = [level.strip() for level in levels.split(",")]
+    return out
+
+
 def load_factor_table(path: str, response: str, factors: Sequence[str], *,
                       format: str | None = None,
                       level_order: Mapping[str, Sequence[str]] | None = None,
@@ -125,7 +149,9 @@ def load_factor_table(path: str, response: str, factors: Sequence[str], *,
         if name not in data.columns or name not in real:
             raise UsageError(f"no factor column {name!r} (columns: {', '.join(real)})",
                              data.source)
-    order = dict(level_order or {})
+    declared = declared_level_orders(path) if format in (None, "table", "csv", "tsv") else {}
+    order = {name: levels for name, levels in declared.items() if name in factors}
+    order.update(level_order or {})
     unknown = sorted(set(order) - set(factors))
     if unknown:
         raise UsageError(f"level order given for {unknown[0]!r}, which is not in --factors")

@@ -47,6 +47,7 @@ class QregResult:
     seed: int | None = None
     cluster: str | None = None
     unit: str | None = None
+    levels: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -65,7 +66,8 @@ class QregResult:
                               "se": num(self.se[t, j]), "pvalue": num(self.pvalue[t, j])}
                              for j, name in enumerate(self.names)]})
         return {"benchlab_version": __version__, "command": "qreg", "response": self.response,
-                "unit": self.unit, "n": self.n, "terms": self.names, "solver": self.solver,
+                "unit": self.unit, "n": self.n, "levels": self.levels, "terms": self.names,
+                "solver": self.solver,
                 "se": self.se_method, "se_reason": self.se_reason,
                 "confidence": self.confidence, "replicates": self.replicates,
                 "seed": self.seed, "cluster": self.cluster, "quantiles": rows,
@@ -93,8 +95,8 @@ def choose_se(requested: str | None, n: int, cluster_name: str | None,
     return "nid", "Hendricks-Koenker sandwich, quantreg's default from 1001 observations"
 
 
-def _fit_all(model: FactorialModel, taus: np.ndarray) -> np.ndarray:
-    """(taus, p) coefficients."""
+def fit_coefficients(model: FactorialModel, taus: np.ndarray) -> np.ndarray:
+    """(taus, p) coefficients: order statistics when saturated, else the exact LP."""
     if model.saturated:
         q = cell_quantiles(model.y, model.cell, model.cell_matrix.shape[0], taus)
         return np.linalg.solve(model.cell_matrix, q).T
@@ -128,6 +130,8 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                         se: str | None = None, cluster: np.ndarray | None = None,
                         cluster_name: str | None = None, replicates: int = 200,
                         seed: int | None = None, confidence: float = 0.95,
+                        covariates: np.ndarray | None = None,
+                        covariate_names: Sequence[str] = (),
                         response: str = "y", unit: str | None = None) -> QregResult:
     """Fit Q_y(τ | factors) at every τ with CIs; see the module docstring for the methods."""
     from benchlab.stats.coding import yates_terms
@@ -140,7 +144,8 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         raise ValueError(f"unknown se method {se!r}")
     k = len(level_counts)
     terms = yates_terms(k, interactions)
-    model = build_model(y, codes, level_counts, terms, factor_names, level_names)
+    model = build_model(y, codes, level_counts, terms, factor_names, level_names,
+                        covariates, covariate_names)
     if model.n <= model.p:
         raise ValueError(f"{model.n} observations for {model.p} coefficients")
     cluster_codes = None
@@ -151,7 +156,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                                   _cluster_sizes(cluster_codes, model.cell))
     if se_method == "cluster" and cluster_codes is None:
         raise ValueError("the cluster bootstrap needs a run column (--cluster)")
-    coef = _fit_all(model, taus_arr)
+    coef = fit_coefficients(model, taus_arr)
     warnings = _sparsity_warnings(model, taus_arr)
     objective = np.array([_loss(model, coef[t], tau) for t, tau in enumerate(taus_arr)])
     rdf = model.n - model.p
@@ -180,7 +185,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
 
         def fit_at(tau: float) -> np.ndarray:
             if tau not in refits:
-                refits[tau] = _fit_all(model, np.array([tau]))[0]
+                refits[tau] = fit_coefficients(model, np.array([tau]))[0]
             return refits[tau]
 
         nonpositive = 0
@@ -214,7 +219,9 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                       se_method=se_method, se_reason=reason, confidence=confidence,
                       replicates=replicates if se_method in ("boot", "cluster") else None,
                       seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
-                      unit=unit, warnings=warnings)
+                      unit=unit, warnings=warnings,
+                      levels={str(f): [str(v) for v in names]
+                              for f, names in zip(factor_names, level_names, strict=True)})
 
 
 def _loss(model: FactorialModel, coef: np.ndarray, tau: float) -> float:

@@ -43,26 +43,25 @@ def check_loss(residuals: np.ndarray, tau: float) -> float:
 
 def _step(v: np.ndarray, dv: np.ndarray) -> float:
     """The largest step t ≤ 1e20 with v + t dv ≥ 0."""
-    neg = dv < 0
-    if not neg.any():
-        return 1e20
-    return float(np.min(-v[neg] / dv[neg]))
+    ratio = np.divide(-v, dv, out=np.full(v.shape, 1e20), where=dv < 0)
+    return float(ratio.min())
 
 
-def _normal_solve(x: np.ndarray, q: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve (X' Q X) d = rhs by Cholesky, falling back to least squares when it is singular."""
+def _normal_factor(x: np.ndarray, q: np.ndarray):
+    """A solver for (X' Q X) d = rhs: Cholesky, or least squares when X'QX is singular."""
     from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
     xq = x * np.sqrt(q)[:, None]
     gram = xq.T @ xq
     try:
-        return cho_solve(cho_factor(gram, check_finite=False), rhs, check_finite=False)
+        factor = cho_factor(gram, check_finite=False)
     except LinAlgError:
-        return np.linalg.lstsq(gram, rhs, rcond=None)[0]
+        return lambda rhs: np.linalg.lstsq(gram, rhs, rcond=None)[0]
+    return lambda rhs: cho_solve(factor, rhs, check_finite=False)
 
 
 def interior_point(x: np.ndarray, y: np.ndarray, tau: float,
-                   tol: float = 1e-11) -> tuple[np.ndarray, np.ndarray, int]:
+                   tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray, int]:
     """The dual interior-point iteration; returns (β, dual a, iterations).
 
     The LP is min y'a s.t. X'a = τ X'1, 0 ≤ a ≤ 1 (slack s = 1 - a); its dual
@@ -77,10 +76,11 @@ def interior_point(x: np.ndarray, y: np.ndarray, tau: float,
     r = y - x @ beta
     z = np.maximum(r, 0.0)
     w = z - r
-    # Start strictly inside: quantreg adds no offset, but exact zeros would stall the iteration.
+    # Start strictly inside: quantreg starts at the bare parts of r, but exact zeros slow the
+    # iteration down badly at extreme τ (57 rather than 18 iterations at τ = 0.99 in tests).
     scale = max(float(np.mean(np.abs(r))), 1e-300)
-    z += 1e-3 * scale
-    w += 1e-3 * scale
+    z += 1e-1 * scale
+    w += 1e-1 * scale
     it = 0
     for it in range(1, _MAX_ITER + 1):  # noqa: B007 - the count is returned
         gap = float(z @ a + w @ s)
@@ -88,8 +88,9 @@ def interior_point(x: np.ndarray, y: np.ndarray, tau: float,
             break
         q = 1.0 / (z / a + w / s)
         rz = z - w
+        solve = _normal_factor(x, q)  # one factorization serves predictor and corrector
         # Predictor (affine) step.
-        dbeta = _normal_solve(x, q, x.T @ (q * rz))
+        dbeta = solve(x.T @ (q * rz))
         da = q * (x @ dbeta - rz)
         ds = -da
         dz = -z * (1.0 + da / a)
@@ -104,7 +105,7 @@ def interior_point(x: np.ndarray, y: np.ndarray, tau: float,
             dadz = da * dz
             dsdw = ds * dw
             extra = mu * (1.0 / a - 1.0 / s) - dadz / a + dsdw / s
-            dbeta = _normal_solve(x, q, x.T @ (q * (rz - extra)))
+            dbeta = solve(x.T @ (q * (rz - extra)))
             da = q * (x @ dbeta - rz + extra)
             ds = -da
             dz = (mu - z * a - dadz - z * da) / a
@@ -180,10 +181,12 @@ def fit(x: np.ndarray, y: np.ndarray, tau: float) -> LPFit:
         raise ValueError(f"{n} observations for {p} coefficients")
     beta, a, iterations = interior_point(x, y, tau)
     coef = _vertex(x, y, tau, beta, a)
-    vertex = coef is not None
+    if coef is None:  # the basis was not yet clear: iterate to a much smaller gap
+        beta, a, more = interior_point(x, y, tau, tol=1e-13)
+        iterations += more
+        coef = _vertex(x, y, tau, beta, a)
+    vertex = coef is not None  # certified optimal: its loss may differ from β's by rounding
     if coef is None:
         coef = beta
-    elif check_loss(y - x @ coef, tau) > check_loss(y - x @ beta, tau):
-        coef, vertex = beta, False
     return LPFit(coef=coef, objective=check_loss(y - x @ coef, tau), iterations=iterations,
                  vertex=vertex)

@@ -1,0 +1,160 @@
+"""`benchlab qreg`: quantile regression of a factorial experiment over a grid of quantiles."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from benchlab.cli import factor_options
+from benchlab.errors import InputError, UsageError
+
+EXAMPLE = """examples:
+  benchlab qreg latency.csv --response latency --factors sched,machine,vmstat,load
+  benchlab qreg latency.csv --response latency --factors sched,machine --taus 0.5,0.9,0.99 \\
+      --se nid --plot coefficients.png
+  benchlab qreg latency.csv --response latency --factors sched,machine --cluster run --seed 1
+"""
+
+CLUSTER_COLUMNS = ("run", "execution")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "qreg", help="quantile regression: each factor's effect at every quantile",
+        description="Quantile regression of a response on factors coded -1/+1 and their "
+                    "interactions, at a grid of quantiles (STATS.md §9): a table per quantile "
+                    "and, with --plot, each coefficient against tau with its interval.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    factor_options.add_factor_table_input(p)
+    p.add_argument("--taus", default="0.1:0.9:0.1,0.99", metavar="LIST",
+                   help="quantiles: values and FROM:TO:STEP ranges, comma-separated "
+                        "(default 0.1:0.9:0.1,0.99)")
+    p.add_argument("--se", choices=("iid", "nid", "ker", "rank", "boot", "cluster"),
+                   default=None, help="inference (default: cluster with a run column, else "
+                                      "rank below 1001 observations, else nid)")
+    p.add_argument("--cluster", default=None, metavar="COL",
+                   help="the run column for the cluster bootstrap (default: a column named "
+                        "run or execution; 'none' turns it off)")
+    p.add_argument("--covariates", default=None, metavar="X,...",
+                   help="numeric columns added to the model as covariates")
+    p.add_argument("-R", "--replicates", type=int, default=200, metavar="B",
+                   help="bootstrap replicates for --se boot|cluster (default 200)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
+    p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level (default 95)")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="write the coefficients-against-tau figure (.png, .svg or .pdf)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.set_defaults(run=run)
+
+
+def parse_taus(text: str) -> list[float]:
+    """'0.1:0.9:0.1,0.99' → [0.1, 0.2, ..., 0.9, 0.99]; every tau strictly inside (0, 1)."""
+    taus: list[float] = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            if ":" in item:
+                start, stop, step = (float(v) for v in item.split(":"))
+                if step <= 0 or stop < start:
+                    raise ValueError
+                count = int(np.floor((stop - start) / step + 1e-9)) + 1
+                taus.extend(np.round(start + step * np.arange(count), 12).tolist())
+            else:
+                taus.append(float(item))
+        except ValueError:
+            raise UsageError(f"--taus: {item!r} is not a quantile or a FROM:TO:STEP range") \
+                from None
+    bad = [t for t in taus if not 0.0 < t < 1.0]
+    if bad:
+        raise UsageError(f"--taus: tau = {bad[0]:g} is outside (0, 1)")
+    return taus
+
+
+def _cluster(args: argparse.Namespace, table) -> tuple[np.ndarray | None, str | None]:
+    if args.cluster == "none":
+        if args.se == "cluster":
+            raise UsageError("--se cluster needs a run column; drop --cluster none")
+        return None, None
+    if args.cluster is not None:
+        return table.column(args.cluster), args.cluster
+    for name in CLUSTER_COLUMNS:
+        if name in table.columns and name not in table.factors:
+            return table.columns[name], name
+    if args.se == "cluster":
+        raise UsageError("--se cluster needs a run column: name it with --cluster COL")
+    return None, None
+
+
+def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, list[str]]:
+    if not args.covariates:
+        return None, []
+    names = factor_options.factor_names(args.covariates)
+    columns = []
+    for name in names:
+        if name in table.factors or name == table.response_name:
+            raise UsageError(f"column {name!r} cannot be both a covariate and a factor or "
+                             "the response")
+        raw = table.column(name)
+        try:
+            columns.append(raw.astype(np.float64))
+        except ValueError:
+            bad = next(i for i, v in enumerate(raw) if not _is_number(v))
+            line = int(table.lines[bad]) if table.lines is not None else bad + 1
+            raise InputError(f"{raw[bad]!r} in covariate column {name!r} is not a number",
+                             f"{table.source}:{line}") from None
+    return np.column_stack(columns), names
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchlab.cli.common import confidence
+    from benchlab.report.qreg import qreg_text
+    from benchlab.stats.qreg import quantile_regression
+
+    taus = parse_taus(args.taus)
+    level = confidence(args.confidence)
+    if args.replicates < 2:
+        raise UsageError("-R: the bootstrap needs at least 2 replicates")
+    if args.plot:
+        from benchlab.report.qreg_plot import check_plot_path
+
+        check_plot_path(args.plot)
+    table = factor_options.load(args)
+    order = factor_options.interactions(args.interactions, len(table.factors))
+    empty = np.flatnonzero(table.cell_counts() == 0)
+    if empty.size and order == len(table.factors):
+        raise InputError(f"the cell {table.cell_label(int(empty[0]))} has no observations: the "
+                         "full-interaction model needs every cell (or lower --interactions)",
+                         table.source)
+    cluster, cluster_name = _cluster(args, table)
+    covariates, covariate_names = _covariates(args, table)
+    try:
+        result = quantile_regression(
+            table.response, table.codes, table.level_counts, table.factors, table.levels,
+            taus=taus, interactions=order, se=args.se, cluster=cluster,
+            cluster_name=cluster_name, replicates=args.replicates, seed=args.seed,
+            confidence=level, covariates=covariates, covariate_names=covariate_names,
+            response=table.response_name, unit=table.unit.name)
+    except ValueError as exc:
+        raise InputError(str(exc), table.source) from None
+    if args.plot:
+        from benchlab.report.qreg_plot import write_qreg_plot
+
+        write_qreg_plot(result, args.plot)
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        print()
+    else:
+        print("\n".join(qreg_text(result, ", ".join(table.factors))))
+    return 0

@@ -1,0 +1,56 @@
+"""Rendering of quantile regressions: the per-τ tables (de Oliveira et al., Table 4) as text."""
+
+from __future__ import annotations
+
+import math
+
+from benchlab.stats.qreg import QregResult
+
+
+def _cell(value: float, width: int) -> str:
+    return f"{'n/a':>{width}}" if not math.isfinite(value) else f"{value:>{width}.5g}"
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return f"{'':>9}"
+    return f"{'<1e-16':>9}" if value < 1e-16 else f"{value:>9.3g}"
+
+
+def qreg_text(result: QregResult, factors_line: str) -> list[str]:
+    """The header (model, solver, inference and why) and one table per τ."""
+    unit = f" ({result.unit})" if result.unit else ""
+    lines = [f"quantile regression of {result.response}{unit} on {factors_line}: "
+             f"n = {result.n}, {len(result.names)} coefficients",
+             "coding: " + "; ".join(_coding(f, levels) for f, levels in result.levels.items()),
+             f"solver: {result.solver}",
+             f"intervals: {100 * result.confidence:g}% by {_se_name(result)} ({result.se_reason})"]
+    if result.seed is not None:
+        lines[-1] += f"; seed {result.seed}"
+    width = max(12, max(len(n) for n in result.names) + 2)
+    for t, tau in enumerate(result.taus):
+        lines.append("")
+        lines.append(f"tau = {tau:g}")
+        lines.append(f"  {'term':<{width}}{'estimate':>12}{'low':>12}{'high':>12}{'p-value':>9}")
+        for j, name in enumerate(result.names):
+            lines.append(f"  {name:<{width}}{_cell(result.coef[t, j], 12)}"
+                         f"{_cell(result.low[t, j], 12)}{_cell(result.high[t, j], 12)}"
+                         f"{_p(result.pvalue[t, j])}")
+    for warning in result.warnings:
+        lines.append(f"warning: {warning}")
+    return lines
+
+
+def _coding(factor: str, levels: list[str]) -> str:
+    if len(levels) == 2:
+        return f"{factor} {levels[0]} = -1, {levels[1]} = +1"
+    return f"{factor} {levels[0]} = -1 (reference), " + ", ".join(levels[1:]) + " columns"
+
+
+def _se_name(result: QregResult) -> str:
+    names = {"iid": "the iid sparsity estimate", "nid": "the nid sandwich (Hendricks-Koenker)",
+             "ker": "the kernel sandwich (Powell)", "rank": "rank-test inversion",
+             "boot": f"the xy bootstrap within cells ({result.replicates} replicates)",
+             "cluster": f"the {result.cluster} bootstrap within cells "
+                        f"({result.replicates} replicates)"}
+    return names[result.se_method]
