@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_default(args: argparse.Namespace) -> int:
-    from benchlab.data.samples import align_pairs, pick_baseline, sample_unit
+    from benchlab.data.samples import align_pairs, pick_baseline, unify_units
     from benchlab.stats.compare import compare_samples
 
     if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
@@ -123,7 +123,7 @@ def _run_default(args: argparse.Namespace) -> int:
     if len(samples) < 2:
         raise UsageError("compare needs at least two samples (two files, or --by with a "
                          "column that has two or more groups)")
-    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    samples, unit, args.unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
     spec = _resample_spec(args, level_names)
     if args.benchmark:
@@ -198,6 +198,10 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
                            resample=spec, seed=args.seed, tests=args.tests,
                            bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
                            ordered={s.name: s.dataset.ordered for s in samples})
+    if args.unit_note:
+        from dataclasses import replace
+
+        result = replace(result, notes=(args.unit_note,))
     if args.format == "json":
         json.dump(suite_document(result), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
@@ -215,6 +219,13 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
 
 
 def _render(args: argparse.Namespace, result, named) -> None:
+    if args.unit_note:
+        from dataclasses import replace
+
+        from benchlab.stats.diagnostics import Diagnostic
+
+        result = replace(result, diagnostics=(Diagnostic("units", args.unit_note),
+                                              *result.diagnostics))
     if args.format == "json":
         from benchlab.report.document import comparison_document
 

@@ -64,7 +64,8 @@ def _costs(args: argparse.Namespace, level_names: list[str], unit, mean: float) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchlab.data.samples import sample_unit
+    from benchlab import __version__
+    from benchlab.data.samples import unify_units
     from benchlab.report.hierarchy import plan_document, plan_text, summary_text
     from benchlab.stats.hierarchy import plan_experiment, summarize
 
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     level_names = common.resolved_levels(args, samples)
     if not level_names:
         raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
-    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines = [], []
     for s in samples:
         h = summarize(s.values, common.level_arrays(s, level_names), level_names, name=s.name,
@@ -84,9 +85,12 @@ def run(args: argparse.Namespace) -> int:
         docs.append({"name": s.name, **plan_document(plan)})
         lines += summary_text(h, unit) + [""] + plan_text(plan) + [""]
     if args.json:
-        json.dump({"command": "plan", "unit": unit.name, "level_columns": level_names,
+        json.dump({"benchlab_version": __version__, "command": "plan", "unit": unit.name,
+                   "notes": [note] if note else [], "level_columns": level_names,
                    "groups": docs}, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
+        if note:
+            lines += [f"note: {note}", ""]
         sys.stdout.write("\n".join(lines))
     return 0

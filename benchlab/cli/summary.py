@@ -35,8 +35,9 @@ def _flat(sample, confidence: float, unit) -> tuple[dict, str]:
     d = describe(sample.values, sample.name)
     half = critical_t(confidence, d.n - 1) * d.sem
     doc = {"name": d.name, "n": d.n, "mean": d.mean, "low": d.mean - half,
-           "high": d.mean + half, "confidence": confidence, "df": d.n - 1, "median": d.median,
-           "stddev": d.stddev, "min": d.min, "max": d.max, "levels": [], "warnings": []}
+           "high": d.mean + half, "confidence": confidence, "df": float(d.n - 1),
+           "median": d.median, "stddev": d.stddev, "min": d.min, "max": d.max, "levels": [],
+           "warnings": []}
     line = (f"{d.name}: n = {d.n}, mean {unit.format(d.mean)}  {100 * confidence:g}% CI "
             f"{unit.format(d.mean - half)} .. {unit.format(d.mean + half)}, median "
             f"{unit.format(d.median)}, stddev {unit.format(d.stddev)}")
@@ -44,14 +45,15 @@ def _flat(sample, confidence: float, unit) -> tuple[dict, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchlab.data.samples import sample_unit
+    from benchlab import __version__
+    from benchlab.data.samples import unify_units
     from benchlab.report.hierarchy import summary_document, summary_text
     from benchlab.stats.hierarchy import summarize
 
     confidence = common.confidence(args.confidence)
     samples = common.load(args).samples
     level_names = common.resolved_levels(args, samples)
-    unit = sample_unit(samples, args.unit, args.higher_is_better)
+    samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines, warnings = [], [], []
     for s in samples:
         if not level_names:
@@ -65,11 +67,14 @@ def run(args: argparse.Namespace) -> int:
         lines.extend(summary_text(h, unit))
         warnings.extend(h.warnings)
     if args.json:
-        json.dump({"command": "summary", "confidence": confidence, "unit": unit.name,
+        json.dump({"benchlab_version": __version__, "command": "summary",
+                   "confidence": confidence, "unit": unit.name, "notes": [note] if note else [],
                    "level_columns": level_names, "groups": docs}, sys.stdout, indent=2,
                   allow_nan=False)
         sys.stdout.write("\n")
     else:
+        if note:
+            lines += ["", f"note: {note}"]
         if warnings:
             lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
         sys.stdout.write("\n".join(lines) + "\n")

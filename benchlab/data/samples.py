@@ -7,13 +7,14 @@ the samples are aligned on a key column so value i of each sample shares a key.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from benchlab.data import readers
 from benchlab.data.dataset import Dataset
 from benchlab.errors import InputError, UsageError
+from benchlab.units import _TIME_SECONDS as TIME_SECONDS
 from benchlab.units import Unit, make_unit
 
 
@@ -107,7 +108,8 @@ def load_samples(paths: list[str], **opts) -> list[Sample]:
 
 def sample_unit(samples: list[Sample], unit: str | None,
                 higher_is_better: bool | None) -> Unit:
-    """The unit all samples share (a declared one wins; differing file units are refused)."""
+    """The unit all samples share (a declared one wins; differing file units are refused;
+    unify_units converts them instead)."""
     if unit is not None or higher_is_better is not None:
         return make_unit(unit, higher_is_better)
     names = {s.dataset.unit.name or "no unit" for s in samples}
@@ -116,6 +118,70 @@ def sample_unit(samples: list[Sample], unit: str | None,
                          "convert them to one unit first (--unit names the unit, it does "
                          "not convert)")
     return samples[0].dataset.unit
+
+
+def _per_time(name: str) -> tuple[str, float] | None:
+    """A rate "X/T" with T a time unit → (X, seconds in T); None for anything else."""
+    top, sep, bottom = name.rpartition("/")
+    if not sep or bottom not in TIME_SECONDS:
+        return None
+    return top, TIME_SECONDS[bottom]
+
+
+def conversion(source: str, target: str) -> float | None:
+    """The factor turning values in unit `source` into unit `target`; None if no such factor.
+
+    Times convert by their length in seconds (units.TIME_SECONDS); rates "X/T" of the
+    same X by the length of T (ops/ms → ops/s is × 1000). Anything else only to itself.
+    """
+    if source == target:
+        return 1.0
+    if source in TIME_SECONDS and target in TIME_SECONDS:
+        return TIME_SECONDS[source] / TIME_SECONDS[target]
+    a, b = _per_time(source), _per_time(target)
+    if a is not None and b is not None and a[0] == b[0]:
+        return b[1] / a[1]
+    return None
+
+
+def unify_units(samples: list[Sample], unit: str | None, higher_is_better: bool | None
+                ) -> tuple[list[Sample], Unit, str | None]:
+    """Samples in one unit, the unit, and a note saying what was converted (None if nothing).
+
+    A declared --unit (or direction) names the unit of every value and converts
+    nothing. Otherwise files in different time units (or rates per different
+    times) are converted to the first sample's unit; units of different kinds
+    (a time and a rate, bytes and seconds) are refused.
+    """
+    if unit is not None or higher_is_better is not None:
+        return samples, make_unit(unit, higher_is_better), None
+    target = samples[0].dataset.unit
+    names = {s.dataset.unit.name for s in samples}
+    if len(names) == 1:
+        return samples, target, None
+    if target.name is None or None in names:
+        shown = sorted(n or "no unit" for n in names)
+        raise InputError(f"the samples have different units: {', '.join(shown)}; a value "
+                         "without a unit cannot be converted (say the unit with --unit if "
+                         "they are all in one)")
+    factors = {n: conversion(n, target.name) for n in names}
+    wrong = sorted(n for n, f in factors.items() if f is None)
+    if wrong:
+        raise InputError(f"the samples have units of different kinds: {target.name} and "
+                         f"{', '.join(wrong)} cannot be converted into each other")
+    out, converted = [], []
+    for s in samples:
+        f = factors[s.dataset.unit.name]
+        if f == 1.0:
+            out.append(s)
+            continue
+        converted.append(f"{s.name} from {s.dataset.unit.name}")
+        d = s.dataset
+        dataset = replace(d, columns={**d.columns, d.value: d.values * f},
+                          unit=make_unit(target.name, target.higher_is_better))
+        out.append(Sample(s.name, s.values * f, dataset))
+    note = f"values converted to {target.name} ({', '.join(converted)})"
+    return out, target, note
 
 
 def pick_baseline(samples: list[Sample], baseline: str | None) -> int:

@@ -18,6 +18,8 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
         "confidence": result.confidence,
         "seed": result.seed,
         "resample": result.resample,
+        "unit": result.benchmarks[0][1].unit.name,
+        "higher_is_better": result.benchmarks[0][1].unit.higher_is_better,
         "benchmarks": [{"benchmark": name, **comparison_document(r)}
                        for name, r in result.benchmarks],
         "geometric_means": [
@@ -29,7 +31,13 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
         "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
                   "significant": sig} for b, c, p, q, sig in result.holm],
         "skipped": list(result.skipped),
+        "notes": list(result.notes),
     }
+
+
+def _warnings(result: SuiteResult) -> list[str]:
+    return [*result.notes, *result.skipped,
+            *(f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics)]
 
 
 def suite_text(result: SuiteResult) -> str:
@@ -57,8 +65,7 @@ def suite_text(result: SuiteResult) -> str:
                      f"{g.estimate:.4f}  bootstrap {level} {g.low:.4f} .. {g.high:.4f} "
                      f"(B = {g.replicates}, seed = {g.seed}"
                      + (f", resampling {result.resample})" if result.resample else ")"))
-    warnings = [*result.skipped, *(f"{bench}: {d.message}" for bench, r in result.benchmarks
-                                   for d in r.diagnostics)]
+    warnings = _warnings(result)
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
     return "\n".join(lines) + "\n"
@@ -97,8 +104,7 @@ def suite_markdown(result: SuiteResult) -> str:
         lines.append(f"- **{g.candidate}**: geometric mean of the ratios over {g.benchmarks} "
                      f"benchmark{plural} {g.estimate:.4f}, bootstrap {level} {g.low:.4f} .. "
                      f"{g.high:.4f}")
-    warnings = [*result.skipped, *(f"{bench}: {d.message}" for bench, r in result.benchmarks
-                                   for d in r.diagnostics)]
+    warnings = _warnings(result)
     if warnings:
         lines += ["", "<details><summary>warnings</summary>", ""]
         lines += [f"- {w}" for w in warnings]

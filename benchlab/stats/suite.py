@@ -43,6 +43,7 @@ class SuiteResult:
     resample: how the geometric mean's bootstrap resampled each benchmark's
     data (R/N per level, or "flat"); None without levels (measurements resampled).
     skipped: the benchmarks (and systems) left out, with the reason, as warnings.
+    notes: what the caller says about the data (e.g. units converted), shown with them.
     """
 
     benchmarks: tuple[tuple[str, CompareResult], ...]
@@ -52,6 +53,7 @@ class SuiteResult:
     resample: str | None = None
     seed: int | None = None
     skipped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def holm_adjust(pvalues: list[float]) -> list[float]:

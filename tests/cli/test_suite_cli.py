@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "hierarchy"
 SUITE = str(FIX / "suite.csv")
@@ -145,3 +146,30 @@ def test_markdown_with_levels_has_the_per_level_tables(run_cli):
     assert "**old**: mean" in out and "t on 6 build means" in out
     for level in ("build", "run", "measurement"):
         assert sum(line.startswith(f"| {level} |") for line in out.splitlines()) == 2
+
+
+def test_files_in_different_time_units_are_converted(tmp_path, run_cli):
+    formats = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+    doc = json.loads((formats / "jmh.json").read_text())
+    for result in doc:
+        metric = result["primaryMetric"]
+        metric["scoreUnit"] = "ns/op"
+        metric["rawData"] = [[v * 1000.0 for v in fork] for fork in metric["rawData"]]
+    ns = tmp_path / "ns.json"
+    ns.write_text(json.dumps(doc, indent=4))
+    code, out, err = run_cli("compare", formats / "jmh.json", ns, "--seed", "1", "--json")
+    result = json.loads(out)
+    assert code == 0 and err == "" and result["unit"] == "us"
+    assert result["notes"] == ["values converted to us (ns from ns)"]
+    for bench in result["benchmarks"]:
+        assert bench["comparisons"][0]["ratio"]["estimate"] == pytest.approx(1.0)
+    code, out, _ = run_cli("compare", formats / "jmh.json", ns, "--seed", "1")
+    assert "values converted to us (ns from ns)" in out
+    for result in doc:
+        result["primaryMetric"]["scoreUnit"] = "ops/ms"
+    rate = tmp_path / "rate.json"
+    rate.write_text(json.dumps(doc, indent=4))
+    code, out, err = run_cli("compare", formats / "jmh.json", rate)
+    assert code == 2 and out == ""
+    assert err == ("benchlab: the samples have units of different kinds: us and ops/ms cannot "
+                   "be converted into each other\n")

@@ -177,3 +177,35 @@ def test_metric_is_refused_where_it_means_nothing(tmp_path, content, fmt, words)
     with pytest.raises(UsageError, match=words) as info:
         load_samples([path], format=fmt, metric="B/op")
     assert str(info.value).startswith(path)
+
+
+def test_conversion_factors():
+    from benchlab.data.samples import conversion
+
+    assert conversion("ms", "s") == pytest.approx(1e-3)
+    assert conversion("s", "ns") == pytest.approx(1e9)
+    assert conversion("ops/ms", "ops/s") == pytest.approx(1e3)
+    assert conversion("ops/s", "ops/us") == pytest.approx(1e-6)
+    assert conversion("B", "B") == 1.0
+    for a, b in (("s", "ops/s"), ("B", "s"), ("ops/s", "B/s"), ("ms", None or "MB")):
+        assert conversion(a, b) is None
+
+
+def test_time_units_across_files_are_converted(tmp_path):
+    from benchlab.data.samples import unify_units
+
+    a = write(tmp_path, "a.csv", "unit,value\ns,1.5\ns,1.6\n")
+    b = write(tmp_path, "b.csv", "unit,value\nms,1400\nms,1450\n")
+    samples, unit, note = unify_units(load_samples([a, b]), None, None)
+    assert unit.name == "s" and note == "values converted to s (b from ms)"
+    assert samples[1].values.tolist() == pytest.approx([1.4, 1.45])
+    assert samples[1].dataset.values.tolist() == pytest.approx([1.4, 1.45])
+    assert samples[1].dataset.unit.name == "s"
+    same, declared, none = unify_units(load_samples([a, b]), "ms", None)
+    assert none is None and declared.name == "ms" and same[1].values.tolist() == [1400, 1450]
+    rate = write(tmp_path, "r.csv", "unit,value\nops/s,10\nops/s,11\n")
+    with pytest.raises(InputError, match="units of different kinds: s and ops/s"):
+        unify_units(load_samples([a, rate]), None, None)
+    bare = write(tmp_path, "n.txt", "1\n2\n")
+    with pytest.raises(InputError, match="without a unit cannot be converted"):
+        unify_units(load_samples([a, bare]), None, None)
