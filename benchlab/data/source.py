@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from benchlab.errors import InputError
 
 STDIN_NAME = "<stdin>"
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Source:
 
     name: str
     lines: tuple[str, ...]
+    sqlite: bool = False  # a SQLite database (a benchlab store): no lines, read by its path
 
     @property
     def head(self) -> str:
@@ -46,13 +48,19 @@ def open_source(path: str) -> Source:
     if path == "-":
         raw = sys.stdin.buffer.read()
         name = STDIN_NAME
+        if raw.startswith(SQLITE_HEADER):
+            raise InputError("a SQLite store cannot be read from standard input; give its path",
+                             name)
     else:
         name = path
         if os.path.isdir(path):
             raise InputError("is a directory, not a file", name)
         try:
             with open(path, "rb") as handle:
-                raw = handle.read()
+                raw = handle.read(len(SQLITE_HEADER))
+                if raw == SQLITE_HEADER:  # a benchlab store: its reader opens the path
+                    return Source(name, (), sqlite=True)
+                raw += handle.read()
         except FileNotFoundError:
             raise InputError("no such file", name) from None
         except PermissionError:

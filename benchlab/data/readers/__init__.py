@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
 
 READERS: dict[str, str] = {
+    "store": "benchlab.data.readers.store",
     "jmh": "benchlab.data.readers.jmh",
     "pyperf": "benchlab.data.readers.pyperf",
     "gbench": "benchlab.data.readers.gbench",

@@ -1,0 +1,89 @@
+"""`benchlab run`: run an experiment file, recording every measurement into a SQLite store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+EXAMPLE = """examples:
+  benchlab run examples/experiments/sleep.toml --dry-run --seed 1
+  benchlab run examples/experiments/sleep.toml -o sleep.db
+  benchlab run examples/experiments/sleep.toml -o sleep.db --resume   # after a crash or kill
+  benchlab compare sleep.db
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="run an experiment file; results into a SQLite store",
+        description="Run the builds, executions and iterations an experiment file describes, "
+                    "interleaved in a seeded random order, recording each measurement in a "
+                    "SQLite store as soon as it exists (resumable after a kill).",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("experiment", help="the experiment file (TOML; see docs/experiment-file.md)")
+    p.add_argument("-o", dest="output", metavar="STORE",
+                   help="the store to write (default: the experiment file's name with .db, "
+                        "in the current directory)")
+    p.add_argument("--resume", action="store_true",
+                   help="finish the plan of an existing store (made by the same file)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the plan and its estimated duration; run nothing")
+    p.add_argument("--seed", type=int, help="seed of the run order (default: the file's seed, "
+                   "else a drawn one, printed and stored)")
+    p.add_argument("--fail-fast", action="store_true",
+                   help="stop at the first failed trial (exit 1); default: record it, go on")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.set_defaults(run=run)
+
+
+def _store_path(args: argparse.Namespace) -> str:
+    if args.output:
+        return args.output
+    stem = os.path.splitext(os.path.basename(args.experiment))[0] or "results"
+    return f"{stem}.db"
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchlab.errors import UsageError
+
+    if args.seed is not None and args.seed < 0:
+        raise UsageError("--seed must be 0 or more")
+    store = _store_path(args)
+    if args.dry_run:
+        from benchlab.runner.render import dry_run_document, dry_run_text
+        from benchlab.runner.session import plan_only
+
+        planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume)
+        if args.json:
+            _dump(dry_run_document(planned, store))
+        else:
+            sys.stdout.write(dry_run_text(planned, store))
+        return 0
+    import signal
+
+    from benchlab.runner.progress import make_progress
+    from benchlab.runner.render import run_document, run_text
+    from benchlab.runner.session import run_experiment
+
+    def terminate(signum, frame):  # SIGTERM ends the run like Ctrl-C: the store stays whole
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
+    progress = make_progress(args.quiet or args.json)
+    result = run_experiment(
+        args.experiment, store, seed=args.seed, resume=args.resume, fail_fast=args.fail_fast,
+        progress=progress, argv=["benchlab", "run", *sys.argv[2:]],
+        warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
+    if args.json:
+        _dump(run_document(result))
+    else:
+        sys.stdout.write(run_text(result))
+    return 1 if result.status == "failed" else 0
+
+
+def _dump(doc: dict) -> None:
+    json.dump(doc, sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")

@@ -1,0 +1,105 @@
+"""benchlab's own result store: the SQLite database `benchlab run` writes (docs/run.md).
+
+Long format, one row per measurement of a finished trial: `alternative`, the
+experiment's factor columns, `build`, `execution`, `iteration`, and the value
+of one metric (the experiment's first by default — `wall` for a process timed
+whole, else the first named group or JSON key; `metric` chooses another).
+Warm-up measurements and failed trials are left out (`benchlab export` writes
+them, flagged). Samples are named by `alternative`, or, when the experiment has
+factors, by a `case` column ("fast n=10") so that every combination is its own
+sample.
+
+The levels, highest first, are the ones the data can estimate: `build` when
+there are two builds or more, `execution` when some build has two executions
+or more and the executions hold several measurements each (a process timed
+whole is itself the measurement). `--levels` overrides them as for any format.
+
+Any SQLite file sniffs as a store, so that a database which is not a benchlab
+store gets that message instead of a wrong guess of another format.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchlab.data.source import Source
+from benchlab.errors import InputError
+
+if TYPE_CHECKING:
+    from benchlab.data.dataset import Dataset
+
+NAME = "store"
+
+
+def sniff(source: Source) -> bool:
+    """A SQLite database (open_source marks it; the reader checks benchlab's schema)."""
+    return bool(getattr(source, "sqlite", False))
+
+
+def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
+    """The measurements of the store at source.name, for one metric."""
+    import numpy as np
+
+    from benchlab.data.dataset import Dataset
+    from benchlab.runner.store import Store
+    from benchlab.units import make_unit
+
+    if not getattr(source, "sqlite", False):
+        raise InputError("not a benchlab store (not a SQLite database)", source.name)
+    store = Store.open(source.name)
+    try:
+        metrics = store.metrics()
+        names = [m for m, _ in metrics]
+        chosen = metric if metric is not None else (names[0] if names else None)
+        if chosen not in names:
+            raise InputError(f"no metric {chosen!r} in the store (metrics: {', '.join(names)})",
+                             source.name)
+        unit_name = dict(metrics)[chosen]
+        factor_names = store.factor_names()
+        rows = store.rows(chosen)
+        counts = store.counts()
+    finally:
+        store.close()
+    if not rows:
+        raise InputError(f"no finished measurements of {chosen!r} in the store ("
+                         f"{counts.get('ok', 0)} trials ok, {counts.get('failed', 0)} failed, "
+                         f"{counts.get('planned', 0)} not run)", source.name)
+    columns: dict[str, np.ndarray] = {
+        "alternative": np.array([r.alternative for r in rows], dtype=object)}
+    for k, name in enumerate(factor_names):
+        columns[name] = np.array([r.factors[k][1] for r in rows], dtype=object)
+    if factor_names:
+        columns["case"] = np.array([" ".join([r.alternative, *(f"{a}={b}" for a, b in r.factors)])
+                                    for r in rows], dtype=object)
+    build = np.array([r.build for r in rows])
+    execution = np.array([r.execution for r in rows])
+    iteration = np.array([r.iteration for r in rows])
+    columns["build"] = build.astype(str).astype(object)
+    columns["execution"] = execution.astype(str).astype(object)
+    columns["iteration"] = iteration.astype(str).astype(object)
+    columns["value"] = np.array([r.value for r in rows], dtype=np.float64)
+    factors = ("alternative", *factor_names)
+    default_by = "alternative"
+    if factor_names:
+        factors, default_by = ("case", *factors), "case"
+    return Dataset(columns, "value", factors, _levels(rows), chosen,
+                   make_unit(unit_name or None), source.name, None, default_by)
+
+
+def _levels(rows) -> tuple[str, ...]:
+    """The level columns the data can estimate (see the module docstring)."""
+    builds: dict[tuple, set[int]] = {}
+    executions: dict[tuple, set[int]] = {}
+    per_execution: dict[tuple, int] = {}
+    for r in rows:
+        cell = (r.alternative, r.factors)
+        builds.setdefault(cell, set()).add(r.build)
+        executions.setdefault((*cell, r.build), set()).add(r.execution)
+        key = (*cell, r.build, r.execution)
+        per_execution[key] = per_execution.get(key, 0) + 1
+    levels = []
+    if max(len(b) for b in builds.values()) >= 2:
+        levels.append("build")
+    if max(len(x) for x in executions.values()) >= 2 and max(per_execution.values()) >= 2:
+        levels.append("execution")
+    return tuple(levels)

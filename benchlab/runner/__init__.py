@@ -1,0 +1,1 @@
+"""The experiment runner: experiment files, plans, process execution, the SQLite store."""

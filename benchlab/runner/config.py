@@ -1,0 +1,588 @@
+"""Read and check an experiment file (TOML) into a frozen Experiment (docs/experiment-file.md).
+
+Every problem is an InputError naming the file and the line: TOML syntax errors
+carry tomllib's line; an unknown key or a value of the wrong type is located by
+scanning the text for the key under its table header (tomllib keeps no
+positions, so the scan is written here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchlab.errors import InputError
+
+ORDERS = ("interleaved-random", "sequential")
+RESERVED = ("alternative", "case", "build", "execution", "iteration", "warmup", "metric",
+            "unit", "value", "trial", "round")
+TIME_METRICS = (("wall", "s"), ("user", "s"), ("sys", "s"), ("maxrss", "B"))
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+_HEADER = re.compile(r"^\s*\[\[?\s*[A-Za-z0-9_\"'-][^\],]*\]\]?\s*(#.*)?$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+_SECONDS = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
+            "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command: an argv list, or a string run by /bin/sh -c when `shell` is true."""
+
+    argv: tuple[str, ...]
+    shell: bool = False
+
+    def substitute(self, values: dict[str, str]) -> Command:
+        """The command with every `{name}` replaced (in each argument; never through a shell)."""
+        return Command(tuple(substitute(a, values) for a in self.argv), self.shell)
+
+    def spawn_argv(self) -> list[str]:
+        return ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
+
+    def show(self) -> str:
+        import shlex
+
+        return self.argv[0] if self.shell else shlex.join(self.argv)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    name: str
+    command: Command
+    build: Command | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class Measure:
+    """How an execution yields iterations: the process timed whole, a regex or JSON lines."""
+
+    kind: str  # "time", "regex" or "json"
+    metrics: tuple[str, ...]
+    units: tuple[str, ...]
+    regex: str | None = None
+
+    @property
+    def primary(self) -> str:
+        return self.metrics[0]
+
+    def unit_of(self, metric: str) -> str:
+        return self.units[self.metrics.index(metric)]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Adaptive stopping: a target relative half-width of every ratio CI, a time limit."""
+
+    halfwidth: float | None
+    max_time: float | None
+    metric: str
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True)
+class Experiment:
+    path: str
+    text: str
+    digest: str
+    name: str
+    alternatives: tuple[Alternative, ...]
+    baseline: str
+    factors: tuple[tuple[str, tuple[str, ...]], ...]
+    builds: int
+    executions: int
+    iterations: int
+    warmup_executions: int
+    warmup_iterations: int
+    order: str
+    seed: int | None
+    timeout: float | None
+    cwd: str
+    env: tuple[tuple[str, str], ...]
+    measure: Measure
+    setup: tuple[Command, ...] = ()
+    teardown: tuple[Command, ...] = ()
+    prepare: Command | None = None
+    cpus: tuple[int, ...] | None = None
+    stop: Stop | None = None
+    lines: dict[str, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def factor_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.factors)
+
+    def where(self, *path: str) -> str:
+        """"file:line" of a key path, for messages about it."""
+        return f"{self.path}:{find_line(self.text, path)}"
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    """Replace `{name}` by values[name]; `{{` and `}}` are literal braces."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "{{":
+            return "{"
+        if m.group(0) == "}}":
+            return "}"
+        return values[m.group(1)]
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def placeholders(text: str) -> list[str]:
+    return [m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None]
+
+
+def parse_duration(value: Any) -> float | None:
+    """'10s', '250ms', '30m', a number of seconds → seconds; None when not a duration."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if value > 0 else None
+    if not isinstance(value, str):
+        return None
+    m = _DURATION.match(value)
+    if not m or m.group(2) not in _SECONDS:
+        return None
+    seconds = float(m.group(1)) * _SECONDS[m.group(2)]
+    return seconds if seconds > 0 else None
+
+
+def parse_fraction(value: Any) -> float | None:
+    """'1%' or 0.01 → 0.01; None when not a fraction in (0, 1)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value[:-1]) / 100 if isinstance(value, str) and value.endswith("%") \
+            else float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0.0 < number < 1.0 else None
+
+
+def find_line(text: str, path: tuple[str, ...] | list[str]) -> int:
+    """Best-effort line (1-based) of the key `path` in TOML `text`: the key after its table's
+    header ([a.b] or [[a]]), else the first line naming the key, else the header, else 1."""
+    lines = text.split("\n")
+    start, header_line = 0, 0
+    for depth in range(len(path) - 1, 0, -1):
+        dotted = r"\s*\.\s*".join(re.escape(p) for p in path[:depth])
+        header = re.compile(r"^\s*\[\[?\s*" + dotted + r"\s*\]\]?\s*(#.*)?$")
+        found = next((i for i, line in enumerate(lines) if header.match(line)), None)
+        if found is not None:
+            start, header_line = found + 1, found + 1
+            break
+    key = re.escape(path[-1]) if path else ""
+    pattern = re.compile(r"(^|[{,.\s])[\"']?" + key + r"[\"']?\s*=")
+    for i in range(start, len(lines)):
+        if start > 0 and _HEADER.match(lines[i]):
+            break
+        if pattern.search(lines[i]):
+            return i + 1
+    for i, line in enumerate(lines):
+        if pattern.search(line):
+            return i + 1
+    if path:  # a table given as a header: [alternatives.fast]
+        dotted = r"\s*\.\s*".join(re.escape(p) for p in path)
+        header = re.compile(r"^\s*\[\[?\s*" + dotted + r"\s*\]\]?")
+        for i, line in enumerate(lines):
+            if header.match(line):
+                return i + 1
+    return header_line or 1
+
+
+def _toml():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+class _Reader:
+    """Checks values of the parsed document, raising InputError at the key's line."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path, self.text = path, text
+
+    def fail(self, keys: tuple[str, ...], message: str) -> InputError:
+        return InputError(message, f"{self.path}:{find_line(self.text, keys)}")
+
+    def table(self, doc: dict, keys: tuple[str, ...], allowed: dict[str, str]) -> dict:
+        for key in doc:
+            if key not in allowed:
+                known = ", ".join(allowed)
+                where = ".".join((*keys, key))
+                raise self.fail((*keys, key), f"unknown key {where!r} (known here: {known})")
+        return doc
+
+    def kind(self, value: Any, keys: tuple[str, ...], kind: type | tuple, what: str) -> Any:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            raise self.fail(keys, f"{'.'.join(keys)} must be {what}, not {_show(value)}")
+        return value
+
+    def integer(self, doc: dict, keys: tuple[str, ...], default: int, minimum: int) -> int:
+        value = doc.get(keys[-1], default)
+        self.kind(value, keys, int, "an integer")
+        if value < minimum:
+            raise self.fail(keys, f"{'.'.join(keys)} must be at least {minimum}, not {value}")
+        return int(value)
+
+    def string(self, doc: dict, keys: tuple[str, ...], default: str | None) -> str | None:
+        value = doc.get(keys[-1], default)
+        return None if value is None else self.kind(value, keys, str, "a string")
+
+    def command(self, value: Any, keys: tuple[str, ...], shell: bool) -> Command:
+        if isinstance(value, str):
+            if not shell:
+                raise self.fail(keys, f"{'.'.join(keys)} is a string; give an argv list such "
+                                "as [\"prog\", \"arg\"], or set shell = true to run it with "
+                                "/bin/sh")
+            if not value.strip():
+                raise self.fail(keys, f"{'.'.join(keys)} is an empty command")
+            return Command((value,), True)
+        if not isinstance(value, list) or not value:
+            raise self.fail(keys, f"{'.'.join(keys)} must be a non-empty list of strings "
+                            f"(argv), not {_show(value)}")
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                raise self.fail(keys, f"{'.'.join(keys)} has {_show(item)}; every argument "
+                                "must be a string")
+        if shell:
+            raise self.fail(keys, f"{'.'.join(keys)} is a list but shell = true; give one "
+                            "string for the shell")
+        return Command(tuple(str(v) for v in value), False)
+
+    def env(self, value: Any, keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        self.kind(value, keys, dict, "a table of NAME = \"value\"")
+        out = []
+        for name, v in value.items():
+            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                raise self.fail((*keys, name), f"{'.'.join(keys)}.{name} must be a string, "
+                                f"not {_show(v)}")
+            out.append((name, str(v)))
+        return tuple(out)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return repr(value)
+    return f"{type(value).__name__} {value!r}"
+
+
+_TOP = {"name": "", "seed": "", "order": "", "builds": "", "executions": "", "iterations": "",
+        "timeout": "", "baseline": "", "cwd": "", "env": "", "shell": "", "setup": "",
+        "teardown": "", "prepare": "", "cpus": "", "warmup": "", "measure": "", "factors": "",
+        "alternatives": "", "stop_when": ""}
+_ALTERNATIVE = {"command": "", "build": "", "shell": "", "env": "", "cwd": ""}
+_WARMUP = {"executions": "", "iterations": ""}
+_MEASURE = {"regex": "", "json": "", "unit": ""}
+_STOP = {"halfwidth": "", "max_time": "", "metric": "", "confidence": ""}
+
+
+def load_experiment(path: str) -> Experiment:
+    """Read and check the experiment file at `path`."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not an experiment file", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text (not an experiment file?)", path) from None
+    return parse_experiment(text, path)
+
+
+def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
+    """Check the TOML `text` of an experiment file; `path` names it in messages and anchors
+    relative working directories."""
+    tomllib = _toml()
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = m.group(1) if m else "1"
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
+        raise InputError(f"invalid TOML: {reason}", f"{path}:{line}") from None
+    r = _Reader(path, text)
+    r.table(doc, (), _TOP)
+    shell = doc.get("shell", False)
+    r.kind(shell, ("shell",), bool, "true or false")
+    base_dir = os.path.dirname(os.path.abspath(path)) if not path.startswith("<") else os.getcwd()
+    cwd = r.string(doc, ("cwd",), None)
+    cwd = os.path.normpath(os.path.join(base_dir, cwd)) if cwd else base_dir
+
+    factors = _factors(r, doc.get("factors", {}))
+    factor_names = [n for n, _ in factors]
+    alternatives = _alternatives(r, doc, shell, base_dir)
+    names = [a.name for a in alternatives]
+    baseline = r.string(doc, ("baseline",), names[0])
+    if baseline not in names:
+        raise r.fail(("baseline",), f"baseline {baseline!r} is not an alternative "
+                     f"(alternatives: {', '.join(names)})")
+
+    order = r.string(doc, ("order",), "interleaved-random")
+    if order not in ORDERS:
+        raise r.fail(("order",), f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    seed = doc.get("seed")
+    if seed is not None:
+        r.kind(seed, ("seed",), int, "an integer")
+        if seed < 0:
+            raise r.fail(("seed",), "seed must be 0 or more")
+    timeout = None
+    if "timeout" in doc:
+        timeout = parse_duration(doc["timeout"])
+        if timeout is None:
+            raise r.fail(("timeout",), f"timeout must be a positive duration such as \"10s\", "
+                         f"not {_show(doc['timeout'])}")
+
+    warmup = r.kind(doc.get("warmup", {}), ("warmup",), dict, "a table")
+    r.table(warmup, ("warmup",), _WARMUP)
+    measure = _measure(r, doc.get("measure", {}))
+    iterations = r.integer(doc, ("iterations",), 1, 1)
+    warmup_iterations = r.integer(warmup, ("warmup", "iterations"), 0, 0)
+    if measure.kind == "time" and (iterations > 1 or warmup_iterations > 0):
+        key = ("iterations",) if iterations > 1 else ("warmup", "iterations")
+        raise r.fail(key, "a process timed whole is one iteration; iterations within an "
+                     "execution need values parsed from its output ([measure] regex or json)")
+
+    env = r.env(doc.get("env", {}), ("env",))
+    setup = _commands(r, doc, "setup", shell)
+    teardown = _commands(r, doc, "teardown", shell)
+    prepare = r.command(doc["prepare"], ("prepare",), shell) if "prepare" in doc else None
+    cpus = None
+    if "cpus" in doc:
+        r.kind(doc["cpus"], ("cpus",), list, "a list of CPU numbers")
+        for c in doc["cpus"]:
+            if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+                raise r.fail(("cpus",), f"cpus must list CPU numbers (0, 1, ...), not {_show(c)}")
+        if not doc["cpus"]:
+            raise r.fail(("cpus",), "cpus is empty")
+        cpus = tuple(sorted(set(doc["cpus"])))
+    stop = _stop(r, doc.get("stop_when"), measure)
+    if stop is not None and order == "sequential":
+        raise r.fail(("stop_when",), "stop_when needs order = \"interleaved-random\": a "
+                     "sequential order has no rounds in which every alternative has run")
+
+    experiment = Experiment(
+        path=path, text=text, digest=hashlib.sha256(text.encode()).hexdigest(),
+        name=r.string(doc, ("name",), os.path.splitext(os.path.basename(path))[0]) or "",
+        alternatives=alternatives, baseline=baseline, factors=factors,
+        builds=r.integer(doc, ("builds",), 1, 1),
+        executions=r.integer(doc, ("executions",), 10, 1), iterations=iterations,
+        warmup_executions=r.integer(warmup, ("warmup", "executions"), 0, 0),
+        warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout, cwd=cwd,
+        env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
+        stop=stop)
+    _check_placeholders(r, experiment, factor_names, doc)
+    return experiment
+
+
+def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    r.kind(factors, ("factors",), dict, "a table of name = [levels]")
+    out = []
+    for name, levels in factors.items():
+        keys = ("factors", name)
+        if not _NAME.match(name):
+            raise r.fail(keys, f"factor name {name!r} must be letters, digits, _ or -")
+        if name in RESERVED:
+            raise r.fail(keys, f"factor name {name!r} is reserved (reserved: "
+                         f"{', '.join(RESERVED)})")
+        r.kind(levels, keys, list, "a list of levels")
+        if not levels:
+            raise r.fail(keys, f"factor {name!r} has no levels")
+        texts = []
+        for v in levels:
+            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                raise r.fail(keys, f"factor {name!r} has level {_show(v)}; levels must be "
+                             "strings or numbers")
+            texts.append(str(v))
+        if len(set(texts)) != len(texts):
+            raise r.fail(keys, f"factor {name!r} repeats a level")
+        out.append((name, tuple(texts)))
+    return tuple(out)
+
+
+def _alternatives(r: _Reader, doc: dict, shell: bool, base_dir: str) -> tuple[Alternative, ...]:
+    if "alternatives" not in doc:
+        raise InputError("no [alternatives] table: name at least one command to run, e.g. "
+                         "[alternatives.fast] command = [\"./fast\"]", f"{r.path}:1")
+    table = r.kind(doc["alternatives"], ("alternatives",), dict,
+                   "a table of [alternatives.NAME] tables")
+    if not table:
+        raise r.fail(("alternatives",), "no alternatives")
+    out = []
+    for name, spec in table.items():
+        keys = ("alternatives", name)
+        if not name.strip():
+            raise r.fail(keys, "an alternative needs a non-empty name")
+        r.kind(spec, keys, dict, "a table with command = [...]")
+        r.table(spec, keys, _ALTERNATIVE)
+        own_shell = spec.get("shell", shell)
+        r.kind(own_shell, (*keys, "shell"), bool, "true or false")
+        if "command" not in spec:
+            raise r.fail(keys, f"alternative {name!r} has no command")
+        command = r.command(spec["command"], (*keys, "command"), own_shell)
+        build = r.command(spec["build"], (*keys, "build"), own_shell) if "build" in spec \
+            else None
+        cwd = r.string(spec, (*keys, "cwd"), None)
+        out.append(Alternative(name, command, build, r.env(spec.get("env", {}), (*keys, "env")),
+                               os.path.normpath(os.path.join(base_dir, cwd)) if cwd else None))
+    return tuple(out)
+
+
+def _commands(r: _Reader, doc: dict, key: str, shell: bool) -> tuple[Command, ...]:
+    """setup/teardown: one command, or a list of commands."""
+    if key not in doc:
+        return ()
+    value = doc[key]
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        return tuple(r.command(v, (key,), shell) for v in value)
+    return (r.command(value, (key,), shell),)
+
+
+def _measure(r: _Reader, spec: Any) -> Measure:
+    r.kind(spec, ("measure",), dict, "a table")
+    r.table(spec, ("measure",), _MEASURE)
+    if "regex" in spec and "json" in spec:
+        raise r.fail(("measure", "json"), "give either measure.regex or measure.json, not both")
+    if "regex" in spec:
+        pattern = r.kind(spec["regex"], ("measure", "regex"), str, "a string")
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise r.fail(("measure", "regex"), f"invalid regex: {exc}") from None
+        metrics = tuple(compiled.groupindex)
+        if not metrics:
+            raise r.fail(("measure", "regex"), "the regex has no named group; name the value "
+                         "it captures, e.g. 'time: (?P<time>[0-9.]+)'")
+        kind = "regex"
+    elif "json" in spec:
+        value = spec["json"]
+        if isinstance(value, str):
+            value = [value]
+        r.kind(value, ("measure", "json"), list, "a list of the keys to read from each JSON line")
+        if not value or not all(isinstance(v, str) and v for v in value):
+            raise r.fail(("measure", "json"), "measure.json must list one or more key names")
+        metrics, pattern, kind = tuple(value), None, "json"
+    else:
+        if "unit" in spec:
+            raise r.fail(("measure", "unit"), "measure.unit needs measure.regex or measure.json "
+                         "(a process timed whole is measured in s and B)")
+        return Measure("time", tuple(m for m, _ in TIME_METRICS),
+                       tuple(u for _, u in TIME_METRICS))
+    for m in metrics:
+        if m in RESERVED and m != "value":
+            raise r.fail(("measure",), f"metric name {m!r} is reserved")
+    unit = spec.get("unit", "")
+    if isinstance(unit, str):
+        units = tuple(unit for _ in metrics)
+    else:
+        r.kind(unit, ("measure", "unit"), dict, "a unit (\"ms\") or a table metric = unit")
+        for key in unit:
+            if key not in metrics:
+                raise r.fail(("measure", "unit", key), f"measure.unit names {key!r}, which is "
+                             f"not a metric (metrics: {', '.join(metrics)})")
+            r.kind(unit[key], ("measure", "unit", key), str, "a string")
+        units = tuple(unit.get(m, "") for m in metrics)
+    return Measure(kind, metrics, units, pattern)
+
+
+def _stop(r: _Reader, spec: Any, measure: Measure) -> Stop | None:
+    if spec is None:
+        return None
+    r.kind(spec, ("stop_when",), dict, "a table such as { halfwidth = \"1%\", max_time = \"30m\" }")
+    r.table(spec, ("stop_when",), _STOP)
+    halfwidth = max_time = None
+    if "halfwidth" in spec:
+        halfwidth = parse_fraction(spec["halfwidth"])
+        if halfwidth is None:
+            raise r.fail(("stop_when", "halfwidth"), "stop_when.halfwidth must be a percentage "
+                         f"such as \"1%\", not {_show(spec['halfwidth'])}")
+    if "max_time" in spec:
+        max_time = parse_duration(spec["max_time"])
+        if max_time is None:
+            raise r.fail(("stop_when", "max_time"), "stop_when.max_time must be a duration such "
+                         f"as \"30m\", not {_show(spec['max_time'])}")
+    if halfwidth is None and max_time is None:
+        raise r.fail(("stop_when",), "stop_when needs halfwidth and/or max_time")
+    metric = spec.get("metric", measure.primary)
+    r.kind(metric, ("stop_when", "metric"), str, "a string")
+    if metric not in measure.metrics:
+        raise r.fail(("stop_when", "metric"), f"stop_when.metric {metric!r} is not measured "
+                     f"(metrics: {', '.join(measure.metrics)})")
+    confidence = parse_fraction(spec.get("confidence", 0.95))
+    if "confidence" in spec and isinstance(spec["confidence"], (int, float)) \
+            and not isinstance(spec["confidence"], bool) and spec["confidence"] >= 1:
+        confidence = parse_fraction(spec["confidence"] / 100)
+    if confidence is None:
+        raise r.fail(("stop_when", "confidence"), "stop_when.confidence must be such as 95 or "
+                     "\"95%\"")
+    return Stop(halfwidth, max_time, metric, confidence)
+
+
+def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc: dict) -> None:
+    """Every {name} must be a factor or a built-in; commands must exist."""
+    run_names = {*factor_names, "alternative", "build", "iterations"}
+    build_names = {"alternative", "build"}
+
+    def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str]) -> None:
+        for text in texts:
+            for name in placeholders(text):
+                if name not in allowed:
+                    hint = ", ".join(sorted(allowed)) or "none"
+                    raise r.fail(keys, f"unknown placeholder {{{name}}} (known here: {hint}; "
+                                 "write {{ for a literal brace)")
+
+    for a in e.alternatives:
+        keys = ("alternatives", a.name)
+        check(a.command.argv, (*keys, "command"), run_names)
+        check(tuple(v for _, v in a.env), (*keys, "env"), run_names)
+        if a.build:
+            check(a.build.argv, (*keys, "build"), build_names)
+    check(tuple(v for _, v in e.env), ("env",), run_names)
+    for key, commands in (("setup", e.setup), ("teardown", e.teardown),
+                          ("prepare", (e.prepare,) if e.prepare else ())):
+        for c in commands:
+            check(c.argv, (key,), set())
+    for a in e.alternatives:
+        for key, c in (("command", a.command), ("build", a.build)):
+            if c is not None:
+                check_exists(r, c, ("alternatives", a.name, key), a.cwd or e.cwd)
+    for key, commands in (("setup", e.setup), ("teardown", e.teardown),
+                          ("prepare", (e.prepare,) if e.prepare else ())):
+        for c in commands:
+            check_exists(r, c, (key,), e.cwd)
+
+
+def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str) -> None:
+    """Refuse a program that does not exist (argv[0] without placeholders; shells are not
+    checked: the shell finds its programs)."""
+    if command.shell or placeholders(command.argv[0]):
+        return
+    program = command.argv[0]
+    if os.sep in program:
+        full = os.path.join(cwd, program)
+        if not (os.path.isfile(full) and os.access(full, os.X_OK)):
+            what = "not executable" if os.path.isfile(full) else "no such program"
+            raise r.fail(keys, f"{what}: {program!r} (relative to {cwd})")
+    elif shutil.which(program) is None:
+        raise r.fail(keys, f"command not found: {program!r} (not on PATH)")

@@ -1,0 +1,312 @@
+"""Run one process: time it, collect its resource usage, parse its output, enforce a timeout.
+
+Timer: `time.perf_counter_ns()` (CLOCK_MONOTONIC on Linux, 1 ns resolution as
+reported by `time.get_clock_info`), read just before the process is spawned and
+just after `os.wait4` has reaped it, as hyperfine does; user and system CPU time
+and the peak resident set size come from the rusage `wait4` returns (Linux
+reports ru_maxrss in KiB; it is stored in bytes).
+
+Output is read through pipes with poll(2) in chunks, so memory stays bounded
+whatever a command prints: standard error keeps only its last 4 KiB (the tail
+recorded for a failure), and standard output — read only when values are
+parsed from it, else sent to /dev/null — is parsed line by line, a line
+longer than 64 KiB being an error, not a growing buffer. The end of the process
+is watched with a pidfd (Linux ≥ 5.3) beside the pipes, so a timeout holds even
+when a descendant keeps the pipes open. Each command runs in its own session;
+on a timeout, or when its descendants still hold the pipes after it exited,
+the whole process group is killed.
+
+Written by hand: subprocess.run cannot give the rusage of the child (it waits
+with waitpid) nor bound what it captures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+TAIL_BYTES = 4096
+MAX_LINE = 65536
+CHUNK = 65536
+GRACE_S = 0.2  # after the process exits, how long silent pipes held by descendants are read
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one process did. `error` is None when it succeeded (and its output parsed)."""
+
+    wall: float
+    user: float
+    sys: float
+    maxrss: int
+    exit_code: int | None
+    signal: int | None
+    timed_out: bool
+    error: str | None
+    stderr_tail: str
+    rows: list[dict[str, float]] = field(default_factory=list)  # parsed: one per iteration
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class OutputParser:
+    """Values parsed line by line from standard output: a regex whose named groups are the
+    metrics (each match is one iteration), or JSON lines whose listed keys are the metrics."""
+
+    def __init__(self, kind: str, metrics: tuple[str, ...], regex: str | None,
+                 expected: int | None) -> None:
+        self.kind, self.metrics, self.expected = kind, metrics, expected
+        self.regex = re.compile(regex) if regex else None
+        self.rows: list[dict[str, float]] = []
+        self.extra = 0
+        self.error: str | None = None
+        self._partial = bytearray()
+        self._skipping = False
+        self._line = 0
+
+    def feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            self._take(data[start:end])
+            start = end + 1
+        if start < len(data):
+            if not self._skipping:
+                self._partial += data[start:]
+            if len(self._partial) > MAX_LINE:
+                self._fail(f"line {self._line + 1} of the output is longer than "
+                           f"{MAX_LINE // 1024} KiB")
+                self._partial.clear()
+                self._skipping = True
+
+    def close(self) -> None:
+        if self._partial and not self._skipping:
+            self._take(b"")
+        if self.error is None and self.expected is not None and \
+                len(self.rows) + self.extra != self.expected:
+            got = len(self.rows) + self.extra
+            self._fail(f"{got} value{'s' if got != 1 else ''} in the output where "
+                       f"{self.expected} were expected (iterations)")
+
+    def _take(self, tail: bytes) -> None:
+        self._line += 1
+        if self._skipping:
+            self._skipping = False
+            self._partial.clear()
+            return
+        if self._partial:
+            tail = bytes(self._partial) + tail
+            self._partial.clear()
+        if self.error is not None:
+            return
+        text = tail.decode("utf-8", errors="replace")
+        if self.regex is not None:
+            for m in self.regex.finditer(text):
+                self._row({k: v for k, v in m.groupdict().items() if v is not None})
+        else:
+            stripped = text.strip()
+            if not stripped.startswith("{"):
+                return
+            try:
+                obj = json.loads(stripped)
+            except ValueError:
+                self._fail(f"line {self._line} of the output is not valid JSON")
+                return
+            if isinstance(obj, dict):
+                found = {k: obj[k] for k in self.metrics if k in obj}
+                if found:
+                    self._row(found)
+
+    def _row(self, found: dict[str, object]) -> None:
+        row: dict[str, float] = {}
+        for key, raw in found.items():
+            value = _number(raw)
+            if value is None:
+                self._fail(f"line {self._line} of the output: {key} = {str(raw)[:40]!r} is not "
+                           "a finite number")
+                return
+            row[key] = value
+        if self.expected is not None and len(self.rows) >= self.expected:
+            self.extra += 1  # counted, not kept: memory stays bounded
+            return
+        self.rows.append(row)
+
+    def _fail(self, message: str) -> None:
+        if self.error is None:
+            self.error = message
+
+
+def _number(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    try:
+        value = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+class _Tail:
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > 2 * TAIL_BYTES:
+            del self.data[:-TAIL_BYTES]
+
+    def text(self) -> str:
+        return bytes(self.data[-TAIL_BYTES:]).decode("utf-8", errors="replace")
+
+
+def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+                timeout: float | None = None, parser: OutputParser | None = None,
+                cpus: tuple[int, ...] | None = None) -> Outcome:
+    """Spawn `argv`, wait for it with wait4, and report its times, usage, output and errors."""
+    tail = _Tail()
+    previous = None
+    if cpus is not None:
+        previous = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, cpus)
+    start = time.perf_counter_ns()
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE if parser else subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, cwd=cwd, env=env,
+                                start_new_session=True)
+    except OSError as exc:
+        wall = (time.perf_counter_ns() - start) / 1e9
+        return Outcome(wall, 0.0, 0.0, 0, None, None, False,
+                       f"cannot run {argv[0]!r}: {exc.strerror or exc}", "")
+    finally:
+        if previous is not None:
+            os.sched_setaffinity(0, previous)
+    deadline = None if timeout is None else start / 1e9 + timeout
+    try:
+        status, usage, timed_out, end = _supervise(proc, tail, parser, deadline)
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM): end the command's process group too
+        _kill_group(proc.pid)
+        try:
+            os.waitpid(proc.pid, 0)
+            proc.returncode = -9
+        except ChildProcessError:
+            pass
+        raise
+    wall = (end - start) / 1e9
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    proc.returncode = exit_code if exit_code is not None else -(sig or 0)  # reaped: no re-wait
+    error = None
+    if timed_out:
+        error = f"timed out after {timeout:g} s"
+    elif sig is not None:
+        error = f"killed by signal {_signal_name(sig)}"
+    elif exit_code != 0:
+        error = f"exit code {exit_code}"
+    rows: list[dict[str, float]] = []
+    if parser is not None:
+        parser.close()
+        if error is None and parser.error is not None:
+            error = f"unparsable output: {parser.error}"
+        rows = parser.rows
+    return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
+                   sig, timed_out, error, tail.text(), rows)
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return str(sig)
+
+
+def _supervise(proc: subprocess.Popen, tail: _Tail, parser: OutputParser | None,
+               deadline: float | None) -> tuple[int, object, bool, int]:
+    """Read the pipes until the process has exited and the pipes are closed (or silent for
+    GRACE_S after the exit), killing the process group at the deadline; returns the wait4
+    status, rusage, whether it timed out and the perf_counter_ns when it was reaped."""
+    poller = select.poll()
+    readers: dict[int, object] = {}
+    for stream, sink in ((proc.stderr, tail), (proc.stdout, parser)):
+        if stream is not None:
+            fd = stream.fileno()
+            os.set_blocking(fd, False)
+            poller.register(fd, select.POLLIN)
+            readers[fd] = sink
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    result = None
+    end = 0
+    timed_out = False
+    exited_at: float | None = None
+    try:
+        while True:
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline and result is None:
+                _kill_group(proc.pid)
+                timed_out = True
+                result = os.wait4(proc.pid, 0)
+                end = time.perf_counter_ns()
+                break
+            if result is None and pidfd is None:
+                done = os.wait4(proc.pid, os.WNOHANG)
+                if done[0] != 0:
+                    result = done
+                    end = time.perf_counter_ns()
+                    exited_at = now
+            if not readers and result is not None:
+                break
+            wait_ms = None if deadline is None else max(0.0, (deadline - now) * 1000)
+            if result is not None:
+                wait_ms = max(0.0, (exited_at + GRACE_S - now) * 1000)  # type: ignore[operator]
+            elif pidfd is None:
+                wait_ms = 1.0 if wait_ms is None else min(wait_ms, 1.0)
+            events = poller.poll(None if wait_ms is None else int(math.ceil(wait_ms)))
+            if not events and result is not None:
+                _kill_group(proc.pid)  # descendants keep the pipes open: end them
+                break
+            for fd, _ in events:
+                if fd == pidfd:
+                    poller.unregister(pidfd)
+                    result = os.wait4(proc.pid, 0)
+                    end = time.perf_counter_ns()
+                    exited_at = end / 1e9
+                    continue
+                try:
+                    chunk = os.read(fd, CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    poller.unregister(fd)
+                    readers.pop(fd)
+                    continue
+                readers[fd].feed(chunk)  # type: ignore[attr-defined]
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+    return result[1], result[2], timed_out, end
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,136 @@
+"""Progress of a run: a rich progress bar on a terminal, plain lines otherwise, or nothing.
+
+Every form shows the current trial and an estimate of the time left (the mean
+duration of this session's trials times the trials left).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from benchlab.runner.plan import Trial
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration for people: 850 ms, 12.3 s, 4m 05s, 2h 10m."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m {int(seconds % 60):02d}s"
+    return f"{int(seconds // 3600)}h {int(seconds % 3600 // 60):02d}m"
+
+
+def describe(trial: Trial) -> str:
+    """"round 3: fast size=10, build 1, execution 2 (warm-up)"."""
+    what = "build step" if trial.kind == "build" else f"execution {trial.execution}"
+    warm = " (warm-up)" if trial.warmup else ""
+    return f"round {trial.round}: {trial.label()}, build {trial.build}, {what}{warm}"
+
+
+class Progress:
+    """Silent progress (--quiet); the base of the visible forms."""
+
+    def __init__(self) -> None:
+        self.total = self.done = self.this_session = 0
+        self.started = time.perf_counter()
+
+    def start(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+        self.started = time.perf_counter()
+
+    def eta(self) -> float | None:
+        if self.this_session == 0:
+            return None
+        per = (time.perf_counter() - self.started) / self.this_session
+        return per * (self.total - self.done)
+
+    def begin(self, trial: Trial) -> None:
+        pass
+
+    def end(self, trial: Trial, error: str | None, wall: float) -> None:
+        self.done += 1
+        self.this_session += 1
+
+    def note(self, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class PlainProgress(Progress):
+    """One line per finished trial, for logs and pipes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def end(self, trial: Trial, error: str | None, wall: float) -> None:
+        super().end(trial, error, wall)
+        eta = self.eta()
+        state = f"FAILED: {error}" if error else format_seconds(wall)
+        width = len(str(self.total))
+        self.stream.write(f"[{self.done:>{width}}/{self.total}] {describe(trial)}: {state}"
+                          f"{'' if eta is None else f'  (ETA {format_seconds(eta)})'}\n")
+        self.stream.flush()
+
+    def note(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+class RichProgress(Progress):
+    """A rich progress bar: trials done, the current trial, elapsed time and ETA."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = Console(file=stream)
+        from rich.progress import Progress as Bar
+
+        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                       console=self.console, transient=False)
+        self.task = None
+
+    def start(self, total: int, done: int) -> None:
+        super().start(total, done)
+        self.bar.start()
+        self.task = self.bar.add_task("starting", total=total, completed=done)
+
+    def begin(self, trial: Trial) -> None:
+        self.bar.update(self.task, description=describe(trial))
+
+    def end(self, trial: Trial, error: str | None, wall: float) -> None:
+        super().end(trial, error, wall)
+        if error:
+            self.bar.console.print(f"FAILED {describe(trial)}: {error}")
+        self.bar.update(self.task, completed=self.done)
+
+    def note(self, text: str) -> None:
+        self.bar.console.print(text, markup=False, highlight=False)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def make_progress(quiet: bool, stream: TextIO | None = None) -> Progress:
+    """Nothing with `quiet`, a bar on a terminal, plain lines otherwise."""
+    stream = stream or sys.stdout
+    if quiet:
+        return Progress()
+    if stream.isatty():
+        return RichProgress(stream)
+    return PlainProgress(stream)

@@ -1,0 +1,286 @@
+"""Run (or resume) an experiment into its store: the runner's one entry point.
+
+A session checks the environment, runs the setup commands, then every planned
+trial in plan order — recording each as soon as it ends — evaluates adaptive
+stopping after each complete round, and runs the teardown commands. A failed
+trial (non-zero exit, signal, timeout, unparsable output) is recorded with the
+tail of its standard error and the run goes on (unless fail_fast); the
+executions of a build whose build step failed are recorded as failed without
+being run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from benchlab.errors import InputError, UsageError
+from benchlab.runner import environment, stopping
+from benchlab.runner.config import Experiment, load_experiment
+from benchlab.runner.execute import Outcome, OutputParser, run_process
+from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, estimate_seconds, make_plan
+from benchlab.runner.progress import Progress
+from benchlab.runner.store import Store, _now
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a run would do: the trials left, the seed, and the estimated duration."""
+
+    experiment: Experiment
+    seed: int
+    trials: list[Trial]
+    total: int
+    estimate: float | None
+    timeout_bound: float | None
+    resumed: bool
+
+
+@dataclass(frozen=True)
+class RunResult:
+    store: str
+    seed: int
+    status: str  # finished, stopped, failed (fail-fast), already-finished
+    stop_reason: str | None
+    counts: dict[str, int]
+    measurements: int
+    ran: int
+    warnings: list[str] = field(default_factory=list)
+    failures: list[tuple[int, str, str, str]] = field(default_factory=list)
+
+
+def draw_seed() -> int:
+    import numpy as np
+
+    return int(np.random.SeedSequence().entropy % 2**32)
+
+
+def _metrics_meta(e: Experiment) -> str:
+    import json
+
+    return json.dumps([[m, u] for m, u in zip(e.measure.metrics, e.measure.units, strict=True)])
+
+
+def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
+              resume: bool) -> Planned:
+    """The trials `run` would execute, without running anything (--dry-run)."""
+    e = load_experiment(experiment_path)
+    if resume and store_path and os.path.exists(store_path):
+        store = Store.open(store_path)
+        try:
+            store.check_same_experiment(e.text, e.path)
+            stored_seed = int(store.meta["seed"])
+            trials = store.trials("planned")
+            total = len(store.trials())
+            durations = store.durations()
+        finally:
+            store.close()
+        return _planned(e, stored_seed, trials, total, durations, True)
+    chosen = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
+    trials = make_plan(e, chosen)
+    return _planned(e, chosen, trials, len(trials), {}, False)
+
+
+def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,
+             durations: dict, resumed: bool) -> Planned:
+    bound = None if e.timeout is None else e.timeout * len(trials)
+    return Planned(e, seed, trials, total, estimate_seconds(trials, durations), bound, resumed)
+
+
+def _measurements(e: Experiment, trial: Trial, outcome: Outcome):
+    if e.measure.kind == "time":
+        values = (outcome.wall, outcome.user, outcome.sys, float(outcome.maxrss))
+        return [(1, m, v, u, trial.warmup) for (m, u), v in
+                zip(zip(e.measure.metrics, e.measure.units, strict=True), values, strict=True)]
+    out = []
+    for i, row in enumerate(outcome.rows, start=1):
+        warm = trial.warmup or i <= e.warmup_iterations
+        for metric, value in row.items():
+            out.append((i, metric, value, e.measure.unit_of(metric), warm))
+    return out
+
+
+def _run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[str, Outcome]:
+    command = command_for(e, trial)
+    env = {**base_env, **env_for(e, trial)}
+    cwd = cwd_for(e, trial)
+    if trial.kind == "execution" and e.prepare is not None:
+        before = run_process(e.prepare.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
+        if not before.ok:
+            return command.show(), Outcome(0.0, 0.0, 0.0, 0, before.exit_code, before.signal,
+                                           before.timed_out, f"prepare command: {before.error}",
+                                           before.stderr_tail)
+    parser = None
+    if trial.kind == "execution" and e.measure.kind != "time":
+        parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
+                              e.warmup_iterations + e.iterations)
+    outcome = run_process(command.spawn_argv(), cwd=cwd, env=env, timeout=e.timeout,
+                          parser=parser, cpus=e.cpus if trial.kind == "execution" else None)
+    return command.show(), outcome
+
+
+def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
+    for c in commands:
+        outcome = run_process(c.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
+        if not outcome.ok:
+            last = outcome.stderr_tail.strip().split("\n")[-1] if outcome.stderr_tail.strip() \
+                else ""
+            raise InputError(f"{what} command {c.show()!r} failed: {outcome.error}"
+                             f"{': ' + last if last else ''}", e.where(what))
+
+
+def _stop_groups(store: Store, e: Experiment, metric: str) -> dict:
+    """Top-level unit means per cell of the measurements so far (builds, else executions)."""
+    import numpy as np
+
+    rows = store.rows(metric)
+    cells: dict[tuple, list] = {}
+    for r in rows:
+        cells.setdefault((r.alternative, r.factors), []).append(r)
+    out = {}
+    for key, rs in cells.items():
+        values = np.array([r.value for r in rs])
+        builds = np.array([r.build for r in rs])
+        executions = np.array([r.execution for r in rs])
+        if e.builds > 1:
+            out[key] = stopping.unit_means(values, builds, [executions])
+        else:
+            out[key] = stopping.unit_means(values, executions, [])
+    return out
+
+
+def _elapsed(store: Store) -> float:
+    row = store.conn.execute("SELECT COALESCE(SUM(wall), 0) FROM trials").fetchone()
+    return float(row[0])
+
+
+def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = None,
+                   resume: bool = False, fail_fast: bool = False,
+                   progress: Progress | None = None, argv: list[str] | None = None,
+                   warn=None) -> RunResult:
+    """Run the experiment file into the store (a new one, or the given one with resume)."""
+    from benchlab import __version__
+
+    progress = progress or Progress()
+    e = load_experiment(experiment_path)
+    if resume:
+        store = Store.open(store_path, write=True)
+        store.check_same_experiment(e.text, e.path)
+        stored = int(store.meta["seed"])
+        if seed is not None and seed != stored:
+            store.close()
+            raise UsageError(f"--seed {seed} differs from the seed of {store_path} ({stored}); "
+                             "a resumed experiment keeps its plan")
+        seed = stored
+    else:
+        seed = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
+        plan = make_plan(e, seed)
+        meta = {"benchlab_version": __version__, "experiment_path": os.path.abspath(e.path),
+                "experiment_text": e.text, "experiment_digest": e.digest, "seed": str(seed),
+                "name": e.name, "baseline": e.baseline, "order": e.order,
+                "factors": _json(list(e.factor_names)), "metrics": _metrics_meta(e),
+                "alternatives": _json([a.name for a in e.alternatives]),
+                "builds": str(e.builds), "executions": str(e.executions),
+                "iterations": str(e.iterations)}
+        store = Store.create(store_path, meta, plan)
+    try:
+        return _session(e, store, seed, fail_fast, progress, argv or [], warn)
+    finally:
+        store.close()
+
+
+def _json(value) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: Progress,
+             argv: list[str], warn) -> RunResult:
+    env_info = environment.collect()
+    warnings = [w.text() for w in environment.check(env_info, e.cpus)]
+    for w in warnings:
+        if warn is not None:
+            warn(w)
+    if store.meta.get("status") in ("finished", "stopped"):
+        return _result(store, seed, "already-" + store.meta["status"], 0, warnings)
+    session = store.start_session(argv, env_info, warnings)
+    base_env = dict(os.environ)
+    base_env.update({k: v for k, v in e.env if "{" not in v})
+    outcome_text = "interrupted"
+    ran = 0
+    try:
+        _run_fixed(e.setup, e, base_env, "setup")
+        pending = store.trials("planned")
+        total = len(store.trials())
+        progress.start(total, total - len(pending))
+        failed_builds: set[tuple[str, int]] = {
+            (t.alternative, t.build) for t in store.trials("failed") if t.kind == "build"}
+        status, reason = "finished", None
+        current_round = pending[0].round if pending else None
+        for trial in pending:
+            if trial.round != current_round:
+                current_round = trial.round
+                reason = _should_stop(e, store)
+                if reason:
+                    status = "stopped"
+                    break
+            progress.begin(trial)
+            started = _now()
+            if trial.kind == "execution" and (trial.alternative, trial.build) in failed_builds:
+                command = command_for(e, trial).show()
+                outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False,
+                                  f"not run: build {trial.build} of {trial.alternative} failed",
+                                  "")
+            else:
+                command, outcome = _run_trial(e, trial, base_env)
+            store.record(trial, session, started, command, outcome,
+                         _measurements(e, trial, outcome) if outcome.ok else [])
+            ran += 1
+            if not outcome.ok and trial.kind == "build":
+                failed_builds.add((trial.alternative, trial.build))
+            progress.end(trial, outcome.error, outcome.wall)
+            if not outcome.ok and fail_fast:
+                status, reason = "failed", f"trial {trial.seq} failed: {outcome.error}"
+                break
+        else:
+            if pending and e.stop is not None:
+                reason = _should_stop(e, store)
+                if reason:
+                    status = "stopped"
+        progress.close()
+        _run_fixed(e.teardown, e, base_env, "teardown")
+        if status != "failed":
+            store.set_meta(status=status, stop_reason=reason or "")
+        outcome_text = status
+        return _result(store, seed, status, ran, warnings, reason)
+    finally:
+        progress.close()
+        store.finish_session(session, outcome_text)
+
+
+def _should_stop(e: Experiment, store: Store) -> str | None:
+    """The reason to stop after a complete round, or None to go on."""
+    if e.stop is None:
+        return None
+    if e.stop.max_time is not None and _elapsed(store) >= e.stop.max_time:
+        from benchlab.runner.progress import format_seconds
+
+        return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
+    if e.stop.halfwidth is not None:
+        check = stopping.check(_stop_groups(store, e, e.stop.metric), e.baseline,
+                               e.stop.halfwidth, e.stop.confidence)
+        if check.narrow:
+            return (f"every ratio CI is within ±{100 * e.stop.halfwidth:g}% (widest "
+                    f"±{100 * (check.widest or 0):.2f}%, {check.worst})")
+    return None
+
+
+def _result(store: Store, seed: int, status: str, ran: int, warnings: list[str],
+            reason: str | None = None) -> RunResult:
+    counts = store.counts()
+    n = store.conn.execute("SELECT COUNT(*) FROM measurements").fetchone()[0]
+    if reason is None and store.meta.get("stop_reason"):
+        reason = store.meta["stop_reason"]
+    return RunResult(store.path, seed, status, reason, counts, int(n), ran, warnings,
+                     store.failures())

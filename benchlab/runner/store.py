@@ -1,0 +1,305 @@
+"""The result store: one SQLite database (WAL) per experiment (DESIGN.md, Storage).
+
+It holds the experiment file, the environment of every session, the full plan
+(one row per trial) and the measurements. Each trial's outcome and its
+measurements are written in one transaction as soon as the process has been
+reaped, so a runner killed at any moment (SIGKILL included) leaves every trial
+either finished with all its measurements or still planned; `--resume` runs the
+planned ones. The primary key (trial, iteration, metric) makes a duplicate
+measurement impossible. WAL with synchronous=NORMAL survives the death of the
+process; a power cut may lose the last commits, never corrupt the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from benchlab.errors import InputError, UsageError
+from benchlab.runner.plan import Trial
+
+FORMAT = "benchlab-store"
+SCHEMA_VERSION = 1
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE benchlab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, argv TEXT NOT NULL,
+    environment TEXT NOT NULL, warnings TEXT NOT NULL, outcome TEXT);
+CREATE TABLE trials (
+    seq INTEGER PRIMARY KEY, round INTEGER NOT NULL, kind TEXT NOT NULL,
+    alternative TEXT NOT NULL, factors TEXT NOT NULL, build INTEGER NOT NULL,
+    execution INTEGER NOT NULL, warmup INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'planned', session INTEGER REFERENCES sessions(id),
+    started TEXT, command TEXT, wall REAL, user REAL, sys REAL, maxrss INTEGER,
+    exit_code INTEGER, signal INTEGER, error TEXT, stderr_tail TEXT);
+CREATE TABLE measurements (
+    trial INTEGER NOT NULL REFERENCES trials(seq), iteration INTEGER NOT NULL,
+    metric TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, warmup INTEGER NOT NULL,
+    PRIMARY KEY (trial, iteration, metric));
+"""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measurement with its place in the design."""
+
+    alternative: str
+    factors: tuple[tuple[str, str], ...]
+    build: int
+    execution: int
+    iteration: int
+    warmup: bool
+    metric: str
+    unit: str
+    value: float
+    trial: int
+
+
+def is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Store:
+    """An open store. Use `create` for a new experiment, `open` for an existing one."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self.conn, self.path = conn, path
+        self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
+
+    # -- opening -----------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str, meta: dict[str, str], plan: list[Trial]) -> Store:
+        """A new store holding `meta` and the planned trials; refuses an existing file."""
+        if os.path.exists(path):
+            raise UsageError(f"{path} exists: add --resume to continue that experiment, or "
+                             "choose another -o file (nothing is overwritten)")
+        tmp = f"{path}.partial-{os.getpid()}"
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+            with _transaction(conn):
+                conn.executemany("INSERT INTO benchlab_meta VALUES (?, ?)",
+                                 [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
+                                  ("created", _now()), ("status", "running"), *meta.items()])
+                conn.executemany(
+                    "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
+                    "execution, warmup) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(t.seq, t.round, t.kind, t.alternative, json.dumps(dict(t.factors)),
+                      t.build, t.execution, int(t.warmup)) for t in plan])
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.close()
+            os.replace(tmp, path)  # the store appears complete with its plan, or not at all
+        except BaseException:
+            conn.close()
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(tmp + suffix):
+                    os.unlink(tmp + suffix)
+            raise
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(tmp + suffix):
+                os.unlink(tmp + suffix)
+        return cls.open(path, write=True)
+
+    @classmethod
+    def open(cls, path: str, *, write: bool = False) -> Store:
+        """An existing store; InputError when `path` is not one."""
+        if os.path.isdir(path):
+            raise InputError("is a directory, not a benchlab store", path)
+        if not os.path.exists(path):
+            raise InputError("no such file", path)
+        if not is_sqlite(path):
+            raise InputError("not a benchlab store (not a SQLite database)", path)
+        try:
+            if write:
+                conn = sqlite3.connect(path, isolation_level=None, timeout=10)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            else:
+                from urllib.request import pathname2url
+
+                conn = sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro",
+                                       uri=True, isolation_level=None, timeout=10)
+            tables = {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"not a benchlab store (SQLite: {exc})", path) from None
+        if not {"benchlab_meta", "trials", "measurements", "sessions"} <= tables:
+            conn.close()
+            raise InputError("not a benchlab store (a SQLite database without benchlab's "
+                             "tables)", path)
+        store = cls(conn, path)
+        if store.meta.get("format") != FORMAT:
+            conn.close()
+            raise InputError("not a benchlab store (no benchlab format mark)", path)
+        version = int(store.meta.get("schema_version", "0"))
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise InputError(f"store schema version {version} is newer than this benchlab "
+                             f"reads ({SCHEMA_VERSION}); upgrade benchlab", path)
+        return store
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- the experiment ------------------------------------------------------------
+    def check_same_experiment(self, text: str, path: str) -> None:
+        """Refuse to resume with an experiment file other than the one the store was made by,
+        naming the first line that differs."""
+        old = self.meta.get("experiment_text", "")
+        if old == text:
+            return
+        a, b = old.split("\n"), text.split("\n")
+        for tag, i1, _, j1, _ in difflib.SequenceMatcher(a=a, b=b).get_opcodes():
+            if tag != "equal":
+                was = a[i1].strip() if i1 < len(a) else "(end of file)"
+                now = b[j1].strip() if j1 < len(b) else "(end of file)"
+                raise InputError(f"{self.path} was made by a different experiment file: line "
+                                 f"{j1 + 1} is {now!r}, the store's has {was!r} (resume with "
+                                 "the original file, or start a new store with -o)",
+                                 f"{path}:{j1 + 1}")
+        raise InputError(f"{self.path} was made by a different experiment file", path)
+
+    def set_meta(self, **values: str) -> None:
+        with _transaction(self.conn):
+            self.conn.executemany("INSERT OR REPLACE INTO benchlab_meta VALUES (?, ?)",
+                                  list(values.items()))
+        self.meta.update(values)
+
+    # -- sessions ------------------------------------------------------------------
+    def start_session(self, argv: list[str], environment: dict, warnings: list[str]) -> int:
+        with _transaction(self.conn):
+            cur = self.conn.execute(
+                "INSERT INTO sessions (started, argv, environment, warnings) VALUES (?, ?, ?, ?)",
+                (_now(), json.dumps(argv), json.dumps(environment), json.dumps(warnings)))
+        return int(cur.lastrowid or 0)
+
+    def finish_session(self, session: int, outcome: str) -> None:
+        with _transaction(self.conn):
+            self.conn.execute("UPDATE sessions SET finished = ?, outcome = ? WHERE id = ?",
+                              (_now(), outcome, session))
+
+    def sessions(self) -> list[dict]:
+        cur = self.conn.execute("SELECT id, started, finished, argv, environment, warnings, "
+                                "outcome FROM sessions ORDER BY id")
+        return [{"id": r[0], "started": r[1], "finished": r[2], "argv": json.loads(r[3]),
+                 "environment": json.loads(r[4]), "warnings": json.loads(r[5]),
+                 "outcome": r[6]} for r in cur]
+
+    # -- trials --------------------------------------------------------------------
+    def trials(self, status: str | None = None) -> list[Trial]:
+        query = ("SELECT seq, round, kind, alternative, factors, build, execution, warmup "
+                 "FROM trials")
+        args: tuple = ()
+        if status is not None:
+            query += " WHERE status = ?"
+            args = (status,)
+        return [Trial(r[0], r[1], r[2], r[3], tuple(json.loads(r[4]).items()), r[5], r[6],
+                      bool(r[7])) for r in self.conn.execute(query + " ORDER BY seq", args)]
+
+    def counts(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
+
+    def record(self, trial: Trial, session: int, started: str, command: str, outcome,
+               measurements: Iterable[tuple[int, str, float, str, bool]]) -> None:
+        """The outcome of one trial and its measurements (iteration, metric, value, unit,
+        warm-up), in one transaction."""
+        with _transaction(self.conn):
+            updated = self.conn.execute(
+                "UPDATE trials SET status = ?, session = ?, started = ?, command = ?, wall = ?, "
+                "user = ?, sys = ?, maxrss = ?, exit_code = ?, signal = ?, error = ?, "
+                "stderr_tail = ? WHERE seq = ? AND status = 'planned'",
+                ("ok" if outcome.ok else "failed", session, started, command, outcome.wall,
+                 outcome.user, outcome.sys, outcome.maxrss, outcome.exit_code, outcome.signal,
+                 outcome.error, outcome.stderr_tail if not outcome.ok else None, trial.seq))
+            if updated.rowcount != 1:
+                raise RuntimeError(f"trial {trial.seq} is not planned any more")
+            self.conn.executemany(
+                "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?)",
+                [(trial.seq, i, m, v, u, int(w)) for i, m, v, u, w in measurements])
+
+    def durations(self) -> dict[tuple, float]:
+        """Median wall time of the finished trials of each kind and cell (for estimates)."""
+        import numpy as np
+
+        groups: dict[tuple, list[float]] = {}
+        for kind, alternative, factors, wall in self.conn.execute(
+                "SELECT kind, alternative, factors, wall FROM trials WHERE wall IS NOT NULL"):
+            key = (kind, alternative, tuple(json.loads(factors).items()))
+            groups.setdefault(key, []).append(wall)
+        return {k: float(np.median(v)) for k, v in groups.items()}
+
+    def failures(self, limit: int = 5) -> list[tuple[int, str, str, str]]:
+        cur = self.conn.execute("SELECT seq, alternative, error, stderr_tail FROM trials WHERE "
+                                "status = 'failed' ORDER BY seq LIMIT ?", (limit,))
+        return [(r[0], r[1], r[2] or "", r[3] or "") for r in cur]
+
+    # -- measurements --------------------------------------------------------------
+    def metrics(self) -> list[tuple[str, str]]:
+        """(metric, unit) pairs of the experiment, primary first."""
+        return [tuple(m) for m in json.loads(self.meta.get("metrics", "[]"))]
+
+    def alternatives(self) -> list[str]:
+        """The alternatives in the experiment file's order, the baseline first."""
+        names = json.loads(self.meta.get("alternatives", "[]"))
+        baseline = self.meta.get("baseline")
+        return sorted(names, key=lambda n: n != baseline)
+
+    def factor_names(self) -> list[str]:
+        return json.loads(self.meta.get("factors", "[]"))
+
+    def rows(self, metric: str | None = None, *, warmup: bool = False) -> list[Row]:
+        """The measurements of the finished trials in plan order (warm-up only if asked)."""
+        query = ("SELECT t.alternative, t.factors, t.build, t.execution, m.iteration, m.warmup,"
+                 " m.metric, m.unit, m.value, t.seq FROM measurements m JOIN trials t ON "
+                 "t.seq = m.trial WHERE t.status = 'ok'")
+        args: list = []
+        if metric is not None:
+            query += " AND m.metric = ?"
+            args.append(metric)
+        if not warmup:
+            query += " AND m.warmup = 0"
+        query += " ORDER BY t.alternative, t.factors, t.build, t.execution, m.iteration, m.metric"
+        cache: dict[str, tuple] = {}
+        rank = {name: i for i, name in enumerate(self.alternatives())}
+        out = []
+        for r in self.conn.execute(query, args):
+            factors = cache.get(r[1])
+            if factors is None:
+                factors = cache[r[1]] = tuple(json.loads(r[1]).items())
+            out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7], r[8],
+                           r[9]))
+        out.sort(key=lambda r: rank.get(r.alternative, len(rank)))  # stable: keeps the rest
+        return out
+
+
+class _transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
