@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     level_names = common.resolved_levels(args, samples)
     if not level_names:
         raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
+    if args.target is not None and args.target <= 0:
+        raise UsageError("--target must be above 0% (no finite experiment gives a CI of "
+                         "width 0)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines = [], []
     for s in samples:

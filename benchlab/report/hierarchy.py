@@ -44,6 +44,8 @@ def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
              f"  {'level':<14}{'reps':>8}{'S²':>14}{'T²':>14}{'rel. SD':>10}{'share':>9}"]
     for c in s.components:
         drop = "  (no detectable variation: can be dropped)" if c.droppable else ""
+        if c is s.components[0] and c.t2 <= 0:
+            drop = "  (no detectable variation of its own)"
         lines.append(f"  {c.name:<14}{c.repetitions:>8.4g}{c.s2:>14.6g}{c.t2:>14.6g}"
                      f"{_pct(c.relative_sd, 2):>10}{_pct(c.share):>9}{drop}")
     return lines

@@ -24,8 +24,8 @@ def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
              f"{unit.format(h.low)} .. {unit.format(h.high)}{rel}; t on {h.top_units} "
              f"{h.components[0].name} means, df = {h.df:g}", "",
              "| level | reps | S² | T² | rel. SD | share |", "|---|---:|---:|---:|---:|---:|"]
-    for c in h.components:
-        drop = " (no detectable variation)" if c.droppable else ""
+    for i, c in enumerate(h.components):
+        drop = " (no detectable variation)" if c.droppable or i == 0 and c.t2 <= 0 else ""
         lines.append(f"| {c.name}{drop} | {c.repetitions:.4g} | {c.s2:.6g} | {c.t2:.6g} | "
                      f"{_share(c.relative_sd, 2)} | {_share(c.share, 1)} |")
     return lines

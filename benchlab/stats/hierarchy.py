@@ -36,7 +36,9 @@ class LevelComponent:
     t2: T_i², the unbiased estimate of the variance this level adds (may be < 0).
     relative_sd: sqrt(max(T_i², 0)) / grand mean.
     share: this level's share of the variance of the grand mean.
-    droppable: T_i² ≤ 0 — the level adds no detectable variation.
+    droppable: T_i² ≤ 0 for a level between the top and the measurement — it adds
+    no detectable variation and could be merged into the level above (never the
+    top level, whose means give the CI, nor the measurement).
     """
 
     name: str
@@ -208,7 +210,7 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
             name=names[d], repetitions=reps[d], s2=s2[d], t2=t2[d],
             relative_sd=math.sqrt(max(t2[d], 0.0)) / abs(grand) if grand != 0 else math.nan,
             share=terms[d] / total if total > 0 else math.nan,
-            droppable=d < k and t2[d] <= 0)
+            droppable=0 < d < k and t2[d] <= 0)
         for d in range(k + 1))
     df = float(r_top - 1)
     half = critical_t(confidence, df) * math.sqrt(s2[0] / r_top)
@@ -222,6 +224,10 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
         if c.droppable:
             warnings.append(f"{name}: level {c.name!r} adds no detectable variation "
                             f"(T² = {c.t2:.4g} ≤ 0); it could be merged into the level above")
+    if t2[0] <= 0:  # the top level cannot be merged away: its means are what the CI rests on
+        warnings.append(f"{name}: the top level {names[0]!r} adds no detectable variation of "
+                        f"its own (T² = {t2[0]:.4g} ≤ 0): its units differ no more than the "
+                        "levels below explain")
     return HierarchySummary(name, int(x.size), grand, grand - half, grand + half, confidence,
                             df, r_top, top, components, balanced, tuple(warnings))
 
@@ -257,6 +263,16 @@ class Plan:
     target: float | None
     confidence: float
     notes: tuple[str, ...]
+
+
+def _seconds(x: float | None) -> str:
+    """A duration for messages: 90 → "1.5 min"."""
+    if x is None:
+        return "n/a"
+    for name, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
+        if x >= size:
+            return f"{x / size:.3g} {name}"
+    return f"{x * 1000:.3g} ms"
 
 
 def _variance_of_mean(t2: list[float], reps: list[int]) -> float:
@@ -311,6 +327,8 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     """
     if (budget is None) == (target is None):
         raise ValueError("give exactly one of budget and target")
+    if target is not None and not target > 0:
+        raise ValueError("the target half-width must be above 0")
     comps = summary.components
     names = [c.name for c in comps]
     t2 = [c.t2 for c in comps]
@@ -342,12 +360,22 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     reps[0] = _top_units(t2, reps, costs, mean, confidence, budget, target)
     single = [0] + [1] * k
     single[0] = _top_units(t2, single, costs, mean, confidence, budget, target)
+    if reps[0] < 1:
+        per_top = _cost_per_top_unit(costs, reps)
+        raise InputError(f"a budget of {_seconds(budget)} buys no complete {names[0]}: one "
+                         f"costs {_seconds(per_top)} in the optimal plan (repetitions "
+                         f"{' x '.join(map(str, reps[1:]))} below it); raise the budget to at "
+                         f"least {_seconds(2 * per_top)} for 2 {names[0]} units")
     if reps[0] < 2:
-        notes.append("the budget does not pay for 2 top-level units of the optimal plan")
-    for d in range(k + 1):
-        if names[d] not in dropped and 1 < reps[d] < 5 or (d == 0 and reps[0] < 5):
-            notes.append(f"only {reps[d]} {names[d]} per parent: below 5, the estimates of "
-                         "its variance (and the CI) are unreliable")
+        notes.append(f"the budget pays for only 1 {names[0]} unit of the optimal plan: no CI "
+                     f"without 2")
+    elif reps[0] < 5:
+        notes.append(f"only {reps[0]} {names[0]} units: below 5, the CI rests on few means and "
+                     "is unreliable")
+    for d in range(1, k + 1):
+        if names[d] not in dropped and 1 < reps[d] < 5:
+            notes.append(f"only {reps[d]} {names[d]} units per {names[d - 1]}: below 5, the "
+                         "estimate of their variance is unreliable")
 
     def option(r: list[int]) -> PlanOption:
         per_top = _cost_per_top_unit(costs, r)

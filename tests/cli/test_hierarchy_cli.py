@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "hierarchy"
@@ -123,3 +124,47 @@ def test_two_go_files_compare_benchmark_by_benchmark(tmp_path, run_cli):
                            "--bootstrap", "500", "--json")
     assert code == 0
     assert json.loads(out)["benchmarks"][0]["unit"] == "B/op"
+
+
+PLAN = ["plan", str(FIX / "ks_plan.csv"), "--levels", "build,run", "--cost", "build=100",
+        "--cost", "run=20", "--cost", "measurement=3"]
+
+
+def test_plan_budget_below_one_top_unit_and_zero_target(run_cli):
+    code, out, err = run_cli(*PLAN, "--budget", "100s")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err == ("benchlab: a budget of 1.67 min buys no complete build: one costs 2.83 min "
+                   "in the optimal plan (repetitions 2 x 5 below it); raise the budget to at "
+                   "least 5.67 min for 2 build units\n")
+    code, out, err = run_cli(*PLAN, "--target", "0")
+    assert code == 2 and out == "" and "--target must be above 0%" in err
+
+
+def test_plan_notes_are_grammatical(run_cli):
+    code, out, _ = run_cli(*PLAN, "--budget", "10min")
+    assert code == 0
+    assert "only 3 build units: below 5, the CI rests on few means" in out
+    assert "only 2 run units per build: below 5" in out
+    assert "per parent" not in out and "only 0" not in out
+    code, out, _ = run_cli(*PLAN, "--budget", "4min")
+    assert code == 0 and "the budget pays for only 1 build unit of the optimal plan" in out
+
+
+def test_top_level_without_variation_is_not_merged_into_a_level_above(tmp_path, run_cli):
+    rows = ["build,run,value"]
+    rng = np.random.default_rng(3)
+    for b in range(6):  # builds alike; runs within builds vary a lot
+        for r in range(4):
+            shift = rng.normal(0, 5.0)
+            rows += [f"{b},{r},{100 + shift + rng.normal(0, 0.5):.4f}" for _ in range(5)]
+    path = tmp_path / "flat_builds.csv"
+    path.write_text("\n".join(rows) + "\n")
+    doc = json.loads(run_cli("summary", path, "--levels", "build,run", "--json")[1])
+    group = doc["groups"][0]
+    assert group["levels"][0]["t2"] < 0 and group["levels"][0]["droppable"] is False
+    assert not any("merged into the level above" in w and "'build'" in w
+                   for w in group["warnings"])
+    assert any("the top level 'build' adds no detectable variation of its own" in w
+               for w in group["warnings"])
+    out = run_cli("summary", path, "--levels", "build,run")[1]
+    assert "(no detectable variation of its own)" in out and "can be dropped" not in out
