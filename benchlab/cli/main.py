@@ -11,7 +11,8 @@ from benchlab.errors import BenchlabError
 
 COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
                    "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg",
-                   "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export")
+                   "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export",
+                   "benchlab.cli.anova")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -121,6 +121,8 @@ def make_factor(name: str, levels: Sequence[Any]) -> Factor:
         raise UsageError(f"factor name {name!r} is taken by a plan column "
                          f"({', '.join(RESERVED)})")
     names = tuple(str(level) for level in levels)
+    if any("," in x or not x.strip() for x in names):
+        raise UsageError(f"factor {name!r}: a level name is empty or contains a comma")
     if len(names) < 2:
         raise UsageError(f"factor {name!r} has a single level ({', '.join(names) or 'none'}): "
                          "a factor needs two or more levels")

@@ -11,8 +11,14 @@ from benchlab.design.factorial import Design
 
 
 def plan_csv(design: Design) -> str:
-    """The plan as CSV text: run, id, the factor columns, replicate (the input of anova/qreg)."""
+    """The plan as CSV text: run, id, the factor columns, replicate (the input of anova/qreg).
+
+    `# factor NAME=L1,L2` comment lines first record each factor's level order, so
+    anova and qreg code the first level -1 whatever order the runs come in.
+    """
     out = io.StringIO()
+    for f in design.factors:
+        out.write(f"# factor {f.name}={','.join(f.levels)}\n")
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "id", *design.names, "replicate"])
     for r in design.runs:

@@ -16,7 +16,10 @@ def test_plan_csv_written(run_cli, tmp_path):
     assert code == 0, err
     assert stdout == f"wrote {out}: 16 cells (2×2×2×2) × 5 replicates = 80 runs, random order " \
                      "(seed 7)\n"
-    rows = list(csv.DictReader(out.open()))
+    text = out.read_text().splitlines()
+    assert text[:4] == ["# factor sched=BFS,CFS", "# factor machine=core2,p4",
+                        "# factor vmstat=off,on", "# factor load=compile,encode"]
+    rows = list(csv.DictReader(text[4:]))
     assert list(rows[0]) == ["run", "id", "sched", "machine", "vmstat", "load", "replicate"]
     assert [int(r["run"]) for r in rows] == list(range(1, 81))
     cells = {(r["sched"], r["machine"], r["vmstat"], r["load"]) for r in rows}
@@ -29,7 +32,8 @@ def test_standard_order_to_stdout(run_cli):
     code, out, _ = run_cli("design", "--factor", "A=lo,hi", "--factor", "B=1,2,3",
                            "--order", "standard")
     assert code == 0
-    assert out.splitlines() == ["run,id,A,B,replicate", "1,1-1,lo,1,1", "2,2-1,hi,1,1",
+    assert out.splitlines() == ["# factor A=lo,hi", "# factor B=1,2,3", "run,id,A,B,replicate",
+                                "1,1-1,lo,1,1", "2,2-1,hi,1,1",
                                 "3,3-1,lo,2,1", "4,4-1,hi,2,1", "5,5-1,lo,3,1",
                                 "6,6-1,hi,3,1"]
 

@@ -1,0 +1,75 @@
+"""`benchlab anova`: factorial analysis of a response — effects, allocation of variation, checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from benchlab.cli import factor_options
+
+EXAMPLE = """examples:
+  benchlab anova examples/factorial/results.csv --response time \\
+      --factors sched,machine,vmstat,load --interactions 2
+  benchlab anova data.csv --response latency --factors machine,sched \\
+      --level-order machine=core2,p4 --log --plot residuals.png
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "anova", help="factorial analysis: effects, allocation of variation, diagnostics",
+        description="Analyse a factorial experiment (the plan CSV of `benchlab design` plus a "
+                    "response column). Balanced two-level designs get Jain's sign-table "
+                    "analysis (effects q with CIs, sums of squares, allocation of variation); "
+                    "other designs an OLS fit and ANOVA table. Residual diagnostics say when "
+                    "the mean-based analysis fails and `benchlab qreg` is the better tool.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    factor_options.add_factor_table_input(p)
+    p.add_argument("--log", action="store_true",
+                   help="analyse ln(response): multiplicative effects, exp(2q) ratios")
+    p.add_argument("--ss", type=int, choices=(1, 2, 3), default=2,
+                   help="sums of squares of unbalanced or general designs: 1 sequential (R's "
+                        "anova), 2 (default, car::Anova), 3")
+    p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level of the effect CIs (default 95)")
+    p.add_argument("--plot", metavar="FILE", help="write residuals-vs-fitted and normal Q-Q "
+                   "plots (.png, .svg or .pdf)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from benchlab.cli import common
+    from benchlab.errors import InputError, UsageError
+    from benchlab.report.anova import PLOT_FORMATS, anova_document, anova_text, residual_plots
+    from benchlab.stats.anova import anova
+
+    confidence = common.confidence(args.confidence)
+    if args.plot and args.plot.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot wants a .png, .svg or .pdf file name: {args.plot!r}")
+    table = factor_options.load(args)
+    for j, name in enumerate(table.factors):
+        seen = np.bincount(table.codes[:, j], minlength=len(table.levels[j]))
+        if (seen == 0).any():
+            level = table.levels[j][int(np.argmax(seen == 0))]
+            raise InputError(f"factor {name!r}: level {level!r} (from --level-order or the "
+                             "file's '# factor' line) does not occur in the data", table.source)
+    order = factor_options.interactions(args.interactions, len(table.factors))
+    result = anova(table.response, table.codes, table.factors, table.levels,
+                   response_name=args.response, interactions=order, log=args.log,
+                   confidence=confidence, ss_type=args.ss, lines=table.lines,
+                   source=table.source)
+    if args.plot:
+        try:
+            residual_plots(result, args.plot)
+        except OSError as exc:
+            raise InputError(f"cannot write the plot: {exc.strerror}", args.plot) from None
+    if args.json:
+        json.dump(anova_document(result), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(anova_text(result, table.source))
+    return 0

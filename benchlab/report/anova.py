@@ -1,0 +1,194 @@
+"""Rendering a factorial analysis: effects and ANOVA tables, diagnostics, JSON, residual plots."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from benchlab import __version__
+from benchlab.report.text import fmt_p
+from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
+
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _g(x: float | None, digits: int = 5) -> str:
+    """digits significant figures; large numbers in full rather than with an exponent."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    if 10 ** digits <= abs(x) < 1e12:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def _p(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
+
+
+def _check(c: Check) -> dict[str, Any]:
+    return {"method": c.method, "statistic": _num(c.statistic), "pvalue": _num(c.pvalue),
+            "ok": c.ok}
+
+
+def anova_document(r: AnovaResult) -> dict[str, Any]:
+    """The JSON document of `benchlab anova --json` (keys in docs/anova.md)."""
+    d = r.diagnostics
+    return {
+        "benchlab_version": __version__, "command": "anova", "method": r.method,
+        "response": r.response, "transform": r.transform,
+        "factors": [{"name": f, "levels": list(lv), "low": lv[0] if len(lv) == 2 else None,
+                     "high": lv[1] if len(lv) == 2 else None}
+                    for f, lv in zip(r.factors, r.levels, strict=True)],
+        "n": r.n, "cells": r.cells, "replicates": r.replicates,
+        "interactions": r.interactions, "ss_type": r.ss_type, "confidence": r.confidence,
+        "effect_definition": EFFECT_NOTE,
+        "effects": [{"term": e.term, "estimate": _num(e.estimate), "se": _num(e.se),
+                     "low": _num(e.low), "high": _num(e.high), "pvalue": _num(e.pvalue),
+                     "ratio": _num(e.ratio), "ratio_low": _num(e.ratio_low),
+                     "ratio_high": _num(e.ratio_high)} for e in r.effects],
+        "anova": [{"term": row.term, "df": row.df, "ss": _num(row.ss), "ms": _num(row.ms),
+                   "f": _num(row.f), "pvalue": _num(row.pvalue),
+                   "variation": _num(row.variation)} for row in r.table],
+        "residual": {"df": r.residual.df, "ss": _num(r.residual.ss), "ms": _num(r.residual.ms),
+                     "variation": _num(r.residual.variation)},
+        "total_ss": _num(r.total_ss), "r_squared": _num(r.r_squared), "s_e": _num(r.s_e),
+        "diagnostics": {"normality": _check(d.normality),
+                        "constant_variance": _check(d.constant_variance),
+                        "cooks_distance": {"max": _num(d.cooks_max),
+                                           "row": None if d.cooks_row is None
+                                           else d.cooks_row + 1,
+                                           "line": d.cooks_line},
+                        "advice": list(d.advice)},
+        "warnings": list(r.warnings),
+    }
+
+
+def _table(rows: list[list[str]], left: int = 1) -> list[str]:
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if j < left else c.rjust(w)
+                      for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in rows]
+
+
+def _ci(low: float | None, high: float | None) -> str:
+    return "n/a" if low is None or high is None else f"{_g(low)} .. {_g(high)}"
+
+
+def anova_text(r: AnovaResult, source: str = "") -> str:
+    """The terminal report: design line, effects (and ANOVA) table, R², diagnostics, advice."""
+    shape = "×".join(str(len(lv)) for lv in r.levels)
+    kind = f"2^{len(r.factors)}" if all(len(lv) == 2 for lv in r.levels) else shape
+    reps = (f"{r.replicates} replicate{'s' if r.replicates != 1 else ''}"
+            if r.replicates is not None else "unequal replicates")
+    response = f"ln({r.response})" if r.transform == "log" else r.response
+    order = "" if r.interactions == len(r.factors) else \
+        f", interactions up to order {r.interactions}"
+    lines = [f"anova of {response}: {kind} factorial, {r.cells} cells, {reps}, {r.n} runs"
+             f"{order}", f"method: {r.method}"]
+    lines.append("factors: " + "; ".join(
+        f"{f} ({lv[0]} -1, {lv[1]} +1)" if len(lv) == 2 else f"{f} ({', '.join(lv)})"
+        for f, lv in zip(r.factors, r.levels, strict=True)))
+    lines.append(EFFECT_NOTE if not r.method.startswith("OLS") else
+                 "effects: two-level factors as q (half the low→high change); more levels "
+                 "as deviations from the mean of the level means (sum contrasts)")
+    if r.transform == "log":
+        lines.append("log scale: exp(2q) is the high/low ratio of geometric means")
+    lines.append("")
+    conf = f"{100 * r.confidence:g}% CI"
+    sign = r.method.startswith("sign table")
+    by_term = {row.term: row for row in r.table}
+    ratio = r.transform == "log"
+    head = ["term", "estimate", conf, "p"] + (["exp(2q)", "ratio CI"] if ratio else [])
+    if sign:
+        head += ["SS", "variation"]
+    rows = [head]
+    for e in r.effects:
+        row = [e.term, _g(e.estimate), _ci(e.low, e.high), _p(e.pvalue)]
+        if ratio:
+            row += [_g(e.ratio, 4) if e.ratio is not None else "",
+                    _ci(e.ratio_low, e.ratio_high) if e.ratio is not None else ""]
+        if sign:
+            a = by_term.get(e.term)
+            row += [_g(a.ss) if a else "", _pct(a.variation) if a else ""]
+        rows.append(row)
+    if sign:
+        res = r.residual
+        rows.append([f"Residuals (df {res.df})", "", "", ""] + (["", ""] if ratio else [])
+                     + [_g(res.ss), _pct(res.variation)])
+    lines += _table(rows)
+    if not sign:
+        lines += ["", f"analysis of variance (type {r.ss_type} sums of squares):"]
+        rows = [["term", "df", "SS", "MS", "F", "p", "variation"]]
+        for a in r.table:
+            rows.append([a.term, str(a.df), _g(a.ss), _g(a.ms), _g(a.f), _p(a.pvalue),
+                         _pct(a.variation)])
+        res = r.residual
+        rows.append(["Residuals", str(res.df), _g(res.ss), _g(res.ms), "", "",
+                     _pct(res.variation)])
+        lines += _table(rows)
+    lines += ["", f"R² = {_g(r.r_squared, 4)}, s_e = {_g(r.s_e)}, total SS = {_g(r.total_ss)}",
+              "", "diagnostics:"]
+    d = r.diagnostics
+    n, v = d.normality, d.constant_variance
+    lines.append(f"  normality of residuals: {n.method}: " +
+                 ("not computed" if n.statistic is None else
+                  f"W = {n.statistic:.4g}, {fmt_p(n.pvalue)}"))
+    lines.append(f"  constant variance: {v.method}: " +
+                 ("not computed" if v.statistic is None else
+                  f"statistic = {v.statistic:.4g}, {fmt_p(v.pvalue)}"))
+    if d.cooks_max is not None:
+        where = (f"{source}:{d.cooks_line}" if d.cooks_line is not None
+                 else f"row {d.cooks_row + 1}")
+        lines.append(f"  largest Cook's distance: {d.cooks_max:.3g} ({where})")
+    lines += ["", "advice:"] + [f"  - {a}" for a in d.advice]
+    if r.warnings:
+        lines += ["", "warnings:"] + [f"  - {w}" for w in r.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def residual_plots(r: AnovaResult, path: str) -> None:
+    """Residuals vs fitted and the normal Q-Q plot of the residuals, side by side.
+
+    The format follows the file extension (png, svg, pdf).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from benchlab.stats.anova import normal_qq
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4), constrained_layout=True)
+    left.scatter(r.fitted, r.residuals, s=12, alpha=0.7)
+    left.axhline(0.0, color="grey", lw=1)
+    left.set_xlabel("fitted value")
+    left.set_ylabel("residual")
+    left.set_title("Residuals vs fitted")
+    theory, ordered = normal_qq(r.residuals)
+    right.scatter(theory, ordered, s=12, alpha=0.7)
+    if ordered.size > 1:
+        q1, q3 = ordered[[len(ordered) // 4, (3 * len(ordered)) // 4]]
+        t1, t3 = theory[[len(theory) // 4, (3 * len(theory)) // 4]]
+        if t3 != t1:
+            slope = (q3 - q1) / (t3 - t1)
+            right.axline((t1, q1), slope=slope, color="grey", lw=1)
+    right.set_xlabel("normal quantile")
+    right.set_ylabel("residual")
+    right.set_title("Normal Q-Q")
+    response = f"ln({r.response})" if r.transform == "log" else r.response
+    fig.suptitle(f"anova of {response}: residual diagnostics")
+    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
+    plt.close(fig)
