@@ -320,7 +320,9 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
         message = str(exc)
         m = re.search(r"\(at line (\d+), column \d+\)", message)
         line = m.group(1) if m else "1"
-        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
+        if "(at end of document)" in message:
+            line = str(len(text.rstrip("\n").split("\n")))
+        reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
         raise InputError(f"invalid TOML: {reason}", f"{path}:{line}") from None
     r = _Reader(path, text)
     r.table(doc, (), _TOP)

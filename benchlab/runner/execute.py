@@ -74,16 +74,23 @@ class OutputParser:
         self._line = 0
 
     def feed(self, data: bytes) -> None:
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            self._take(data[start:end])
-            start = end + 1
-        if start < len(data):
-            if not self._skipping:
-                self._partial += data[start:]
+        lines = data.split(b"\n")
+        rest = lines.pop()
+        if lines:
+            if self._skipping:  # the end of an overlong line: dropped
+                lines.pop(0)
+                self._skipping = False
+                self._line += 1
+            elif self._partial:
+                lines[0] = bytes(self._partial) + lines[0]
+                self._partial.clear()
+            if self.error is None and lines:  # decode the chunk once, then parse each line
+                for i, line in enumerate(b"\n".join(lines).decode("utf-8", "replace")
+                                         .split("\n"), start=self._line + 1):
+                    self._parse(line, i)
+            self._line += len(lines)
+        if rest and not self._skipping:
+            self._partial += rest
             if len(self._partial) > MAX_LINE:
                 self._fail(f"line {self._line + 1} of the output is longer than "
                            f"{MAX_LINE // 1024} KiB")
@@ -91,49 +98,42 @@ class OutputParser:
                 self._skipping = True
 
     def close(self) -> None:
-        if self._partial and not self._skipping:
-            self._take(b"")
+        if self._partial and not self._skipping and self.error is None:
+            self._line += 1
+            self._parse(self._partial.decode("utf-8", "replace"), self._line)
+            self._partial.clear()
         if self.error is None and self.expected is not None and \
                 len(self.rows) + self.extra != self.expected:
             got = len(self.rows) + self.extra
             self._fail(f"{got} value{'s' if got != 1 else ''} in the output where "
                        f"{self.expected} were expected (iterations)")
 
-    def _take(self, tail: bytes) -> None:
-        self._line += 1
-        if self._skipping:
-            self._skipping = False
-            self._partial.clear()
-            return
-        if self._partial:
-            tail = bytes(self._partial) + tail
-            self._partial.clear()
+    def _parse(self, text: str, line: int) -> None:
         if self.error is not None:
             return
-        text = tail.decode("utf-8", errors="replace")
         if self.regex is not None:
             for m in self.regex.finditer(text):
-                self._row({k: v for k, v in m.groupdict().items() if v is not None})
-        else:
-            stripped = text.strip()
-            if not stripped.startswith("{"):
-                return
-            try:
-                obj = json.loads(stripped)
-            except ValueError:
-                self._fail(f"line {self._line} of the output is not valid JSON")
-                return
-            if isinstance(obj, dict):
-                found = {k: obj[k] for k in self.metrics if k in obj}
-                if found:
-                    self._row(found)
+                self._row({k: v for k, v in m.groupdict().items() if v is not None}, line)
+            return
+        stripped = text.strip()
+        if not stripped.startswith("{"):
+            return
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            self._fail(f"line {line} of the output is not valid JSON")
+            return
+        if isinstance(obj, dict):
+            found = {k: obj[k] for k in self.metrics if k in obj}
+            if found:
+                self._row(found, line)
 
-    def _row(self, found: dict[str, object]) -> None:
+    def _row(self, found: dict[str, object], line: int) -> None:
         row: dict[str, float] = {}
         for key, raw in found.items():
             value = _number(raw)
             if value is None:
-                self._fail(f"line {self._line} of the output: {key} = {str(raw)[:40]!r} is not "
+                self._fail(f"line {line} of the output: {key} = {str(raw)[:40]!r} is not "
                            "a finite number")
                 return
             row[key] = value

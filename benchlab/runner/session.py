@@ -163,7 +163,7 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
 
     progress = progress or Progress()
     e = load_experiment(experiment_path)
-    if resume:
+    if resume and os.path.exists(store_path):
         store = Store.open(store_path, write=True)
         store.check_same_experiment(e.text, e.path)
         stored = int(store.meta["seed"])

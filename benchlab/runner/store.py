@@ -88,6 +88,7 @@ class Store:
         if os.path.exists(path):
             raise UsageError(f"{path} exists: add --resume to continue that experiment, or "
                              "choose another -o file (nothing is overwritten)")
+        _remove_stale(path)
         tmp = f"{path}.partial-{os.getpid()}"
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -286,6 +287,27 @@ class Store:
                            r[9]))
         out.sort(key=lambda r: rank.get(r.alternative, len(rank)))  # stable: keeps the rest
         return out
+
+
+def _remove_stale(path: str) -> None:
+    """Remove the half-made stores of runners killed while creating `path`."""
+    import glob
+
+    for tmp in glob.glob(glob.escape(path) + ".partial-*"):
+        pid = tmp.removesuffix("-wal").removesuffix("-shm").rsplit("-", 1)[-1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 class _transaction:
