@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from benchlab.errors import UsageError
 
@@ -124,7 +126,20 @@ def level_arrays(sample, names: list[str]) -> list:
     columns = sample.dataset.columns
     missing = [n for n in names if n not in columns]
     if missing:
-        have = [c for c in columns if c != sample.dataset.value]
-        raise UsageError(f"no level column {missing[0]!r} (columns: {', '.join(have)})",
-                         sample.dataset.source)
+        have = [c for c in sample.dataset.file_columns if c != sample.dataset.value]
+        listed = f"columns: {', '.join(have)}" if have else "a plain file of numbers has none"
+        raise UsageError(f"no level column {missing[0]!r} ({listed})", sample.dataset.source)
     return [columns[n] for n in names]
+
+
+@contextmanager
+def naming_files(samples) -> Iterator[None]:
+    """Give a level error from the statistics the file of the sample it is about."""
+    from benchlab.stats.hierarchy import LevelError
+
+    try:
+        yield
+    except LevelError as exc:
+        if exc.where is None:
+            exc.where = next((s.dataset.source for s in samples if s.name == exc.sample), None)
+        raise

@@ -166,12 +166,12 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
     if args.paired:
         raise UsageError("--paired does not combine with --levels")
     data = [(s.name, s.values, common.level_arrays(s, names)) for s in samples]
-    result = compare_hierarchical(data, names, baseline=baseline, confidence=confidence,
-                                  threshold=args.threshold, df_method=args.df_method or "welch",
-                                  unit=unit, bootstrap=args.bootstrap, resample=spec,
-                                  seed=args.seed, tests=args.tests,
-                                  diagnostics=not args.no_diagnostics,
-                                  ordered=[s.dataset.ordered for s in samples])
+    with common.naming_files(samples):
+        result = compare_hierarchical(
+            data, names, baseline=baseline, confidence=confidence, threshold=args.threshold,
+            df_method=args.df_method or "welch", unit=unit, bootstrap=args.bootstrap,
+            resample=spec, seed=args.seed, tests=args.tests,
+            diagnostics=not args.no_diagnostics, ordered=[s.dataset.ordered for s in samples])
     _render(args, result, [(s.name, s.values) for s in samples])
     return _finish(args, result)
 
@@ -192,12 +192,13 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
             mask = s.dataset.columns[args.benchmark] == bench
             data.setdefault(bench, []).append(
                 (s.name, part.values, [lv[mask] for lv in levels]))
-    result = compare_suite(data, names, baseline=samples[baseline].name, confidence=confidence,
-                           threshold=args.threshold, df_method=args.df_method or "welch",
-                           unit=unit, replicates=args.bootstrap or 10_000,
-                           resample=spec, seed=args.seed, tests=args.tests,
-                           bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
-                           ordered={s.name: s.dataset.ordered for s in samples})
+    with common.naming_files(samples):
+        result = compare_suite(
+            data, names, baseline=samples[baseline].name, confidence=confidence,
+            threshold=args.threshold, df_method=args.df_method or "welch", unit=unit,
+            replicates=args.bootstrap or 10_000, resample=spec, seed=args.seed,
+            tests=args.tests, bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
+            ordered={s.name: s.dataset.ordered for s in samples})
     if args.unit_note:
         from dataclasses import replace
 

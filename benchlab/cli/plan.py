@@ -80,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines = [], []
     for s in samples:
-        h = summarize(s.values, common.level_arrays(s, level_names), level_names, name=s.name,
-                      confidence=confidence)
+        with common.naming_files(samples):
+            h = summarize(s.values, common.level_arrays(s, level_names), level_names,
+                          name=s.name, confidence=confidence)
         costs = _costs(args, level_names, unit, h.grand_mean)
         plan = plan_experiment(h, costs, budget=args.budget, target=args.target,
                                confidence=confidence)

@@ -61,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
             docs.append(doc)
             lines.append(line)
             continue
-        h = summarize(s.values, common.level_arrays(s, level_names), level_names,
-                      name=s.name, confidence=confidence)
+        with common.naming_files(samples):
+            h = summarize(s.values, common.level_arrays(s, level_names), level_names,
+                          name=s.name, confidence=confidence)
         docs.append(summary_document(h))
         lines.extend(summary_text(h, unit))
         warnings.extend(h.warnings)

@@ -30,6 +30,8 @@ class Dataset:
     ordered: whether the rows within each lowest-level unit are in the order
     they were measured (False for JMH sample-mode histograms, sorted by value),
     which the time-order diagnostics need.
+    synthetic: columns the reader made up that are not in the file (the
+    `sample` column naming a plain file's values), left out of column lists.
     """
 
     columns: Mapping[str, np.ndarray]
@@ -42,6 +44,7 @@ class Dataset:
     lines: np.ndarray | None = None
     default_by: str | None = None
     ordered: bool = True
+    synthetic: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         lengths = {name: len(col) for name, col in self.columns.items()}
@@ -53,6 +56,11 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.columns[self.value])
+
+    @property
+    def file_columns(self) -> list[str]:
+        """The columns that are in the file (for messages that list them)."""
+        return [c for c in self.columns if c not in self.synthetic]
 
     @property
     def values(self) -> np.ndarray:
@@ -74,7 +82,7 @@ class Dataset:
             lines = self.lines[mask] if self.lines is not None else None
             out.append((name, Dataset(cols, self.value, self.factors, self.levels,
                                       self.metric, self.unit, self.source, lines,
-                                      self.default_by, self.ordered)))
+                                      self.default_by, self.ordered, self.synthetic)))
         return out
 
     @classmethod
@@ -96,6 +104,7 @@ class Dataset:
             unit=unit or make_unit(None),
             source=source or name,
             lines=None if lines is None else np.asarray(lines, dtype=np.int64),
+            synthetic=("sample", "value"),
         )
 
     def check_finite(self) -> None:

@@ -66,7 +66,7 @@ def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
             raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "
                              "plain file of numbers (use -C for its columns)", dataset.source)
         if by is not None and by not in dataset.columns:
-            have = [c for c in dataset.columns if c not in (dataset.value, "sample")]
+            have = [c for c in dataset.file_columns if c != dataset.value]
             what = f"columns: {', '.join(have)}" if have else "a plain file of numbers has none"
             raise UsageError(f"no column {by!r} for --by ({what})", dataset.source)
         datasets.append(dataset)

@@ -26,6 +26,15 @@ from benchlab.errors import InputError
 from benchlab.stats.distributions import critical_t
 
 
+class LevelError(InputError):
+    """A level whose variance cannot be estimated; `sample` names the data it is about, so the
+    caller can say which file that is."""
+
+    def __init__(self, message: str, sample: str) -> None:
+        super().__init__(message)
+        self.sample = sample
+
+
 @dataclass(frozen=True)
 class LevelComponent:
     """One level's variance component.
@@ -185,12 +194,15 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     reps[0] = float(r_top)
 
     names = [*level_names, measurement_name]
-    for depth in range(k + 1):
+    if math.isnan(s2[0]):
+        raise LevelError(f"{name}: level {names[0]!r} (the top level) has a single unit, so "
+                         "its variance cannot be estimated; at least 2 are needed (or drop "
+                         "the level from --levels)", name)
+    for depth in range(1, k + 1):
         if math.isnan(s2[depth]):
-            where = names[depth]
-            raise InputError(f"level {where!r} has a single unit everywhere, so its variance "
-                             "cannot be estimated; repeat it (at least 2 per parent) or drop "
-                             "the level from --levels")
+            raise LevelError(f"{name}: level {names[depth]!r} has a single unit everywhere, so "
+                             "its variance cannot be estimated; repeat it (at least 2 per "
+                             f"{names[depth - 1]}) or drop the level from --levels", name)
 
     # T² bottom-up: T_1² = S_1², T_i² = S_i² − S_{i−1}² / r_{i−1} (STATS.md §5).
     t2 = [0.0] * (k + 1)

@@ -148,8 +148,9 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                                       confidence=confidence, threshold=threshold,
                                       df_method=df_method, unit=unit, bootstrap=bootstrap,
                                       seed=seed, tests=tests, diagnostics=diagnostics)
-        except InputError as exc:
-            raise type(exc)(f"benchmark {bench!r}: {exc.message}", exc.where) from None
+        except InputError as exc:  # keep the kind and its details; say which benchmark
+            exc.message = f"benchmark {bench!r}: {exc.message}"
+            raise
         results.append((bench, res))
         # Bootstrap each system's mean within this benchmark, one stream per system.
         rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]

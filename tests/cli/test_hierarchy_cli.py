@@ -168,3 +168,27 @@ def test_top_level_without_variation_is_not_merged_into_a_level_above(tmp_path, 
                for w in group["warnings"])
     out = run_cli("summary", path, "--levels", "build,run")[1]
     assert "(no detectable variation of its own)" in out and "can be dropped" not in out
+
+
+def test_level_errors_name_the_file_and_only_real_columns(tmp_path, run_cli):
+    one = tmp_path / "one.csv"
+    one.write_text("build,run,value\n" + "".join(f"{b},1,{10 + b + k / 10}\n"
+                                                 for b in range(3) for k in range(3)))
+    code, _, err = run_cli("summary", one, "--levels", "build,run")
+    assert code == 2 and err.startswith(f"benchlab: {one}: one: level 'run' has a single unit")
+    code, _, err = run_cli("compare", one, one, "--levels", "build,run")
+    assert code == 2 and f"{one}" in err.split(": level")[0]
+    code, _, err = run_cli("plan", one, "--levels", "build,run", "--cost", "build=1m",
+                           "--cost", "run=1s", "--cost", "measurement=1s", "--budget", "1h")
+    assert code == 2 and err.startswith(f"benchlab: {one}: ")
+    code, _, err = run_cli("summary", one, "--levels", "build,fork")
+    assert err == f"benchlab: {one}: no level column 'fork' (columns: build, run)\n"
+    own = tmp_path / "own.csv"  # a file's own "sample" column is real, and kept
+    own.write_text("sample,value\nx,1\ny,2\nx,3\n")
+    code, _, err = run_cli("summary", own, "--levels", "run")
+    assert err == f"benchlab: {own}: no level column 'run' (columns: sample)\n"
+    plain = tmp_path / "plain.txt"
+    plain.write_text("1\n2\n3\n")
+    code, _, err = run_cli("summary", plain, "--levels", "run")
+    assert err == (f"benchlab: {plain}: no level column 'run' (a plain file of numbers has "
+                   "none)\n")

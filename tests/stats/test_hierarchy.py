@@ -83,8 +83,14 @@ def test_single_unit_level_is_refused_with_advice():
     x = np.arange(12.0)
     builds = np.array(["1"] * 12)
     runs = np.repeat(["1", "2", "3"], 4)
-    with pytest.raises(InputError, match="level 'build' has a single unit everywhere"):
-        summarize(x, [builds, runs], ["build", "run"])
+    with pytest.raises(InputError, match=r"s: level 'build' \(the top level\) has a single "
+                                         "unit") as info:
+        summarize(x, [builds, runs], ["build", "run"], name="s")
+    assert info.value.sample == "s"
+    with pytest.raises(InputError, match=r"level 'run' has a single unit everywhere, so its "
+                                         r"variance cannot be estimated; repeat it \(at least 2 "
+                                         "per build"):
+        summarize(x, [runs, np.array(["1"] * 12)], ["build", "run"])
 
 
 def test_labels_nest_within_their_parent():

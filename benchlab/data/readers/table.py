@@ -129,15 +129,19 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
             raise InputError(f"the unit column mixes units ({', '.join(units)}); convert the "
                              "values to one unit or say which with --unit", source.name)
         unit_name = units[0]
+    synthetic: tuple[str, ...] = ()
     if by is None:
-        columns["sample"] = np.full(len(body), name or source.name, dtype=object)
         by = "sample"
+        if "sample" not in header:  # a file's own "sample" column is kept as it is
+            columns["sample"] = np.full(len(body), name or source.name, dtype=object)
+            synthetic = ("sample",)
     factors = (by,) + tuple(h for h in header if h not in (by, value_col, "unit"))
     chosen = metric if metric is not None else (body[0][header.index("metric")].strip()
                                                  if "metric" in header else None)
     return Dataset(columns, value=value_col, factors=factors,
                    metric=chosen, unit=make_unit(unit_name, higher_is_better),
-                   source=source.name, lines=np.array(body_lines, dtype=np.int64))
+                   source=source.name, lines=np.array(body_lines, dtype=np.int64),
+                   synthetic=synthetic)
 
 
 def _metric_rows(header: list[str], body: list[list[str]], lines: list[int],
