@@ -192,3 +192,34 @@ def test_level_errors_name_the_file_and_only_real_columns(tmp_path, run_cli):
     code, _, err = run_cli("summary", plain, "--levels", "run")
     assert err == (f"benchlab: {plain}: no level column 'run' (a plain file of numbers has "
                    "none)\n")
+
+
+def _dfs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "df":
+                yield value
+            yield from _dfs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _dfs(value)
+
+
+@pytest.mark.parametrize("args", [
+    ("summary", str(FIX / "ks3.csv"), "--value", "value"),
+    ("summary", TWO, "--by", "system", "--levels", "build,run"),
+    ("plan", str(FIX / "ks_plan.csv"), "--levels", "build,run", "--cost", "build=100",
+     "--cost", "run=20", "--cost", "measurement=3", "--budget", "1h"),
+    ("compare", TWO, "--by", "system", "--levels", "build,run", "--tests"),
+    ("compare", str(FIX / "suite.csv"), "--by", "system", "--benchmark", "benchmark",
+     "--seed", "1", "--bootstrap", "200"),
+])
+def test_json_has_the_version_and_float_degrees_of_freedom(run_cli, args):
+    from benchlab import __version__
+
+    code, out, _ = run_cli(*args, "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["benchlab_version"] == __version__
+    dfs = list(_dfs(doc))
+    assert all(df is None or isinstance(df, float) for df in dfs)
+    assert args[0] == "plan" or any(isinstance(df, float) for df in dfs)
