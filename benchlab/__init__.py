@@ -5,16 +5,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "compare", "summary", "plan", "Dataset", "ComparisonReport"]
+__all__ = ["__version__", "compare", "summary", "plan", "Dataset", "ComparisonReport",
+           "factorial_design", "anova", "speedup_test", "kruskal_test"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from benchlab.api import ComparisonReport, compare, plan, summary
+    from benchlab.api import (
+        ComparisonReport,
+        anova,
+        compare,
+        factorial_design,
+        kruskal_test,
+        plan,
+        speedup_test,
+        summary,
+    )
     from benchlab.data.dataset import Dataset
 
 
 def __getattr__(name: str) -> Any:
     """Import the API lazily so `import benchlab` stays cheap for the CLI."""
-    if name in ("compare", "summary", "plan", "ComparisonReport"):
+    if name in ("compare", "summary", "plan", "ComparisonReport", "factorial_design", "anova",
+                "speedup_test", "kruskal_test"):
         from benchlab import api
 
         return getattr(api, name)

@@ -112,3 +112,76 @@ def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] |
         unit=make_unit(unit, higher_is_better), bootstrap=bootstrap, seed=seed, tests=tests,
         diagnostics=diagnostics)
     return ComparisonReport(**{f.name: getattr(result, f.name) for f in fields(result)})
+
+
+def factorial_design(factors: Any, *, replicates: int = 1, order: str = "random",
+                     seed: int | None = None):
+    """A full factorial design (`benchlab design`): factors as {name: levels} or pairs.
+
+    order: "random" (default), "blocks" or "standard"; a seed is drawn and recorded
+    when none is given. (Not `benchlab.design`: that name is the package.) Returns a
+    frozen Design (`.runs`, `.rows()`, `.sign_table()`,
+    `.to_dict()` = the command's JSON).
+    """
+    from benchlab.design.factorial import full_factorial
+
+    items = list(factors.items()) if hasattr(factors, "items") else list(factors)
+    return full_factorial(items, replicates=replicates, order=order, seed=seed)
+
+
+def anova(table: Any, response: str, factors: Sequence[str], *,
+          level_order: dict[str, Sequence[str]] | None = None, interactions: int | None = None,
+          log: bool = False, confidence: float = 0.95, ss_type: int = 2):
+    """Factorial analysis (`benchlab anova`) of a DataFrame or mapping of columns.
+
+    Levels sort numerically or alphabetically unless `level_order` gives them (the
+    first level is low, -1). Returns a frozen AnovaResult; `.to_dict()` is the JSON.
+    """
+    from benchlab.data.factor_table import _ordered_levels
+    from benchlab.stats.anova import anova as run_anova
+
+    orders = dict(level_order or {})
+    try:
+        y = np.asarray(table[response], dtype=float)
+        columns = [np.asarray(table[f]).astype(str) for f in factors]
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ValueError(f"anova needs a numeric column {response!r} and the factor columns "
+                         f"{', '.join(map(repr, factors))}: {exc}") from None
+    if response in factors:
+        raise ValueError(f"{response!r} is the response and cannot also be a factor")
+    levels, codes = [], []
+    for name, column in zip(factors, columns, strict=True):
+        lv, code = _ordered_levels(name, column, orders.get(name), "table")
+        levels.append(lv)
+        codes.append(code)
+    return run_anova(y, np.stack(codes, axis=1), list(factors), levels, response_name=response,
+                     interactions=interactions, log=log, confidence=confidence,
+                     ss_type=ss_type)
+
+
+def speedup_test(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,
+                 *, protocol: str = "speedup-mean", confidence: float = 0.95,
+                 names: tuple[str, str] = ("baseline", "candidate"),
+                 higher_is_better: bool = False):
+    """The Speedup-Test mean or median protocol (`benchlab test`), one-sided at 1 - confidence.
+
+    Returns a frozen SpeedupTestResult; its decision is "significant", "not significant"
+    or "refused" (a check failed on 30 or fewer observations); `.to_dict()` is the JSON.
+    """
+    from benchlab.stats.protocols import speedup_test as run
+
+    return run(np.asarray(baseline, dtype=float), np.asarray(candidate, dtype=float),
+               protocol=protocol, alpha=1.0 - confidence, names=names,
+               higher_is_better=higher_is_better)
+
+
+def kruskal_test(samples: Any, *, confidence: float = 0.95):
+    """Kruskal–Wallis with Holm-adjusted pairwise Mann–Whitney tests (`benchlab test`).
+
+    samples: {name: values} or (name, values) pairs. `.to_dict()` is the JSON.
+    """
+    from benchlab.stats.protocols import kruskal_test as run
+
+    items = list(samples.items()) if hasattr(samples, "items") else list(samples)
+    return run([(str(n), np.asarray(v, dtype=float)) for n, v in items],
+               alpha=1.0 - confidence)

@@ -70,6 +70,14 @@ class SpeedupTestResult:
     message: str
     warnings: tuple[str, ...]
 
+    def to_dict(self) -> dict:
+        """The JSON document `benchlab test --json` prints for this one comparison."""
+        from benchlab.report.protocols import test_document
+        from benchlab.units import make_unit
+
+        return test_document(self.protocol, self.alpha,
+                             make_unit(None, self.higher_is_better), [self], [])
+
 
 @dataclass(frozen=True)
 class GroupRank:
@@ -109,6 +117,13 @@ class KruskalResult:
     pairs: tuple[PairTest, ...]
     alpha: float
     method: str
+
+    def to_dict(self) -> dict:
+        """The JSON document `benchlab test --protocol kruskal --json` prints."""
+        from benchlab.report.protocols import test_document
+        from benchlab.units import make_unit
+
+        return test_document("kruskal", self.alpha, make_unit(None), self, [])
 
 
 def _speedups(base: np.ndarray, cand: np.ndarray, higher_is_better: bool) -> Speedups:

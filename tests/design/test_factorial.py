@@ -102,3 +102,16 @@ def test_bad_designs():
         full_factorial([(f"f{i}", "12") for i in range(21)])
     with pytest.raises(UsageError, match="two-level"):
         full_factorial([("A", "12"), ("B", "123")]).sign_table()
+
+
+def test_python_api():
+    import json
+
+    import benchlab
+
+    d = benchlab.factorial_design({"sched": ["BFS", "CFS"], "load": ["compile", "encode"]},
+                                  replicates=2, seed=7)
+    assert d.seed == 7 and len(d.rows()) == 8
+    doc = d.to_dict()
+    assert doc["sign_table"]["columns"] == ["I", "A", "B", "AB"]
+    json.dumps(doc, allow_nan=False)

@@ -188,3 +188,20 @@ def test_sign_table_equals_ols(k, r, seed):
     assert [row.ss for row in jain.table] == pytest.approx([row.ss for row in ols.table],
                                                            abs=1e-9)
     assert jain.residual.ss + sum(row.ss for row in jain.table) == pytest.approx(jain.total_ss)
+
+
+def test_python_api_on_columns():
+    import benchlab
+
+    case = R["general"]
+    table = {"M": case["data"]["M"], "L": case["data"]["L"], "y": case["data"]["y"]}
+    res = benchlab.anova(table, "y", ["M", "L"], ss_type=1)
+    doc = res.to_dict()
+    assert [row["term"] for row in doc["anova"]] == ["M", "L", "M:L"]
+    assert doc["anova"][0]["ss"] == pytest.approx(case["full"]["anova_ss"][0], rel=1e-9)
+    json.dumps(doc, allow_nan=False)
+    flipped = benchlab.anova(table, "y", ["M", "L"], level_order={"L": ["b2", "b1"]})
+    assert {e.term: e.estimate for e in flipped.effects}["L"] == pytest.approx(
+        -{e.term: e.estimate for e in res.effects}["L"])
+    with pytest.raises(ValueError, match="response"):
+        benchlab.anova(table, "y", ["M", "y"])

@@ -120,3 +120,17 @@ def test_ks_with_ties_is_scipy_exact_without_ties():
     x, y = rng.normal(size=13), rng.normal(0.8, size=17)
     res = stats.ks_2samp(x, y, method="exact")
     assert _ks_exact_with_ties(x, y, res.statistic) == pytest.approx(res.pvalue, rel=1e-9)
+
+
+def test_python_api_matches_cli_document():
+    import benchlab
+
+    ref = TWO["normal_unequal"]
+    res = benchlab.speedup_test(ref["baseline"], ref["candidate"], names=("old", "new"))
+    doc = res.to_dict()
+    assert doc["protocol"] == "speedup-mean" and doc["comparisons"][0]["candidate"] == "new"
+    assert doc["comparisons"][0]["test"]["pvalue"] == pytest.approx(res.test.pvalue)
+    k = benchlab.kruskal_test(R["k_sample"]["distinct"]["groups"], confidence=0.99)
+    assert k.alpha == pytest.approx(0.01)
+    assert k.to_dict()["kruskal"]["pvalue"] == pytest.approx(R["k_sample"]["distinct"]["p"])
+    json.dumps(doc, allow_nan=False)
