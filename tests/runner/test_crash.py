@@ -1,0 +1,83 @@
+"""Crash safety: the runner killed with SIGKILL at random moments 20 times, resumed each time;
+in the end every planned measurement exists exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = 20
+
+
+def test_sigkill_twenty_times_then_resume(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text(textwrap.dedent("""
+        seed = 3
+        builds = 2
+        executions = 20
+        iterations = 2
+        [measure]
+        regex = 'v: (?P<v>[0-9]+)'
+        [alternatives.a]
+        command = ["sh", "-c", "sleep 0.03; echo v: 1; echo v: 2"]
+        [alternatives.b]
+        command = ["sh", "-c", "sleep 0.03; echo v: 3; echo v: 4"]
+    """))
+    db = tmp_path / "r.db"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    argv = [sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db), "--resume",
+            "--quiet"]
+    rng = np.random.default_rng(2024)
+    progress = []
+    for _ in range(KILLS):
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(float(rng.uniform(0.2, 0.6)))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if db.exists():
+            progress.append(_done(db))
+    print("trials finished after each kill:", progress)
+    finish = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert finish.returncode == 0, finish.stderr
+    conn = sqlite3.connect(db)
+    try:
+        states = dict(conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
+        total = conn.execute("SELECT COUNT(*) FROM measurements").fetchone()[0]
+        distinct = conn.execute("SELECT COUNT(*) FROM (SELECT DISTINCT trial, iteration, "
+                                "metric FROM measurements)").fetchone()[0]
+        per_trial = set(conn.execute("SELECT COUNT(*) FROM measurements GROUP BY trial"))
+        values = dict(conn.execute("SELECT t.alternative, GROUP_CONCAT(DISTINCT m.value) FROM "
+                                   "measurements m JOIN trials t ON t.seq = m.trial "
+                                   "GROUP BY t.alternative"))
+        sessions = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    finally:
+        conn.close()
+    planned = 2 * 2 * 20
+    assert states == {"ok": planned}
+    assert total == distinct == planned * 2  # two iterations of one metric each
+    assert per_trial == {(2,)}
+    assert sorted(values["a"].split(",")) == ["1.0", "2.0"]
+    assert sorted(values["b"].split(",")) == ["3.0", "4.0"]
+    # the kills landed at different points of the plan, not all before the start
+    assert progress == sorted(progress)
+    assert len({p for p in progress if 0 < p < planned}) >= 5
+    assert sessions >= 3
+
+
+def _done(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM trials WHERE status = 'ok'").fetchone()[0]
+    finally:
+        conn.close()

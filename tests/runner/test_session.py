@@ -1,0 +1,267 @@
+"""Whole experiments with real processes: levels, warm-up, failures, builds, stopping, resume."""
+
+from __future__ import annotations
+
+import collections
+import sqlite3
+import textwrap
+
+import pytest
+
+from benchlab.errors import InputError, UsageError
+from benchlab.runner.session import plan_only, run_experiment
+from benchlab.runner.store import Store
+
+
+def write(tmp_path, text: str, name: str = "exp.toml") -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def query(db: str, sql: str, *args) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def test_levels_warmup_builds_and_order(tmp_path):
+    exp = write(tmp_path, """
+        seed = 4
+        builds = 2
+        executions = 2
+        iterations = 3
+        [warmup]
+        executions = 1
+        iterations = 1
+        [measure]
+        regex = 'v: (?P<v>[0-9.]+)'
+        unit = "ms"
+        [factors]
+        n = [1, 2]
+        [alternatives.a]
+        command = ["sh", "-c", "echo a >> order.log; for i in $(seq $1); do echo v: $2; done",
+                   "sh", "{iterations}", "{n}"]
+        build = ["sh", "-c", "echo built > build-$1-$2", "sh", "{alternative}", "{build}"]
+        [alternatives.b]
+        command = ["sh", "-c", "echo b >> order.log; for i in $(seq $1); do echo v: $2; done",
+                   "sh", "{iterations}", "{n}"]
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.status == "finished"
+    assert result.counts == {"ok": 2 * 2 * 2 * 3 + 2}  # executions + the build steps of a
+    assert sorted(p.name for p in tmp_path.glob("build-*")) == [
+        "build-a-1", "build-a-2"]
+    # 4 cells x 2 builds x 3 executions x 4 iterations
+    assert result.measurements == 96
+    warm = query(db, "SELECT COUNT(*) FROM measurements WHERE warmup = 1")[0][0]
+    assert warm == 4 * 2 * (4 + 2)  # the warm-up execution whole + one iteration of the others
+    first_iter = query(db, "SELECT DISTINCT m.warmup FROM measurements m JOIN trials t ON "
+                       "t.seq = m.trial WHERE m.iteration = 1")
+    assert first_iter == [(1,)]
+    values = query(db, "SELECT DISTINCT t.factors, m.value FROM measurements m JOIN trials t "
+                   "ON t.seq = m.trial ORDER BY m.value")
+    assert [v for _, v in values] == [1.0, 2.0]
+    # the processes ran in the plan's order
+    store = Store.open(db)
+    planned = [t.alternative for t in store.trials() if t.kind == "execution"]
+    store.close()
+    logged = (tmp_path / "order.log").read_text().split()
+    assert logged == planned
+
+
+def test_failures_are_recorded_and_the_run_goes_on(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 3
+        [alternatives.good]
+        command = ["true"]
+        [alternatives.bad]
+        command = ["sh", "-c", "echo 'it broke' >&2; exit 4"]
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.status == "finished"
+    assert result.counts == {"ok": 3, "failed": 3}
+    assert result.failures[0][2] == "exit code 4"
+    assert result.failures[0][3] == "it broke\n"
+    assert query(db, "SELECT COUNT(*) FROM measurements m JOIN trials t ON t.seq = m.trial "
+                 "WHERE t.alternative = 'bad'") == [(0,)]
+
+
+def test_fail_fast_then_resume(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 3
+        order = "sequential"
+        [alternatives.bad]
+        command = ["sh", "-c", "test -f ok || exit 1"]
+        [alternatives.good]
+        command = ["true"]
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db, fail_fast=True)
+    assert result.status == "failed" and result.counts == {"failed": 1, "planned": 5}
+    (tmp_path / "ok").write_text("")
+    result = run_experiment(exp, db, resume=True)
+    assert result.status == "finished" and result.counts == {"failed": 1, "ok": 5}
+    assert query(db, "SELECT COUNT(*) FROM sessions") == [(2,)]
+
+
+def test_failed_build_skips_its_executions(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        builds = 2
+        executions = 2
+        [alternatives.a]
+        command = ["true"]
+        build = ["sh", "-c", "test $1 = 1", "sh", "{build}"]
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.counts == {"ok": 3, "failed": 3}
+    errors = [e for _, _, e, _ in result.failures]
+    assert errors == ["exit code 1", "not run: build 2 of a failed", "not run: build 2 of a "
+                      "failed"]
+
+
+def test_timeout_in_an_experiment(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 1
+        timeout = "0.2s"
+        [alternatives.slow]
+        command = ["sleep", "10"]
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.counts == {"failed": 1}
+    assert result.failures[0][2] == "timed out after 0.2 s"
+
+
+def test_stop_when_halfwidth(tmp_path):
+    """Constant values: the ratio CI has width 0 once each side has two top-level units, so
+    the run stops after round 2 of 50."""
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 50
+        [measure]
+        regex = 'v: (?P<v>[0-9.]+)'
+        [alternatives.a]
+        command = ["echo", "v: 10"]
+        [alternatives.b]
+        command = ["echo", "v: 12"]
+        [stop_when]
+        halfwidth = "1%"
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.status == "stopped" and "±1%" in result.stop_reason
+    assert result.counts == {"ok": 4, "planned": 96}
+    again = run_experiment(exp, db, resume=True)
+    assert again.status == "already-stopped" and again.ran == 0
+
+
+def test_stop_when_max_time(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 100
+        [alternatives.a]
+        command = ["sleep", "0.03"]
+        [stop_when]
+        max_time = "0.1s"
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.status == "stopped" and "max_time" in result.stop_reason
+    assert 3 <= result.counts["ok"] <= 5
+
+
+def test_resume_refuses_another_experiment_file(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 2
+        [alternatives.a]
+        command = ["true"]
+    """)
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    other = write(tmp_path, """
+        seed = 1
+        executions = 3
+        [alternatives.a]
+        command = ["true"]
+    """, "other.toml")
+    with pytest.raises(InputError) as info:
+        run_experiment(other, db, resume=True)
+    message = str(info.value)
+    assert "other.toml:3:" in message and "'executions = 3'" in message
+    assert "'executions = 2'" in message
+
+
+def test_existing_store_is_never_overwritten(tmp_path):
+    exp = write(tmp_path, "executions = 2\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    with pytest.raises(UsageError, match="--resume"):
+        run_experiment(exp, db)
+
+
+def test_resume_with_another_seed_is_refused(tmp_path):
+    exp = write(tmp_path, "executions = 2\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db, seed=3)
+    with pytest.raises(UsageError, match="seed"):
+        run_experiment(exp, db, seed=4, resume=True)
+
+
+def test_dry_run_plans_without_running(tmp_path):
+    exp = write(tmp_path, """
+        seed = 9
+        executions = 2
+        [alternatives.a]
+        command = ["sh", "-c", "touch ran"]
+    """)
+    planned = plan_only(exp, str(tmp_path / "r.db"), seed=None, resume=False)
+    assert len(planned.trials) == 2 and planned.seed == 9 and planned.estimate is None
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "r.db").exists()
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    again = plan_only(exp, db, seed=None, resume=True)
+    assert again.trials == [] and again.estimate == 0.0
+
+
+def test_environment_is_recorded(tmp_path):
+    exp = write(tmp_path, "executions = 1\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db, argv=["benchlab", "run"])
+    store = Store.open(db)
+    sessions = store.sessions()
+    meta = store.meta
+    store.close()
+    env = sessions[0]["environment"]
+    for key in ("cpu_model", "cpus_usable", "kernel", "load_average", "aslr",
+                "environment_bytes", "python", "benchlab", "governors", "turbo"):
+        assert key in env
+    assert meta["experiment_text"] == open(exp).read()
+    assert sessions[0]["outcome"] == "finished"
+
+
+def test_counts_are_per_cell(tmp_path):
+    exp = write(tmp_path, """
+        seed = 2
+        builds = 3
+        executions = 2
+        [factors]
+        k = ["x", "y"]
+        [alternatives.a]
+        command = ["echo", "{k}"]
+        [alternatives.b]
+        command = ["echo", "{k}"]
+    """)
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    rows = query(db, "SELECT t.alternative, t.factors, t.build FROM measurements m JOIN "
+                 "trials t ON t.seq = m.trial WHERE m.metric = 'wall'")
+    counts = collections.Counter(rows)
+    assert len(counts) == 2 * 2 * 3 and set(counts.values()) == {2}
