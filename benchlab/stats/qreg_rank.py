@@ -16,26 +16,34 @@ dual solution, in [0, 1]) give the τ-scores λ = â + τ - 1 and the statistic
 The interval is {b : |T_n(b)| < t_{1-α/2, n-p}} (quantreg's tcrit = TRUE).
 T_n(b) is a step function of b (non-increasing; it is -V'(b) / sqrt(q_n τ(1-τ))
 for V(b) the restricted problem's optimal check loss, a convex piecewise-linear
-function minimised at b = β̂_j). Walking from β̂_j outwards, let (b_k, T_k) be
-the left end of each step and its value, starting from (β̂_j, 0); the bound
-interpolates between the last accepted step k-1 and the first rejected step k,
-as rq.fit.br's `interp = TRUE`:
+function minimised at b = β̂_j). Walking from β̂_j outwards, a step starts
+wherever a residual of the restricted fit reaches zero; let (b_k, T_k) be the
+start of each step and its statistic, from (β̂_j, 0). The bound interpolates
+between the last accepted step k-1 and the first rejected step k, as
+rq.fit.br's `interp = TRUE`:
 
     bound = b_{k-1} ± |b_k - b_{k-1}| (c - |T_{k-1}|) / |T_k - T_{k-1}|.
 
 Written by hand because no Python library has it. The walk is a parametric
 linear program in b (quantreg does it with pivots of its Barrodale–Roberts
-simplex in Fortran). Here, at each step end the observations with zero
-residuals fix the local problem: the direction of the restricted fit and the
+simplex in Fortran). Here, at each step start the observations with zero
+residuals fix a local problem: the direction of the restricted fit and the
 step's statistic solve a small LP in those observations (by enumerating its p
 vertices when exactly p residuals are zero, by scipy's HiGHS otherwise); the
-full fit and the fits at τ ± h are solved by HiGHS. Consecutive steps with equal
-T_n are merged, so the result depends on T_n(b) only, not on which of several
-optimal restricted fits a solver takes; where quantreg's path has such a
-degenerate pivot (ties, non-unique fits) the two can differ.
+full fit and the fits at τ ± h are solved by HiGHS.
+
+Where the restricted fit is unique this is quantreg's path, and the bounds
+agree with R to rounding. Where it is not (tied vertices or a τ-score at a
+bound: balanced ±1 designs, tied y values, non-unique fits), the path — and so
+quantreg's b_{k-1} — depends on pivoting order, while T_n(b) does not. There
+steps with equal T_n are merged: b_{k-1} is the point where T_n took its value,
+so the bound depends on the data only and is never further from β̂_j than R's;
+b_k, T_k and T_{k-1} are R's (tests/stats/test_qreg_rank.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -64,8 +72,8 @@ def rank_inversion_ci(X: np.ndarray, y: np.ndarray, tau: float, confidence: floa
     low = np.empty(p)
     high = np.empty(p)
     for j in range(p):
-        high[j] = _bound(X, y, tau, j, +1, beta, zero, qn[j], cutoff)
-        low[j] = _bound(X, y, tau, j, -1, beta, zero, qn[j], cutoff)
+        high[j] = _walk(X, y, tau, j, +1, beta, zero, qn[j], cutoff).bound(+1, cutoff)
+        low[j] = _walk(X, y, tau, j, -1, beta, zero, qn[j], cutoff).bound(-1, cutoff)
     return low, high
 
 
@@ -147,19 +155,21 @@ def _rho(w: np.ndarray | float, tau: float) -> np.ndarray | float:
 
 
 def _local(zs: np.ndarray, xs: np.ndarray, c: np.ndarray, d: int,
-           tau: float) -> tuple[np.ndarray, np.ndarray, float]:
+           tau: float) -> tuple[np.ndarray, np.ndarray, float, bool]:
     """Direction of the restricted fit leaving a step end, and its directional derivative.
 
     Minimises Σ_S ρ_τ(w_i) - c'γ over γ, with w = -d·x_j - Zγ on the rows S whose
     residuals are zero (c = Σ_{i∉S} ψ_i z_i from the other rows' signs). Returns
-    (γ, w, optimum); by LP duality, optimum = -d Σ_S x_ij λ_i.
+    (γ, w, optimum, tied); by LP duality, optimum = -d Σ_S x_ij λ_i. `tied` is
+    True when the optimal direction is not unique (several optimal vertices, or
+    more than p zero residuals): the restricted fit's path is then not unique.
     """
     m, q = zs.shape
     if q == 0:
         w = -d * xs
-        return np.zeros(0), w, float(np.sum(_rho(w, tau)))
+        return np.zeros(0), w, float(np.sum(_rho(w, tau))), False
     if m == q + 1:  # nondegenerate: the optimum is one of the m vertices
-        best = None
+        found = []
         for leave in range(m):
             rows = np.arange(m) != leave
             sub = zs[rows]
@@ -168,12 +178,29 @@ def _local(zs: np.ndarray, xs: np.ndarray, c: np.ndarray, d: int,
             gamma = np.linalg.solve(sub, -d * xs[rows])
             w = -d * xs - zs @ gamma
             w[rows] = 0.0
-            value = float(_rho(w[leave], tau) - c @ gamma)
-            if best is None or value < best[2]:
-                best = (gamma, w, value)
-        if best is not None:
-            return best
-    return _local_lp(zs, xs, c, d, tau)
+            found.append((float(_rho(w[leave], tau) - c @ gamma), leave, gamma, w))
+        if found:
+            found.sort(key=lambda v: (v[0], v[1]))
+            value, leave, gamma, w = found[0]
+            size = 1.0 + max(abs(v[0]) for v in found) + np.abs(c) @ np.abs(gamma)
+            tied = bool(len(found) > 1 and found[1][0] - value <= _REL * size)
+            return gamma, w, value, tied or _degenerate(zs, c, w, leave, tau)
+    return (*_local_lp(zs, xs, c, d, tau), True)
+
+
+def _degenerate(zs: np.ndarray, c: np.ndarray, w: np.ndarray, leave: int, tau: float) -> bool:
+    """True when a row kept at zero residual has its τ-score at a bound (τ - 1 or τ).
+
+    Then the dual is degenerate and the restricted fit beyond this point is not
+    unique: solvers may follow different paths (with the same statistic).
+    """
+    if abs(w[leave]) <= _REL * (1.0 + np.abs(w).max()):
+        return True
+    keep = np.arange(len(w)) != leave
+    lam_leave = tau if w[leave] > 0 else tau - 1.0
+    lam = np.linalg.solve(zs[keep].T, -c - lam_leave * zs[leave])
+    slack = np.minimum(lam - (tau - 1.0), tau - lam)
+    return bool(slack.min() <= _REL * (1.0 + np.abs(c).sum()))
 
 
 def _local_lp(zs: np.ndarray, xs: np.ndarray, c: np.ndarray, d: int,
@@ -194,9 +221,36 @@ def _local_lp(zs: np.ndarray, xs: np.ndarray, c: np.ndarray, d: int,
     return gamma, w, float(res.fun)
 
 
-def _bound(X: np.ndarray, y: np.ndarray, tau: float, j: int, d: int, beta: np.ndarray,
-           zero: np.ndarray, qn: float, cutoff: float) -> float:
-    """Upper (d = +1) or lower (d = -1) interpolated bound for coefficient j."""
+@dataclass(frozen=True)
+class _Walk:
+    """One side of one coefficient's interval: the steps the bound interpolates between.
+
+    `accepted` = (b_{k-1}, T_{k-1}), the left end and statistic of the last step
+    the test accepts; `rejected` = (b_k, T_k) of the first it rejects, None if it
+    never rejects (unbounded side). `ambiguous`: the restricted fit's path was not
+    unique on the last accepted step, so b_{k-1} is the step's first point there.
+    """
+
+    accepted: tuple[float, float]
+    rejected: tuple[float, float] | None
+    ambiguous: bool
+
+    def bound(self, d: int, cutoff: float) -> float:
+        """rq.fit.br's interpolated bound (interp = TRUE); ±inf when unbounded."""
+        if self.rejected is None:
+            return d * np.inf
+        (b0, t0), (b1, t1) = self.accepted, self.rejected
+        return b0 + d * abs(b1 - b0) * (cutoff - abs(t0)) / abs(t1 - t0)
+
+
+def _walk(X: np.ndarray, y: np.ndarray, tau: float, j: int, d: int, beta: np.ndarray,
+          zero: np.ndarray, qn: float, cutoff: float) -> _Walk:
+    """Walk b from β̂_j upwards (d = +1) or downwards (d = -1) until |T_n(b)| >= cutoff.
+
+    A step starts wherever a residual of the restricted fit reaches zero (as in
+    rq.fit.br). Where that fit's path is not unique, the step's start depends on
+    the solver's pivoting, so steps with equal T_n are merged instead.
+    """
     xj = X[:, j]
     Z = np.delete(X, j, axis=1)
     n = len(y)
@@ -205,24 +259,31 @@ def _bound(X: np.ndarray, y: np.ndarray, tau: float, j: int, d: int, beta: np.nd
     g = np.delete(beta, j)
     on = np.zeros(n, dtype=bool)  # rows with zero residual at the current b
     on[zero] = True
-    steps = [(b, 0.0)]  # (left end of a step, its statistic), merged where equal
+    steps = [(b, 0.0)]  # (left end of a step, its statistic)
+    ambiguous = [False]  # per step: was the restricted fit's path unique on it?
     for _ in range(10 * n + 100):
         r = y - b * xj - Z @ g
         r[on] = 0.0
         off = ~on
         psi = np.where(r[off] > 0, tau, tau - 1.0)
         c = Z[off].T @ psi
-        gamma, w_on, opt = _local(Z[on], xj[on], c, d, tau)
-        t_stat = (xj[off] @ psi - d * opt) / scale
-        steps.append((b, t_stat))
+        gamma, w_on, opt, tied = _local(Z[on], xj[on], c, d, tau)
+        t_stat = float((xj[off] @ psi - d * opt) / scale)
+        if abs(t_stat - steps[-1][1]) > _REL * (1.0 + abs(t_stat)):
+            steps.append((b, t_stat))
+            ambiguous.append(tied)
+        elif ambiguous[-1] or tied:
+            ambiguous[-1] = True
+        else:
+            steps.append((b, t_stat))
+            ambiguous.append(False)
         if abs(t_stat) >= cutoff:
-            (b0, t0), (b1, t1) = steps[-2], steps[-1]
-            return b0 + d * abs(b1 - b0) * (cutoff - abs(t0)) / abs(t1 - t0)
+            return _Walk(steps[-2], steps[-1], ambiguous[-2])
         # The next residual to reach zero along b = b + d·ε, β = g + ε·γ.
         w = -d * xj - Z @ gamma
         idx = np.flatnonzero(off & (r * w < 0))
         if idx.size == 0:
-            return d * np.inf
+            return _Walk(steps[-1], None, ambiguous[-1])
         eps_i = -r[idx] / w[idx]
         eps = float(eps_i.min())
         hit = idx[eps_i <= eps + _REL * (abs(eps) + abs(b))]
