@@ -171,7 +171,7 @@ def speedup_test(baseline: Sequence[float] | np.ndarray, candidate: Sequence[flo
     from benchlab.stats.protocols import speedup_test as run
 
     return run(np.asarray(baseline, dtype=float), np.asarray(candidate, dtype=float),
-               protocol=protocol, alpha=1.0 - confidence, names=names,
+               protocol=protocol, alpha=round(1.0 - confidence, 12), names=names,
                higher_is_better=higher_is_better)
 
 
@@ -184,4 +184,4 @@ def kruskal_test(samples: Any, *, confidence: float = 0.95):
 
     items = list(samples.items()) if hasattr(samples, "items") else list(samples)
     return run([(str(n), np.asarray(v, dtype=float)) for n, v in items],
-               alpha=1.0 - confidence)
+               alpha=round(1.0 - confidence, 12))

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.stats.descriptive import describe
     from benchlab.stats.protocols import kruskal_test, speedup_test
 
-    alpha = 1.0 - common.confidence(args.confidence)
+    alpha = round(1.0 - common.confidence(args.confidence), 12)
     inputs = common.load(args)
     if inputs.benchmark is not None:
         raise UsageError("these files hold several benchmarks; test one benchmark at a time "

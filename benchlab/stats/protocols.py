@@ -134,7 +134,7 @@ def _speedups(base: np.ndarray, cand: np.ndarray, higher_is_better: bool) -> Spe
 
 
 def _check(ok: bool, what: str, n: int, name: str, refusals: list[str],
-           warnings: list[str]) -> None:
+           warnings: list[str], why: str = "") -> None:
     """The Speedup-Test rule: a failed check refuses at n <= 30, warns above."""
     if ok:
         return
@@ -143,7 +143,7 @@ def _check(ok: bool, what: str, n: int, name: str, refusals: list[str],
                         "observations")
     else:
         warnings.append(f"{what} for {name}; with {n} > {SMALL} observations the protocol "
-                        "continues (central limit theorem)")
+                        f"continues{why}")
 
 
 def _ks_exact_with_ties(x: np.ndarray, y: np.ndarray, d: float) -> float:
@@ -217,11 +217,11 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
             sw = shapiro_wilk(x, name)
             if sw is None:
                 _check(False, "normality cannot be checked (no spread)", x.size, name,
-                       refusals, warnings)
+                       refusals, warnings, " (central limit theorem)")
                 continue
             checks.append(sw)
             _check(sw.pvalue >= alpha, f"Shapiro-Wilk rejects normality (p = {sw.pvalue:.3g})",
-                   x.size, name, refusals, warnings)
+                   x.size, name, refusals, warnings, " (central limit theorem)")
         if not refusals:
             f = f_test(describe(base, names[0]), describe(cand, names[1]), 1 - alpha)
             checks.append(f)
@@ -229,8 +229,8 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
             res = stats.ttest_ind(base, cand, equal_var=equal, alternative=alternative)
             test = TestResult("Student's t" if equal else "Welch's t", float(res.statistic),
                               float(res.pvalue), "one-sided, " + (
-                                  "equal variances (F-test not rejected)" if equal else
-                                  "unequal variances (F-test rejected)"),
+                                  "equal variances: F-test not rejected" if equal else
+                                  "unequal variances: F-test rejected"),
                               estimate=float(np.mean(base) - np.mean(cand)),
                               note="estimate: mean(baseline) - mean(candidate)")
     elif not refusals:

@@ -110,3 +110,14 @@ def test_bad_input_one_line_exit_2(run_cli, tmp_path):
         assert code == 2, (args, err)
         assert message in err, (message, err)
         assert err.startswith("benchlab: ") and err.count("\n") == 1 and out == ""
+
+
+def test_general_design_cli_matches_r(run_cli):
+    fixtures = ROOT / "tests" / "fixtures" / "r" / "factorial"
+    ref = json.loads((fixtures / "anova.json").read_text())["general"]["full"]
+    code, out, err = run_cli("anova", fixtures / "general.csv", "--response", "y",
+                             "--factors", "M,L", "--ss", "1", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [a["ss"] for a in doc["anova"]] == pytest.approx(ref["anova_ss"][:-1], rel=1e-9)
+    assert [e["high"] for e in doc["effects"]] == pytest.approx(ref["high"], rel=1e-9)
