@@ -11,13 +11,14 @@ being run.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 
 from benchlab.errors import InputError, UsageError
 from benchlab.runner import environment, stopping
 from benchlab.runner.config import Experiment, load_experiment
-from benchlab.runner.execute import Outcome, OutputParser, run_process
+from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
 from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, estimate_seconds, make_plan
 from benchlab.runner.progress import Progress
 from benchlab.runner.store import Store, _now
@@ -114,9 +115,17 @@ def _run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[s
     if trial.kind == "execution" and e.measure.kind != "time":
         parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
                               e.warmup_iterations + e.iterations)
-    outcome = run_process(command.spawn_argv(), cwd=cwd, env=env, timeout=e.timeout,
-                          parser=parser, cpus=e.cpus if trial.kind == "execution" else None)
+    argv = command.spawn_argv()
+    outcome = run_process(argv, cwd=cwd, env=env, timeout=e.timeout, parser=parser,
+                          cpus=e.cpus if trial.kind == "execution" else None,
+                          executable=_resolve(argv[0], env.get("PATH"), cwd))
     return command.show(), outcome
+
+
+@functools.lru_cache(maxsize=256)
+def _resolve(program: str, path: str | None, cwd: str) -> str | None:
+    """argv[0] looked up once per experiment, not once per execution."""
+    return resolve(program, {"PATH": path} if path is not None else {}, cwd)
 
 
 def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:

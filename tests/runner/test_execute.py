@@ -62,7 +62,7 @@ def test_flooding_stderr_is_read_with_bounded_memory():
     tracemalloc.stop()
     assert out.exit_code == 1
     assert len(out.stderr_tail.encode()) <= TAIL_BYTES
-    assert out.stderr_tail.endswith("noise\nEND\n") or out.stderr_tail.endswith(" END\n")
+    assert out.stderr_tail.endswith("END\n")
     assert peak < 2_000_000  # 30 MB went through; far less was ever held
 
 
