@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "compare", "summary", "plan", "Dataset", "ComparisonReport",
-           "factorial_design", "anova", "speedup_test", "kruskal_test"]
+           "factorial_design", "anova", "speedup_test", "speedup_suite", "kruskal_test"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from benchlab.api import (
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
         factorial_design,
         kruskal_test,
         plan,
+        speedup_suite,
         speedup_test,
         summary,
     )
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def __getattr__(name: str) -> Any:
     """Import the API lazily so `import benchlab` stays cheap for the CLI."""
     if name in ("compare", "summary", "plan", "ComparisonReport", "factorial_design", "anova",
-                "speedup_test", "kruskal_test"):
+                "speedup_test", "speedup_suite", "kruskal_test"):
         from benchlab import api
 
         return getattr(api, name)

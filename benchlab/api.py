@@ -175,6 +175,23 @@ def speedup_test(baseline: Sequence[float] | np.ndarray, candidate: Sequence[flo
                higher_is_better=higher_is_better)
 
 
+def speedup_suite(benchmarks: Any, *, protocol: str = "speedup-mean", confidence: float = 0.95,
+                  names: tuple[str, str] = ("baseline", "candidate"),
+                  higher_is_better: bool = False):
+    """The Speedup-Test on every benchmark of a suite, the time-weighted gain, the proportion.
+
+    benchmarks: {name: (baseline values, candidate values)}. Returns a frozen
+    SpeedupSuite (`benchmarks`, `gain`, `improved`, `total`, `proportion_low/high`);
+    `.to_dict()` is the JSON.
+    """
+    from benchlab.stats.protocols import speedup_suite as run
+
+    return run([(str(b), np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+                for b, (x, y) in benchmarks.items()], protocol=protocol,
+               alpha=round(1.0 - confidence, 12), names=names,
+               higher_is_better=higher_is_better)
+
+
 def kruskal_test(samples: Any, *, confidence: float = 0.95):
     """Kruskal–Wallis with Holm-adjusted pairwise Mann–Whitney tests (`benchlab test`).
 

@@ -28,25 +28,48 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    default=None, help="default: speedup-mean for two samples, kruskal for more")
     p.add_argument("--baseline", help="the baseline sample of the Speedup-Test (default: the "
                    "first); every other sample is tested against it")
+    p.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
+                   "suite: the Speedup-Test per benchmark, the time-weighted gain and the "
+                   "proportion of benchmarks improved (default for files of a benchmark format "
+                   "holding several benchmarks)")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level 1 - alpha (default 95)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.set_defaults(run=run)
 
 
+def _per_benchmark(base, cand, column: str) -> list:
+    """(benchmark, baseline values, candidate values) for every benchmark of the baseline."""
+    from benchlab.errors import InputError, UsageError
+
+    for s in (base, cand):
+        if column not in s.dataset.columns:
+            raise UsageError(f"no column {column!r} for --benchmark", s.dataset.source)
+    theirs = dict(cand.dataset.split(column))
+    out = []
+    for bench, part in base.dataset.split(column):
+        if bench not in theirs:
+            raise InputError(f"benchmark {bench!r} of {base.name} is missing from {cand.name}",
+                             cand.dataset.source)
+        out.append((bench, part.values, theirs[bench].values))
+    extra = sorted(set(theirs) - {b for b, _, _ in out})
+    if extra:
+        raise InputError(f"benchmark {extra[0]!r} of {cand.name} is missing from {base.name}",
+                         base.dataset.source)
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from benchlab.data.samples import pick_baseline, sample_unit
     from benchlab.errors import UsageError
-    from benchlab.report.protocols import kruskal_text, speedup_text, test_document
+    from benchlab.report.protocols import kruskal_text, speedup_text, suite_text, test_document
     from benchlab.stats.descriptive import describe
-    from benchlab.stats.protocols import kruskal_test, speedup_test
+    from benchlab.stats.protocols import kruskal_test, speedup_suite, speedup_test
 
     alpha = round(1.0 - common.confidence(args.confidence), 12)
     inputs = common.load(args)
-    if inputs.benchmark is not None:
-        raise UsageError("these files hold several benchmarks; test one benchmark at a time "
-                         "(a table with --by, or one file per sample)")
     samples = inputs.samples
+    benchmark = args.benchmark or inputs.benchmark
     unit = sample_unit(samples, args.unit, args.higher_is_better)
     if len(samples) < 2:
         raise UsageError("a test needs two or more samples (two files, or --by a column with "
@@ -56,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if common.resolved_levels(args, samples):
         warnings.append("the data record levels (runs, forks); these protocols treat every "
                         "measurement as independent")
+    if protocol == "kruskal" and benchmark is not None:
+        raise UsageError("kruskal compares samples of one benchmark; the files hold several "
+                         "(use a Speedup-Test protocol, or one benchmark at a time)")
     if protocol == "kruskal":
         if args.baseline is not None:
             raise UsageError("--baseline belongs to the Speedup-Test protocols, not kruskal")
@@ -64,6 +90,13 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         lines = kruskal_text(result, unit)
+    elif benchmark is not None:
+        b = pick_baseline(samples, args.baseline)
+        result = [speedup_suite(_per_benchmark(samples[b], s, benchmark), protocol=protocol,
+                                alpha=alpha, names=(samples[b].name, s.name),
+                                higher_is_better=bool(unit.higher_is_better))
+                  for i, s in enumerate(samples) if i != b]
+        lines = suite_text(result)
     else:
         b = pick_baseline(samples, args.baseline)
         result = [speedup_test(samples[b].values, s.values, protocol=protocol, alpha=alpha,

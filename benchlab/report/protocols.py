@@ -8,7 +8,7 @@ from typing import Any
 from benchlab import __version__
 from benchlab.report.text import fmt_p
 from benchlab.stats.classic_tests import TestResult
-from benchlab.stats.protocols import KruskalResult, SpeedupTestResult
+from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
 from benchlab.units import Unit
 
 
@@ -49,14 +49,26 @@ def kruskal_document(r: KruskalResult) -> dict[str, Any]:
                       for p in r.pairs]}
 
 
+def suite_document(r: SpeedupSuite) -> dict[str, Any]:
+    """The Speedup-Test over a suite: every benchmark, the gain and the proportion improved."""
+    return {"baseline": r.baseline, "candidate": r.candidate,
+            "benchmarks": [{"benchmark": b, **speedup_document(x)} for b, x in r.benchmarks],
+            "gain": _num(r.gain), "improved": r.improved, "refused": r.refused,
+            "total": r.total, "proportion": _num(r.proportion),
+            "proportion_low": _num(r.proportion_low), "proportion_high": _num(r.proportion_high)}
+
+
 def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
                   warnings: list[str]) -> dict[str, Any]:
     """The whole `benchlab test --json` document."""
     doc: dict[str, Any] = {"benchlab_version": __version__, "command": "test",
-                           "protocol": protocol, "alpha": alpha, "confidence": 1 - alpha,
-                           "unit": unit.name, "higher_is_better": unit.higher_is_better}
+                           "protocol": protocol, "alpha": alpha,
+                           "confidence": round(1 - alpha, 12), "unit": unit.name,
+                           "higher_is_better": unit.higher_is_better}
     if protocol == "kruskal":
         doc.update(kruskal_document(result))
+    elif result and isinstance(result[0], SpeedupSuite):
+        doc["suites"] = [suite_document(r) for r in result]
     else:
         doc["comparisons"] = [speedup_document(r) for r in result]
     doc["warnings"] = warnings
@@ -104,6 +116,39 @@ def speedup_text(results: list[SpeedupTestResult], samples: dict[str, Any],
             lines.append(f"  test: {r.test.name} ({r.test.method}): {_stat(r.test)}")
         lines.append(f"  result: {r.message}")
         lines += [f"  warning: {w}" for w in r.warnings]
+        lines.append("")
+    return lines[:-1]
+
+
+def suite_text(suites: list[SpeedupSuite]) -> list[str]:
+    """One line per benchmark, then the time-weighted gain and the proportion improved."""
+    lines: list[str] = []
+    for r in suites:
+        what = "mean" if r.protocol == "speedup-mean" else "median"
+        first = r.benchmarks[0][1]
+        side = ("candidate higher than baseline" if first.higher_is_better
+                else "baseline slower than candidate")
+        lines.append(f"Speedup-Test, {what} protocol, per benchmark: {r.candidate} vs "
+                     f"{r.baseline} (one-sided, H1: {side}; alpha = {r.alpha:g})")
+        rows = [["benchmark", "n", f"speedup ({what})", "test", "p", "decision"]]
+        for bench, x in r.benchmarks:
+            rows.append([bench, f"{x.n_baseline}/{x.n_candidate}",
+                         f"{getattr(x.speedups, what):.4g}",
+                         x.test.name if x.test is not None else "-",
+                         fmt_p(x.test.pvalue)[2:].lstrip("= ") if x.test is not None else "-",
+                         x.decision])
+        lines += ["  " + x for x in _table(rows, {1, 2, 4})]
+        level = f"{100 * (1 - r.alpha):g}%"
+        lines.append(f"  gain: {r.gain:.4g} (time-weighted: sum of {what}s of {r.baseline} / "
+                     f"sum of {what}s of {r.candidate})")
+        lines.append(f"  improved: {r.improved} of {r.total} benchmarks "
+                     f"({100 * r.proportion:.0f}%, {level} CI {100 * r.proportion_low:.1f}% .. "
+                     f"{100 * r.proportion_high:.1f}%, Clopper-Pearson)"
+                     + (f"; {r.refused} refused" if r.refused else ""))
+        for bench, x in r.benchmarks:
+            if x.decision == "refused":
+                lines.append(f"  {bench}: {x.message}")
+            lines += [f"  {bench}: warning: {w}" for w in x.warnings]
         lines.append("")
     return lines[:-1]
 

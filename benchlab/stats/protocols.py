@@ -272,6 +272,66 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
                              decision, message, tuple(warnings))
 
 
+@dataclass(frozen=True)
+class SpeedupSuite:
+    """The Speedup-Test over the benchmarks of a suite: per benchmark, and overall.
+
+    gain: Σ_b statistic(baseline_b) / Σ_b statistic(candidate_b) of the protocol's
+    statistic (mean or median; candidate over baseline for higher-is-better), i.e. each
+    benchmark weighted by its execution time. improved / total: benchmarks whose
+    speedup is significant (refusals count as not improved), with the exact
+    (Clopper–Pearson) CI of that proportion at 1 - alpha.
+    """
+
+    protocol: str
+    alpha: float
+    baseline: str
+    candidate: str
+    benchmarks: tuple[tuple[str, SpeedupTestResult], ...]
+    gain: float
+    improved: int
+    refused: int
+    total: int
+    proportion_low: float
+    proportion_high: float
+
+    @property
+    def proportion(self) -> float:
+        return self.improved / self.total
+
+    def to_dict(self) -> dict:
+        """The JSON document `benchlab test --benchmark COL --json` prints for this suite."""
+        from benchlab.report.protocols import test_document
+        from benchlab.units import make_unit
+
+        hib = self.benchmarks[0][1].higher_is_better
+        return test_document(self.protocol, self.alpha, make_unit(None, hib), [self], [])
+
+
+def speedup_suite(data: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
+                  protocol: str = "speedup-mean", alpha: float = 0.05,
+                  names: tuple[str, str] = ("baseline", "candidate"),
+                  higher_is_better: bool = False) -> SpeedupSuite:
+    """Run the protocol on every (benchmark, baseline, candidate) and summarize the suite."""
+    from scipy import stats
+
+    if not data:
+        raise ValueError("no benchmarks to test")
+    results = tuple((bench, speedup_test(b, c, protocol=protocol, alpha=alpha, names=names,
+                                         higher_is_better=higher_is_better))
+                    for bench, b, c in data)
+    stat = np.mean if protocol == "speedup-mean" else np.median
+    base = sum(float(stat(b)) for _, b, _ in data)
+    cand = sum(float(stat(c)) for _, _, c in data)
+    gain = cand / base if higher_is_better else base / cand
+    improved = sum(r.decision == "significant" for _, r in results)
+    refused = sum(r.decision == "refused" for _, r in results)
+    ci = stats.binomtest(improved, len(results)).proportion_ci(1 - alpha, method="exact")
+    return SpeedupSuite(protocol, float(alpha), names[0], names[1], results, float(gain),
+                        int(improved), int(refused), len(results), float(ci.low),
+                        float(ci.high))
+
+
 def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
                  alpha: float = 0.05) -> KruskalResult:
     """Kruskal–Wallis across k >= 2 groups, one-way ANOVA, pairwise Mann–Whitney with Holm."""

@@ -83,9 +83,43 @@ def test_errors(run_cli, tmp_path):
         ([EX / "bad-token.txt", one], "bad-token.txt:"),
         ([EX / "parse-old.txt", one, "--protocol", "kruskal", "--baseline", "one"],
          "--baseline belongs"),
-        ([EX / "old.txt", EX / "new.txt"], "several benchmarks"),
+        ([EX / "old.txt", EX / "new.txt", "--protocol", "kruskal"], "one benchmark"),
         ([EX / "parse-old.txt", one, "--baseline", "nope"], "no sample named"),
     ]:
         code, out, err = run_cli("test", *args)
         assert code == 2, (args, err)
         assert message in err and err.count("\n") == 1 and out == ""
+
+
+def test_suite_of_benchmarks(run_cli):
+    code, out, err = run_cli("test", EX / "old.txt", EX / "new.txt")
+    assert code == 0, err
+    assert "per benchmark: new vs old" in out and "improved: 1 of 3 benchmarks" in out
+    code, out, _ = run_cli("test", EX / "old.txt", EX / "new.txt", "--json")
+    suite = json.loads(out)["suites"][0]
+    assert [b["benchmark"] for b in suite["benchmarks"]] == ["Parse", "Tokenize", "Format/short"]
+    assert [b["decision"] for b in suite["benchmarks"]] == ["significant", "not significant",
+                                                            "not significant"]
+    assert suite["improved"] == 1 and suite["total"] == 3
+    assert suite["proportion_low"] == pytest.approx(0.00840375865961264)  # R binom.test
+    assert suite["gain"] > 1
+
+
+def test_suite_from_a_table(run_cli, tmp_path):
+    path = tmp_path / "s.csv"
+    rng = np.random.default_rng(1)
+    rows = ["system,bench,time"]
+    for bench, speed in (("a", 0.8), ("b", 1.0)):
+        for system, factor in (("old", 1.0), ("new", speed)):
+            rows += [f"{system},{bench},{x:.4f}" for x in rng.normal(10 * factor, 0.1, 35)]
+    path.write_text("\n".join(rows) + "\n")
+    code, out, err = run_cli("test", path, "--value", "time", "--by", "system",
+                             "--benchmark", "bench", "--protocol", "speedup-median", "--json")
+    assert code == 0, err
+    suite = json.loads(out)["suites"][0]
+    assert suite["baseline"] == "old" and suite["improved"] == 1
+    rows.append("new,c,10.0")
+    path.write_text("\n".join(rows) + "\n")
+    code, out, err = run_cli("test", path, "--value", "time", "--by", "system",
+                             "--benchmark", "bench")
+    assert code == 2 and "benchmark 'c' of new is missing from old" in err

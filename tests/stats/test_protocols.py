@@ -134,3 +134,30 @@ def test_python_api_matches_cli_document():
     assert k.alpha == pytest.approx(0.01)
     assert k.to_dict()["kruskal"]["pvalue"] == pytest.approx(R["k_sample"]["distinct"]["p"])
     json.dumps(doc, allow_nan=False)
+
+
+@pytest.mark.parametrize("case", R["binom"])
+def test_suite_proportion_ci_matches_r_binom_test(case):
+    from benchlab.stats.protocols import speedup_suite
+
+    rng = np.random.default_rng(int(case["n"] * 10 + case["x"]))
+    data = []
+    for i in range(int(case["n"])):  # x clearly faster benchmarks, the rest identical
+        base = rng.normal(100, 1, 40)
+        cand = base - 10 if i < case["x"] else base.copy()
+        data.append((f"b{i}", base, cand))
+    res = speedup_suite(data, alpha=1 - case["conf"])
+    assert (res.improved, res.total) == (case["x"], case["n"])
+    assert res.proportion_low == pytest.approx(case["low"], rel=1e-9, abs=1e-12)
+    assert res.proportion_high == pytest.approx(case["high"], rel=1e-9)
+
+
+def test_suite_gain_is_time_weighted():
+    from benchlab.stats.protocols import speedup_suite
+
+    rng = np.random.default_rng(9)
+    long_b, short_b = rng.normal(1000, 5, 40), rng.normal(10, 0.05, 40)
+    res = speedup_suite([("long", long_b, long_b / 2), ("short", short_b, short_b * 2)])
+    assert res.gain == pytest.approx((long_b.mean() + short_b.mean())
+                                     / (long_b.mean() / 2 + short_b.mean() * 2))
+    assert res.improved == 1 and res.benchmarks[1][1].decision == "not significant"
