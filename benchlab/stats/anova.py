@@ -209,7 +209,11 @@ def _diagnostics(y: np.ndarray, x: np.ndarray, fitted: np.ndarray, residuals: np
     n = y.size
     advice: list[str] = []
     if df_e > 0 and n >= 3 and np.ptp(residuals) > 1e-12 * max(1.0, np.abs(y).max()):
-        sw = stats.shapiro(residuals)
+        import warnings
+
+        with warnings.catch_warnings():  # above 5000 values: said in `method` instead
+            warnings.simplefilter("ignore", UserWarning)
+            sw = stats.shapiro(residuals)
         method = "Shapiro-Wilk" + (" (p approximate above 5000 values)" if n > 5000 else "")
         normality = Check(method, float(sw.statistic), float(sw.pvalue), bool(sw.pvalue >= alpha))
     else:
