@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
                 message, _, fix = w.partition(" (fix: ")
                 warnings.append(environment.Warning_("", message, fix[:-1]))
             text = environment_text(s["environment"], warnings)
-            sys.stdout.write("  " + text.replace("\n", "\n  ").rstrip() + "\n")
+            sys.stdout.write("".join(f"  {line}\n" if line else "\n"
+                                     for line in text.rstrip().split("\n")))
         return 1 if args.strict and any(s["warnings"] for s in sessions) else 0
     cpus = None
     if args.experiment:

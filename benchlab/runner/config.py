@@ -216,9 +216,13 @@ class _Reader:
     def table(self, doc: dict, keys: tuple[str, ...], allowed: dict[str, str]) -> dict:
         for key in doc:
             if key not in allowed:
-                known = ", ".join(allowed)
+                import difflib
+
                 where = ".".join((*keys, key))
-                raise self.fail((*keys, key), f"unknown key {where!r} (known here: {known})")
+                close = difflib.get_close_matches(key, list(allowed), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else \
+                    f"known here: {', '.join(allowed)}"
+                raise self.fail((*keys, key), f"unknown key {where!r} ({hint})")
         return doc
 
     def kind(self, value: Any, keys: tuple[str, ...], kind: type | tuple, what: str) -> Any:

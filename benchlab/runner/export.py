@@ -33,7 +33,13 @@ def long_table(store_path: str, *, metric: str | None = None,
     finally:
         store.close()
     order = {m: i for i, m in enumerate(names)}
-    rows.sort(key=lambda r: (r.trial, r.iteration, order.get(r.metric, len(order))))
+    # the store's order (baseline first, cells in the file's order, then build, execution,
+    # iteration: time order within a cell), metrics in the experiment's order
+    cells: dict[tuple, int] = {}
+    for r in rows:
+        cells.setdefault((r.alternative, r.factors), len(cells))
+    rows.sort(key=lambda r: (cells[(r.alternative, r.factors)], r.build, r.execution,
+                             r.iteration, order.get(r.metric, len(order))))
     header = ["alternative", *factors, *(["case"] if factors else []), "build", "execution",
               "iteration", "warmup", "metric", "unit", "value", "trial"]
     out = []

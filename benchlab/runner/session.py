@@ -174,12 +174,15 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
     e = load_experiment(experiment_path)
     if resume and os.path.exists(store_path):
         store = Store.open(store_path, write=True)
-        store.check_same_experiment(e.text, e.path)
-        stored = int(store.meta["seed"])
-        if seed is not None and seed != stored:
+        try:
+            store.check_same_experiment(e.text, e.path)
+            stored = int(store.meta["seed"])
+            if seed is not None and seed != stored:
+                raise UsageError(f"--seed {seed} differs from the seed of {store_path} "
+                                 f"({stored}); a resumed experiment keeps its plan")
+        except BaseException:
             store.close()
-            raise UsageError(f"--seed {seed} differs from the seed of {store_path} ({stored}); "
-                             "a resumed experiment keeps its plan")
+            raise
         seed = stored
     else:
         seed = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
@@ -189,6 +192,7 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
                 "name": e.name, "baseline": e.baseline, "order": e.order,
                 "factors": _json(list(e.factor_names)), "metrics": _metrics_meta(e),
                 "alternatives": _json([a.name for a in e.alternatives]),
+                "factor_levels": _json({n: list(levels) for n, levels in e.factors}),
                 "builds": str(e.builds), "executions": str(e.executions),
                 "iterations": str(e.iterations)}
         store = Store.create(store_path, meta, plan)

@@ -285,7 +285,14 @@ class Store:
                 factors = cache[r[1]] = tuple(json.loads(r[1]).items())
             out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7], r[8],
                            r[9]))
-        out.sort(key=lambda r: rank.get(r.alternative, len(rank)))  # stable: keeps the rest
+        levels = {name: {v: i for i, v in enumerate(values)} for name, values in
+                  json.loads(self.meta.get("factor_levels", "{}")).items()}
+
+        def cell(r: Row) -> tuple:
+            return (rank.get(r.alternative, len(rank)),
+                    tuple(levels.get(k, {}).get(v, len(levels.get(k, {}))) for k, v in r.factors))
+
+        out.sort(key=cell)  # stable: keeps build, execution, iteration order within a cell
         return out
 
 
