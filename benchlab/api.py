@@ -202,3 +202,23 @@ def kruskal_test(samples: Any, *, confidence: float = 0.95):
     items = list(samples.items()) if hasattr(samples, "items") else list(samples)
     return run([(str(n), np.asarray(v, dtype=float)) for n, v in items],
                alpha=round(1.0 - confidence, 12))
+
+
+def run_experiment(experiment: str, store: str, *, seed: int | None = None,
+                   resume: bool = False, fail_fast: bool = False):
+    """Run an experiment file into a SQLite store, as `benchlab run` does (quietly).
+
+    Returns a frozen RunResult: `status` (finished, stopped, failed, already-...),
+    `counts` of trials by status, `measurements`, `seed`, `failures`, `warnings`.
+    """
+    from benchlab.runner.session import run_experiment as run
+
+    return run(experiment, store, seed=seed, resume=resume, fail_fast=fail_fast)
+
+
+def read_store(store: str, *, metric: str | None = None):
+    """The measurements of a store as a Dataset (warm-up and failed trials left out), as
+    every command reads it; `metric` chooses another than the experiment's first."""
+    from benchlab.data.readers import read
+
+    return read(store, "store", metric=metric)
