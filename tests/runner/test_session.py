@@ -265,3 +265,66 @@ def test_counts_are_per_cell(tmp_path):
                  "trials t ON t.seq = m.trial WHERE m.metric = 'wall'")
     counts = collections.Counter(rows)
     assert len(counts) == 2 * 2 * 3 and set(counts.values()) == {2}
+
+
+def test_setup_prepare_teardown_cwd_and_env(tmp_path):
+    (tmp_path / "work").mkdir()
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 2
+        setup = [["sh", "-c", "echo 5 > work/base"], ["sh", "-c", "echo setup >> log"]]
+        prepare = ["sh", "-c", "echo prepare >> log"]
+        teardown = ["sh", "-c", "echo teardown >> log"]
+        env = { OFFSET = "{k}0" }
+        [measure]
+        regex = 'v: (?P<v>[0-9]+)'
+        [factors]
+        k = [1, 2]
+        [alternatives.a]
+        cwd = "work"
+        command = ["sh", "-c", "echo v: $(( $(cat base) + OFFSET ))"]
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.status == "finished" and result.counts == {"ok": 4}
+    values = sorted(v for (v,) in query(db, "SELECT value FROM measurements"))
+    assert values == [15.0, 15.0, 25.0, 25.0]
+    log = (tmp_path / "log").read_text().split()
+    assert log == ["setup"] + ["prepare"] * 4 + ["teardown"]
+
+
+def test_failing_setup_stops_with_a_one_line_error(tmp_path):
+    exp = write(tmp_path, """
+        executions = 2
+        setup = ["sh", "-c", "echo 'missing tool' >&2; exit 3"]
+        [alternatives.a]
+        command = ["true"]
+    """)
+    with pytest.raises(InputError) as info:
+        run_experiment(exp, str(tmp_path / "r.db"))
+    message = str(info.value)
+    assert message.startswith(str(tmp_path / "exp.toml") + ":3: setup command 'sh -c ")
+    assert message.endswith("failed: exit code 3: missing tool")
+    assert "exp.toml:3:" in message
+    assert query(str(tmp_path / "r.db"), "SELECT outcome FROM sessions") == [("interrupted",)]
+
+
+def test_cpu_pinning_applies_to_the_command_only(tmp_path):
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    before = os.sched_getaffinity(0)
+    exp = write(tmp_path, f"""
+        seed = 1
+        executions = 2
+        cpus = [{cpu}]
+        [measure]
+        regex = 'Cpus_allowed_list:\\s+(?P<cpu>[0-9]+)$'
+        [alternatives.a]
+        command = ["grep", "Cpus_allowed_list", "/proc/self/status"]
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.status == "finished", result.failures
+    assert query(db, "SELECT DISTINCT value FROM measurements") == [(float(cpu),)]
+    assert os.sched_getaffinity(0) == before
