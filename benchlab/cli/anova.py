@@ -39,6 +39,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def _runs(table):
+    """The run column (`run` or `execution`, as qreg's cluster bootstrap), if the table has one."""
+    for name in ("run", "execution"):
+        if name in table.columns and name not in table.factors:
+            return table.columns[name]
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -61,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     result = anova(table.response, table.codes, table.factors, table.levels,
                    response_name=args.response, interactions=order, log=args.log,
                    confidence=confidence, ss_type=args.ss, lines=table.lines,
-                   source=table.source)
+                   source=table.source, runs=_runs(table))
     if args.plot:
         try:
             residual_plots(result, args.plot)

@@ -289,12 +289,14 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
           levels: Sequence[Sequence[str]], *, response_name: str = "y",
           interactions: int | None = None, log: bool = False, confidence: float = 0.95,
           ss_type: int = 2, lines: np.ndarray | None = None,
-          source: str = "") -> AnovaResult:
+          source: str = "", runs: np.ndarray | None = None) -> AnovaResult:
     """Analyse a factorial experiment: response (n,), codes (n, k) level indices per factor.
 
     interactions: the highest interaction order in the model (default: all, k).
     log: analyse ln(response) (multiplicative effects); ss_type: 1, 2 or 3 for the
     OLS path (a balanced two-level design has orthogonal terms, where all agree).
+    runs: the run (execution) of each row, if known; several rows of one run are not
+    independent replicates, and the result warns about it.
     """
     y = np.asarray(response, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.int64)
@@ -327,6 +329,13 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
                          "every interaction needs each cell (or lower --interactions)",
                          source or None)
     warnings: list[str] = []
+    if runs is not None and len(runs) == n:
+        _, per_run = np.unique(np.asarray(runs).astype(str), return_counts=True)
+        if per_run.max() > 1:
+            warnings.append(f"up to {per_run.max()} rows share a run: measurements of one run "
+                            "are not independent replicates, so the CIs and p-values are too "
+                            "optimistic; analyse one value per run (e.g. its mean), or use "
+                            "`benchlab qreg` with its cluster bootstrap")
     balanced = not empty.size and per_cell.min() == per_cell.max()
     terms = _order_terms(k, order)
     two_level = all(c == 2 for c in counts)

@@ -121,3 +121,15 @@ def test_general_design_cli_matches_r(run_cli):
     doc = json.loads(out)
     assert [a["ss"] for a in doc["anova"]] == pytest.approx(ref["anova_ss"][:-1], rel=1e-9)
     assert [e["high"] for e in doc["effects"]] == pytest.approx(ref["high"], rel=1e-9)
+
+
+def test_rows_sharing_a_run_are_flagged(run_cli, tmp_path):
+    path = tmp_path / "lat.csv"
+    rows = ["run,a,latency"] + [f"{r},{'lo' if r % 2 else 'hi'},{10 + r + i * 0.1}"
+                                for r in range(1, 9) for i in range(5)]
+    path.write_text("\n".join(rows) + "\n")
+    code, out, _ = run_cli("anova", path, "--response", "latency", "--factors", "a", "--json")
+    assert code == 0
+    assert any("5 rows share a run" in w for w in json.loads(out)["warnings"])
+    code, out, _ = run_cli("anova", RESULTS, "--response", "time", *FACTORS, "--json")
+    assert json.loads(out)["warnings"] == []  # a plan has one row per run
