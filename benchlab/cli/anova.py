@@ -19,10 +19,10 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "anova", help="factorial analysis: effects, allocation of variation, diagnostics",
-        description="Analyse a factorial experiment (the plan CSV of `benchlab design` plus a "
-                    "response column). Balanced two-level designs get Jain's sign-table "
-                    "analysis (effects q with CIs, sums of squares, allocation of variation); "
-                    "other designs an OLS fit and ANOVA table. Residual diagnostics say when "
+        description="Analyse a factorial experiment (the plan CSV of `benchlab design` plus a\n"
+                    "response column). Balanced two-level designs get Jain's sign-table\n"
+                    "analysis (effects q with CIs, sums of squares, allocation of variation);\n"
+                    "other designs an OLS fit and ANOVA table. Residual diagnostics say when\n"
                     "the mean-based analysis fails and `benchlab qreg` is the better tool.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     factor_options.add_factor_table_input(p)

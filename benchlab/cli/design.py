@@ -16,9 +16,9 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "design", help="factorial designs and randomized run orders",
-        description="Write the plan of a full factorial experiment (2^k or general): every "
-                    "combination of the factors' levels, each replicated, in a randomized run "
-                    "order reproducible from --seed. The CSV (run, id, factors, replicate) is "
+        description="Write the plan of a full factorial experiment (2^k or general): every\n"
+                    "combination of the factors' levels, each replicated, in a randomized run\n"
+                    "order reproducible from --seed. The CSV (run, id, factors, replicate) is\n"
                     "what anova and qreg read once a response column is added.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--factor", action="append", default=[], metavar="NAME=L1,L2[,...]",

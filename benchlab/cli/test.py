@@ -17,11 +17,11 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "test", help="hypothesis-test protocols: Speedup-Test, Kruskal-Wallis",
-        description="Speedup-Test protocols (Touati et al. 2013): is the candidate faster "
-                    "than the baseline in the mean (Shapiro-Wilk, F-test, Student/Welch t) or "
-                    "the median (Kolmogorov-Smirnov, Wilcoxon-Mann-Whitney)? They refuse "
-                    "when a check fails on 30 or fewer observations. Kruskal-Wallis compares "
-                    "k samples, with Holm-adjusted pairwise Mann-Whitney tests.",
+        description="Speedup-Test protocols (Touati et al. 2013): is the candidate faster than\n"
+                    "the baseline in the mean (Shapiro-Wilk, F-test, Student/Welch t) or the\n"
+                    "median (Kolmogorov-Smirnov, Wilcoxon-Mann-Whitney)? They refuse when a\n"
+                    "check fails on 30 or fewer observations. Kruskal-Wallis compares k\n"
+                    "samples, with Holm-adjusted pairwise Mann-Whitney tests.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_table_input(p)
     p.add_argument("--protocol", choices=("speedup-mean", "speedup-median", "kruskal"),
