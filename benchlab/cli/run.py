@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="finish the plan of an existing store (made by the same file)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the plan and its estimated duration; run nothing")
+    p.add_argument("--estimate-from", metavar="STORE",
+                   help="with --dry-run: estimate the duration from the trials of this store "
+                        "(a pilot run of the same alternatives and factor levels)")
     p.add_argument("--seed", type=int, help="seed of the run order (default: the file's seed, "
                    "else a drawn one, printed and stored)")
     p.add_argument("--fail-fast", action="store_true",
@@ -56,12 +59,15 @@ def run(args: argparse.Namespace) -> int:
         from benchlab.runner.render import dry_run_document, dry_run_text
         from benchlab.runner.session import plan_only
 
-        planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume)
+        planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
+                            estimate_from=args.estimate_from)
         if args.json:
             _dump(dry_run_document(planned, store))
         else:
             sys.stdout.write(dry_run_text(planned, store))
         return 0
+    if args.estimate_from is not None:
+        raise UsageError("--estimate-from goes with --dry-run")
     import signal
 
     from benchlab.runner.progress import make_progress

@@ -31,11 +31,11 @@ def _shape(e) -> str:
 
 def _estimate_line(planned) -> str:
     if planned.estimate is not None:
-        text = f"estimated duration: {format_seconds(planned.estimate)} (from the durations " \
-               "of the trials already in the store)"
+        text = f"estimated duration: {format_seconds(planned.estimate)} (the median " \
+               "duration of each alternative's finished trials, times the trials planned)"
     else:
-        text = "estimated duration: unknown until trials have run (resume a store, or run " \
-               "a short pilot, for an estimate)"
+        text = "estimated duration: unknown until trials have run (--estimate-from a " \
+               "pilot's store, or --resume a started one, gives one)"
     if planned.timeout_bound is not None:
         text += f"; at most {format_seconds(planned.timeout_bound)} if every trial " \
                 "reached its timeout"

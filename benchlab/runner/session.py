@@ -63,23 +63,41 @@ def _metrics_meta(e: Experiment) -> str:
 
 
 def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
-              resume: bool) -> Planned:
-    """The trials `run` would execute, without running anything (--dry-run)."""
+              resume: bool, estimate_from: str | None = None) -> Planned:
+    """The trials `run` would execute, without running anything (--dry-run).
+
+    The duration is estimated from the median duration of each kind of trial and cell
+    (alternative and factor levels) in `estimate_from` (a pilot's store), else in the
+    store being resumed; None when some trial has no finished counterpart there.
+    """
     e = load_experiment(experiment_path)
+    durations: dict = {}
     if resume and store_path and os.path.exists(store_path):
         store = Store.open(store_path)
         try:
             store.check_same_experiment(e.text, e.path)
             stored_seed = int(store.meta["seed"])
+            if seed is not None and seed != stored_seed:
+                raise UsageError(f"--seed {seed} differs from the seed of {store_path} "
+                                 f"({stored_seed}); a resumed experiment keeps its plan")
             trials = store.trials("planned")
             total = len(store.trials())
             durations = store.durations()
         finally:
             store.close()
-        return _planned(e, stored_seed, trials, total, durations, True)
-    chosen = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
-    trials = make_plan(e, chosen)
-    return _planned(e, chosen, trials, len(trials), {}, False)
+        planned_seed, resumed = stored_seed, True
+    else:
+        planned_seed = seed if seed is not None else e.seed if e.seed is not None \
+            else draw_seed()
+        trials = make_plan(e, planned_seed)
+        total, resumed = len(trials), False
+    if estimate_from is not None:
+        pilot = Store.open(estimate_from)
+        try:
+            durations = pilot.durations()
+        finally:
+            pilot.close()
+    return _planned(e, planned_seed, trials, total, durations, resumed)
 
 
 def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,

@@ -157,3 +157,22 @@ def test_not_a_store(tmp_path, run_cli):
 def test_missing_experiment_file(tmp_path, run_cli):
     code, out, err = run_cli("run", tmp_path / "nope.toml")
     assert code == 2 and "nope.toml: no such file" in err
+
+
+def test_estimate_from_a_pilot(tmp_path, run_cli):
+    exp = write(tmp_path, SMALL)
+    pilot = tmp_path / "pilot.db"
+    assert run_cli("run", exp, "-o", pilot, "--quiet")[0] == 0
+    code, out, err = run_cli("run", exp, "--dry-run", "--estimate-from", pilot, "--json")
+    doc = json.loads(out)
+    import sqlite3
+
+    conn = sqlite3.connect(pilot)
+    walls = {a: sorted(w for (w,) in conn.execute(
+        "SELECT wall FROM trials WHERE alternative = ?", (a,))) for a in ("old", "new")}
+    conn.close()
+    expected = sum(4 * w[len(w) // 2] if len(w) % 2 else 4 * (w[1] + w[2]) / 2
+                   for w in walls.values())
+    assert doc["estimated_seconds"] == pytest.approx(expected)
+    code, out, err = run_cli("run", exp, "--estimate-from", pilot)
+    assert code == 2 and "--estimate-from goes with --dry-run" in err
