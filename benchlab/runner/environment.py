@@ -72,6 +72,16 @@ def _turbo() -> tuple[bool | None, str | None]:
     return None, None
 
 
+def _runner_rss() -> int | None:
+    """This process's peak RSS: the floor of every command's maxrss (see execute.py)."""
+    try:
+        import resource
+
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    except (ImportError, OSError):
+        return None
+
+
 def collect() -> dict:
     """Everything the store records about the machine, as a JSON-ready dict."""
     try:
@@ -110,6 +120,7 @@ def collect() -> dict:
         "python_executable": sys.executable,
         "numpy": numpy.__version__,
         "benchlab": __version__,
+        "runner_maxrss_bytes": _runner_rss(),
         "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)",
         "timer_resolution_s": time.get_clock_info("perf_counter").resolution,
     }
