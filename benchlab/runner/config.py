@@ -102,6 +102,7 @@ class Experiment:
     order: str
     seed: int | None
     timeout: float | None
+    build_timeout: float | None
     cwd: str
     env: tuple[tuple[str, str], ...]
     measure: Measure
@@ -286,10 +287,10 @@ def _show(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-_TOP = {"name": "", "seed": "", "order": "", "builds": "", "executions": "", "iterations": "",
-        "timeout": "", "baseline": "", "cwd": "", "env": "", "shell": "", "setup": "",
-        "teardown": "", "prepare": "", "cpus": "", "warmup": "", "measure": "", "factors": "",
-        "alternatives": "", "stop_when": ""}
+_TOP = dict.fromkeys((
+    "name", "seed", "order", "builds", "executions", "iterations", "timeout", "build_timeout",
+    "baseline", "cwd", "env", "shell", "setup", "teardown", "prepare", "cpus", "warmup",
+    "measure", "factors", "alternatives", "stop_when"), "")
 _ALTERNATIVE = {"command": "", "build": "", "shell": "", "env": "", "cwd": ""}
 _WARMUP = {"executions": "", "iterations": ""}
 _MEASURE = {"regex": "", "json": "", "unit": ""}
@@ -353,12 +354,7 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
         r.kind(seed, ("seed",), int, "an integer")
         if seed < 0:
             raise r.fail(("seed",), "seed must be 0 or more")
-    timeout = None
-    if "timeout" in doc:
-        timeout = parse_duration(doc["timeout"])
-        if timeout is None:
-            raise r.fail(("timeout",), f"timeout must be a positive duration such as \"10s\", "
-                         f"not {_show(doc['timeout'])}")
+    timeout, build_timeout = (_duration(r, doc, key) for key in ("timeout", "build_timeout"))
 
     warmup = r.kind(doc.get("warmup", {}), ("warmup",), dict, "a table")
     r.table(warmup, ("warmup",), _WARMUP)
@@ -395,11 +391,22 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
         builds=r.integer(doc, ("builds",), 1, 1),
         executions=r.integer(doc, ("executions",), 10, 1), iterations=iterations,
         warmup_executions=r.integer(warmup, ("warmup", "executions"), 0, 0),
-        warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout, cwd=cwd,
+        warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout,
+        build_timeout=build_timeout, cwd=cwd,
         env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
         stop=stop)
     _check_placeholders(r, experiment, factor_names, doc)
     return experiment
+
+
+def _duration(r: _Reader, doc: dict, key: str) -> float | None:
+    if key not in doc:
+        return None
+    value = parse_duration(doc[key])
+    if value is None:
+        raise r.fail((key,), f"{key} must be a positive duration such as \"10s\", not "
+                     f"{_show(doc[key])}")
+    return value
 
 
 def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -570,9 +577,10 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
         for c in commands:
             check(c.argv, (key,), set())
     for a in e.alternatives:
-        for key, c in (("command", a.command), ("build", a.build)):
-            if c is not None:
-                check_exists(r, c, ("alternatives", a.name, key), a.cwd or e.cwd)
+        if a.build is not None:
+            check_exists(r, a.build, ("alternatives", a.name, "build"), a.cwd or e.cwd)
+        if a.build is None and not e.setup:  # else the build or the setup may make it
+            check_exists(r, a.command, ("alternatives", a.name, "command"), a.cwd or e.cwd)
     for key, commands in (("setup", e.setup), ("teardown", e.teardown),
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:

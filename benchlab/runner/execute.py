@@ -212,30 +212,36 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
     previous_cpus = previous_cwd = None
+    pid, start, failure = None, 0, ""
     try:
         if cpus is not None:
             previous_cpus = os.sched_getaffinity(0)
             os.sched_setaffinity(0, cpus)
         if cwd is not None:
-            previous_cwd = os.getcwd()
+            failure = f"cannot enter the working directory {cwd}"
+            here = os.getcwd()
             os.chdir(cwd)
+            previous_cwd = here
+        failure = f"cannot run {argv[0]!r}"
         start = time.perf_counter_ns()
-        try:
-            pid = os.posix_spawn(program, argv, os.environ if env is None else env,
-                                 file_actions=actions, setsid=True)
-        except OSError as exc:
-            wall = (time.perf_counter_ns() - start) / 1e9
-            return Outcome(wall, 0.0, 0.0, 0, None, None, False,
-                           f"cannot run {argv[0]!r}: {exc.strerror or exc}", "")
-        finally:
-            if previous_cwd is not None:
-                os.chdir(previous_cwd)
-            if previous_cpus is not None:
-                os.sched_setaffinity(0, previous_cpus)
+        pid = os.posix_spawn(program, argv, os.environ if env is None else env,
+                             file_actions=actions, setsid=True)
+    except OSError as exc:
+        failure = f"{failure}: {exc.strerror or exc}"
     finally:
+        if previous_cwd is not None:
+            os.chdir(previous_cwd)
+        if previous_cpus is not None:
+            os.sched_setaffinity(0, previous_cpus)
         os.close(err_w)
         if out_w is not None:
             os.close(out_w)
+    if pid is None:
+        os.close(err_r)
+        if out_r is not None:
+            os.close(out_r)
+        wall = (time.perf_counter_ns() - start) / 1e9 if start else 0.0
+        return Outcome(wall, 0.0, 0.0, 0, None, None, False, failure, "")
     deadline = None if timeout is None else start / 1e9 + timeout
     try:
         status, usage, timed_out, end = _supervise(pid, err_r, out_r, tail, parser, deadline)

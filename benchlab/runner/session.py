@@ -102,7 +102,10 @@ def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
 
 def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,
              durations: dict, resumed: bool) -> Planned:
-    bound = None if e.timeout is None else e.timeout * len(trials)
+    builds = sum(t.kind == "build" for t in trials)
+    bound = None
+    if e.timeout is not None and (builds == 0 or e.build_timeout is not None):
+        bound = e.timeout * (len(trials) - builds) + (e.build_timeout or 0.0) * builds
     return Planned(e, seed, trials, total, estimate_seconds(trials, durations), bound, resumed)
 
 
@@ -134,7 +137,8 @@ def _run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[s
         parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
                               e.warmup_iterations + e.iterations)
     argv = command.spawn_argv()
-    outcome = run_process(argv, cwd=cwd, env=env, timeout=e.timeout, parser=parser,
+    timeout = e.build_timeout if trial.kind == "build" else e.timeout
+    outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
                           cpus=e.cpus if trial.kind == "execution" else None,
                           executable=_resolve(argv[0], env.get("PATH"), cwd))
     return command.show(), outcome
@@ -148,7 +152,7 @@ def _resolve(program: str, path: str | None, cwd: str) -> str | None:
 
 def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
     for c in commands:
-        outcome = run_process(c.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
+        outcome = run_process(c.spawn_argv(), cwd=e.cwd, env=env)
         if not outcome.ok:
             last = outcome.stderr_tail.strip().split("\n")[-1] if outcome.stderr_tail.strip() \
                 else ""

@@ -80,6 +80,7 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn, self.path = conn, path
         self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
+        self._lock = None
 
     # -- opening -----------------------------------------------------------------
     @classmethod
@@ -153,10 +154,30 @@ class Store:
             conn.close()
             raise InputError(f"store schema version {version} is newer than this benchlab "
                              f"reads ({SCHEMA_VERSION}); upgrade benchlab", path)
+        if write:
+            store._lock_for_writing()
         return store
+
+    def _lock_for_writing(self) -> None:
+        """One runner per store: an exclusive flock, released by the kernel when the runner
+        dies, however it dies."""
+        import fcntl
+
+        handle = open(self.path, "rb")  # noqa: SIM115 - held until close()
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            self.conn.close()
+            raise UsageError(f"{self.path} is being written by another benchlab run; wait "
+                             "for it to end, or stop it first") from None
+        self._lock = handle
 
     def close(self) -> None:
         self.conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     # -- the experiment ------------------------------------------------------------
     def check_same_experiment(self, text: str, path: str) -> None:

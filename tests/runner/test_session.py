@@ -328,3 +328,49 @@ def test_cpu_pinning_applies_to_the_command_only(tmp_path):
     assert result.status == "finished", result.failures
     assert query(db, "SELECT DISTINCT value FROM measurements") == [(float(cpu),)]
     assert os.sched_getaffinity(0) == before
+
+
+def test_one_runner_per_store(tmp_path):
+    exp = write(tmp_path, "executions = 1\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    holder = Store.open(db, write=True)
+    try:
+        with pytest.raises(UsageError, match="being written by another benchlab run"):
+            run_experiment(exp, db, resume=True)
+        assert Store.open(db).meta["status"] == "finished"  # readers are not locked out
+    finally:
+        holder.close()
+    assert run_experiment(exp, db, resume=True).status == "already-finished"
+
+
+def test_build_timeout_and_programs_a_build_makes(tmp_path):
+    exp = write(tmp_path, """
+        seed = 1
+        builds = 2
+        executions = 1
+        timeout = "0.5s"
+        build_timeout = "5s"
+        [alternatives.a]
+        build = ["sh", "-c", "sleep 0.7; printf '#!/bin/sh\\necho v: $1\\n' > m$1; chmod +x m$1",
+                 "sh", "{build}"]
+        command = ["./m{build}", "{build}"]
+        [measure]
+        regex = 'v: (?P<v>[0-9]+)'
+    """)
+    db = str(tmp_path / "r.db")
+    result = run_experiment(exp, db)
+    assert result.counts == {"ok": 4}, result.failures
+    assert sorted(v for (v,) in query(db, "SELECT value FROM measurements")) == [1.0, 2.0]
+
+
+def test_missing_working_directory_is_a_failed_trial(tmp_path):
+    exp = write(tmp_path, """
+        executions = 1
+        [alternatives.a]
+        command = ["true"]
+        cwd = "gone"
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.counts == {"failed": 1}
+    assert result.failures[0][2].startswith("cannot enter the working directory")
