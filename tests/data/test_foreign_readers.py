@@ -451,6 +451,17 @@ def test_jmh_sample_mode_is_not_in_time_order():
     assert part.ordered is False
 
 
+def test_jmh_sample_mode_raw_data_is_not_in_time_order_either(tmp_path):
+    doc = load("jmh_thrpt.json")
+    for result in doc:  # a writer that keeps sample mode's per-operation samples in rawData
+        result["mode"] = "sample"
+        result["primaryMetric"]["scoreUnit"] = "us/op"
+    path = write(tmp_path, "sample_raw.json", json.dumps(doc, indent=4))
+    ds = read(path)
+    assert ds.ordered is False and ds.levels == ("fork",)
+    assert read(path_of("jmh_thrpt.json")).ordered is True
+
+
 def test_jmh_modes_are_chosen_from_the_command_line(run_cli):
     mixed = path_of("jmh_mixed.json")
     code, out, err = run_cli("compare", mixed)
