@@ -161,22 +161,20 @@ def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
 
 
 def _stop_groups(store: Store, e: Experiment, metric: str) -> dict:
-    """Top-level unit means per cell of the measurements so far (builds, else executions)."""
+    """Top-level unit means per cell of the measurements so far (builds, else executions),
+    from the execution means SQLite computes, so a round costs one pass over executions."""
     import numpy as np
 
-    rows = store.rows(metric)
     cells: dict[tuple, list] = {}
-    for r in rows:
-        cells.setdefault((r.alternative, r.factors), []).append(r)
+    for alternative, factors, build, execution, mean in store.execution_means(metric):
+        cells.setdefault((alternative, factors), []).append((build, execution, mean))
     out = {}
-    for key, rs in cells.items():
-        values = np.array([r.value for r in rs])
-        builds = np.array([r.build for r in rs])
-        executions = np.array([r.execution for r in rs])
+    for key, units in cells.items():
+        builds, executions, means = (np.array(c) for c in zip(*units, strict=True))
         if e.builds > 1:
-            out[key] = stopping.unit_means(values, builds, [executions])
+            out[key] = stopping.unit_means(means, builds, [executions])
         else:
-            out[key] = stopping.unit_means(values, executions, [])
+            out[key] = means
     return out
 
 

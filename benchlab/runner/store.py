@@ -272,6 +272,15 @@ class Store:
         return [(r[0], r[1], r[2] or "", r[3] or "") for r in cur]
 
     # -- measurements --------------------------------------------------------------
+    def execution_means(self, metric: str) -> list[tuple[str, tuple, int, int, float]]:
+        """(alternative, factors, build, execution, mean) of every finished execution's
+        measured (not warm-up) values of `metric`."""
+        cur = self.conn.execute(
+            "SELECT t.alternative, t.factors, t.build, t.execution, AVG(m.value) FROM "
+            "measurements m JOIN trials t ON t.seq = m.trial WHERE t.status = 'ok' AND "
+            "m.warmup = 0 AND m.metric = ? GROUP BY t.seq", (metric,))
+        return [(r[0], tuple(json.loads(r[1]).items()), r[2], r[3], r[4]) for r in cur]
+
     def metrics(self) -> list[tuple[str, str]]:
         """(metric, unit) pairs of the experiment, primary first."""
         return [tuple(m) for m in json.loads(self.meta.get("metrics", "[]"))]

@@ -374,3 +374,24 @@ def test_missing_working_directory_is_a_failed_trial(tmp_path):
     result = run_experiment(exp, str(tmp_path / "r.db"))
     assert result.counts == {"failed": 1}
     assert result.failures[0][2].startswith("cannot enter the working directory")
+
+
+def test_stop_when_on_build_means(tmp_path):
+    """With builds, the top-level units are builds: the check can pass only once every cell
+    has two build means, i.e. after the first round of build 2."""
+    exp = write(tmp_path, """
+        seed = 1
+        builds = 20
+        executions = 2
+        [measure]
+        regex = 'v: (?P<v>[0-9.]+)'
+        [alternatives.a]
+        command = ["echo", "v: 10"]
+        [alternatives.b]
+        command = ["echo", "v: 11"]
+        [stop_when]
+        halfwidth = "0.5%"
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.status == "stopped"
+    assert result.counts["ok"] == 2 * (2 + 1)
