@@ -211,6 +211,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         actions.append((os.POSIX_SPAWN_DUP2, out_w, 1))
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
+    poller, readers = _readers(err_r, out_r, tail, parser)
     previous_cpus = previous_cwd = None
     pid, start, failure = None, 0, ""
     try:
@@ -244,7 +245,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         return Outcome(wall, 0.0, 0.0, 0, None, None, False, failure, "")
     deadline = None if timeout is None else start / 1e9 + timeout
     try:
-        status, usage, timed_out, end = _supervise(pid, err_r, out_r, tail, parser, deadline)
+        status, usage, timed_out, end = _supervise(pid, poller, readers, deadline)
     except BaseException:  # interrupted (Ctrl-C, SIGTERM): end the command's process group too
         _kill_group(pid)
         try:
@@ -283,12 +284,10 @@ def _signal_name(sig: int) -> str:
         return str(sig)
 
 
-def _supervise(pid: int, err_fd: int, out_fd: int | None, tail: _Tail,
-               parser: OutputParser | None, deadline: float | None
-               ) -> tuple[int, object, bool, int]:
-    """Read the pipes until the process has exited and the pipes are closed (or silent for
-    GRACE_S after the exit), killing the process group at the deadline; returns the wait4
-    status, rusage, whether it timed out and the perf_counter_ns when it was reaped."""
+def _readers(err_fd: int, out_fd: int | None, tail: _Tail, parser: OutputParser | None
+             ) -> tuple[select.poll, dict[int, object]]:
+    """A poll object watching the pipes' read ends (made non-blocking), and their sinks;
+    prepared before the timer starts."""
     poller = select.poll()
     readers: dict[int, object] = {}
     for fd, sink in ((err_fd, tail), (out_fd, parser)):
@@ -296,6 +295,14 @@ def _supervise(pid: int, err_fd: int, out_fd: int | None, tail: _Tail,
             os.set_blocking(fd, False)
             poller.register(fd, select.POLLIN)
             readers[fd] = sink
+    return poller, readers
+
+
+def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
+               deadline: float | None) -> tuple[int, object, bool, int]:
+    """Read the pipes until the process has exited and the pipes are closed (or silent for
+    GRACE_S after the exit), killing the process group at the deadline; returns the wait4
+    status, rusage, whether it timed out and the perf_counter_ns when it was reaped."""
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -323,6 +330,10 @@ def _supervise(pid: int, err_fd: int, out_fd: int | None, tail: _Tail,
                     exited_at = now
             if not readers and result is not None:
                 break
+            if not readers and deadline is None:  # pipes closed, no deadline: wait4 blocks
+                result = os.wait4(pid, 0)
+                end = time.perf_counter_ns()
+                break
             wait_ms = None if deadline is None else max(0.0, (deadline - now) * 1000)
             if result is not None:
                 wait_ms = max(0.0, (exited_at + GRACE_S - now) * 1000)  # type: ignore[operator]
@@ -332,6 +343,8 @@ def _supervise(pid: int, err_fd: int, out_fd: int | None, tail: _Tail,
             if not events and result is not None:
                 _kill_group(pid)  # descendants keep the pipes open: end them
                 break
+            if len(events) > 1:  # reap first: the end time is taken before any reading
+                events.sort(key=lambda event: event[0] != pidfd)
             for fd, _ in events:
                 if fd == pidfd:
                     poller.unregister(pidfd)
