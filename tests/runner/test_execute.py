@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 import tracemalloc
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from benchlab.runner.execute import MAX_LINE, TAIL_BYTES, OutputParser, run_process
 
 
@@ -114,3 +117,29 @@ def test_environment_and_cwd(tmp_path):
     out = run_process(["sh", "-c", "echo $VALUE; cat f"], cwd=str(tmp_path),
                       env={"VALUE": "41", "PATH": "/usr/bin:/bin"}, parser=parser)
     assert out.ok and out.rows == [{"v": 41.0}, {"v": 7.0}]
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(0, 10**6), min_size=0, max_size=30),
+       noise=st.lists(st.text(alphabet="abc xyz:", max_size=20), max_size=30),
+       cuts=st.lists(st.integers(1, 40), max_size=20))
+def test_parsing_does_not_depend_on_how_reads_split_the_output(values, noise, cuts):
+    """The pipe may deliver the output in any chunks: the values parsed are the same."""
+    lines = []
+    for i, v in enumerate(values):
+        lines.append(f"t={v}")
+        if i < len(noise):
+            lines.append(noise[i])
+    data = ("\n".join(lines) + "\n").encode()
+    whole = OutputParser("regex", ("t",), r"t=(?P<t>\d+)", len(values))
+    whole.feed(data)
+    whole.close()
+    pieces = OutputParser("regex", ("t",), r"t=(?P<t>\d+)", len(values))
+    at = 0
+    for cut in cuts:
+        pieces.feed(data[at:at + cut])
+        at += cut
+    pieces.feed(data[at:])
+    pieces.close()
+    assert whole.rows == pieces.rows == [{"t": float(v)} for v in values]
+    assert whole.error is None and pieces.error is None
