@@ -101,3 +101,25 @@ def test_bad_inputs(tmp_path, run_cli, store):
     text.write_text("a,b\n1,2\n")
     code, _, err = run_cli("export", text)
     assert code == 2 and "not a benchlab store" in err
+
+
+def test_parquet_columns_are_handed_to_pyarrow(store, run_cli, tmp_path, monkeypatch):
+    """pyarrow is optional (not installed here): a stand-in checks what it would be given."""
+    import sys
+    import types
+
+    seen = {}
+    fake = types.ModuleType("pyarrow")
+    fake.table = lambda columns: columns
+    parquet = types.ModuleType("pyarrow.parquet")
+    parquet.write_table = lambda table, path: seen.update(table=table, path=path)
+    fake.parquet = parquet
+    monkeypatch.setitem(sys.modules, "pyarrow", fake)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", parquet)
+    code, _, err = run_cli("export", store, "-o", tmp_path / "d.parquet", "--metric", "v")
+    assert code == 0, err
+    table = seen["table"]
+    assert list(table)[:3] == ["alternative", "k", "case"]
+    assert len(table["value"]) == 2 * 2 * 2 * 3 * 4
+    assert all(isinstance(v, float) for v in table["value"])
+    assert set(table["warmup"]) == {0, 1}
