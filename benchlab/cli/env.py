@@ -17,10 +17,10 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "env", help="pre-flight noise check: governor, turbo, load, ASLR, pinning",
-        description="Describe this machine (CPU, cores, governor, turbo, kernel, load, ASLR, "
-                    "environment size, versions) and warn about what adds noise to "
-                    "measurements, each warning with the command that fixes it. `benchlab "
-                    "run` does the same check and records it in the store.",
+        description="Describe this machine (CPU, cores, governor, turbo, kernel, load, ASLR,\n"
+                    "environment size, versions) and warn about what adds noise to measurements,\n"
+                    "each warning with the command that fixes it. `benchlab run` does the same\n"
+                    "check and records it in the store.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", nargs="?",
                    help="an experiment file whose cpus = [...] pinning to check")

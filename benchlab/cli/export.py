@@ -15,10 +15,10 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="a result store as a long-format CSV/TSV/Parquet file",
-        description="Write the measurements of a store made by `benchlab run` in long format, "
-                    "one row per measurement: alternative, factors, build, execution, "
-                    "iteration, warmup, metric, unit, value, trial. Warm-up measurements are "
-                    "included and flagged (warmup = 1) unless --no-warmup.",
+        description="Write the measurements of a store made by `benchlab run` in long format, one\n"
+                    "row per measurement: alternative, factors, build, execution, iteration,\n"
+                    "warmup, metric, unit, value, trial. Warm-up measurements are included and\n"
+                    "flagged (warmup = 1) unless --no-warmup.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("store", help="the store (SQLite file written by benchlab run)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE",

@@ -18,9 +18,9 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run", help="run an experiment file; results into a SQLite store",
-        description="Run the builds, executions and iterations an experiment file describes, "
-                    "interleaved in a seeded random order, recording each measurement in a "
-                    "SQLite store as soon as it exists (resumable after a kill).",
+        description="Run the builds, executions and iterations an experiment file describes,\n"
+                    "interleaved in a seeded random order, recording each measurement in a SQLite\n"
+                    "store as soon as it exists (resumable after a kill).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", help="the experiment file (TOML; see docs/experiment-file.md)")
     p.add_argument("-o", dest="output", metavar="STORE",
