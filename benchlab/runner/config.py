@@ -378,6 +378,8 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
                 raise r.fail(("cpus",), f"cpus must list CPU numbers (0, 1, ...), not {_show(c)}")
         if not doc["cpus"]:
             raise r.fail(("cpus",), "cpus is empty")
+        if not hasattr(os, "sched_setaffinity"):
+            raise r.fail(("cpus",), "cpus (CPU pinning) needs Linux's sched_setaffinity")
         cpus = tuple(sorted(set(doc["cpus"])))
     stop = _stop(r, doc.get("stop_when"), measure)
     if stop is not None and order == "sequential":
