@@ -285,6 +285,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
             store.set_meta(status=status, stop_reason=reason or "")
+            store.settle()
         outcome_text = status
         return _result(store, seed, status, ran, warnings, reason)
     finally:

@@ -130,8 +130,6 @@ class Store:
         try:
             if write:
                 conn = sqlite3.connect(path, isolation_level=None, timeout=10)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
             else:
                 from urllib.request import pathname2url
 
@@ -173,6 +171,15 @@ class Store:
                              "for it to end, or stop it first") from None
         self._lock = handle
 
+    def settle(self) -> None:
+        """A finished experiment's store becomes one self-contained file (rollback journal,
+        no -wal/-shm beside it), which readers open without writing anything; `--resume`
+        switches it back to WAL. Skipped while another process reads it."""
+        try:
+            self.conn.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError:
+            pass
+
     def close(self) -> None:
         self.conn.close()
         if self._lock is not None:
@@ -205,6 +212,9 @@ class Store:
 
     # -- sessions ------------------------------------------------------------------
     def start_session(self, argv: list[str], environment: dict, warnings: list[str]) -> int:
+        """A new run session; the store is in WAL mode while trials are recorded."""
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
         with _transaction(self.conn):
             cur = self.conn.execute(
                 "INSERT INTO sessions (started, argv, environment, warnings) VALUES (?, ?, ?, ?)",

@@ -395,3 +395,15 @@ def test_stop_when_on_build_means(tmp_path):
     result = run_experiment(exp, str(tmp_path / "r.db"))
     assert result.status == "stopped"
     assert result.counts["ok"] == 2 * (2 + 1)
+
+
+def test_a_finished_store_is_one_file(tmp_path):
+    exp = write(tmp_path, "executions = 2\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = tmp_path / "r.db"
+    run_experiment(exp, str(db))
+    assert query(str(db), "PRAGMA journal_mode") == [("delete",)]
+    from benchlab.data.readers import read
+
+    read(str(db))
+    run_experiment(exp, str(db), resume=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml", "r.db"]
