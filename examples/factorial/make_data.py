@@ -16,6 +16,14 @@ for the second):
   tail whose mean is 400 us, times 4 on the p4 and times 2 under CFS, rounded
   to 1 us — skewed, with a spread that grows with the mean.
 
+latency.csv — the same plan, with 200 latency samples (us) per run, as a
+latency benchmark writes them (one row per request; `run` is the cluster):
+900 + 150 machine + a run offset normal(0, 15) + an exponential tail whose
+mean is 300 us, times 4 on the p4, times 2 under CFS and times 1.5 with
+vmstat on; load does not matter; rounded to 1 us; drawn with
+numpy.random.default_rng(2015) in run order. The factors move the tail, not
+the median alone: the case for `benchlab qreg`.
+
 jitter.csv — Nogueira et al.-style execution times of four treatments (35 runs
 each, seconds, rounded to 0.001): T1 normal(600, 0.8); T2 normal(600.3, 0.8);
 T3 = 605 + gamma(shape 2, scale 1.5); T4 = 605.5 + gamma(2, 1.5); drawn with
@@ -53,6 +61,23 @@ def results() -> str:
     return "\n".join(out) + "\n"
 
 
+def latency(samples_per_run: int = 200) -> str:
+    design = full_factorial([parse_factor(t) for t in (
+        "sched=BFS,CFS", "machine=core2,p4", "vmstat=off,on", "load=compile,encode")],
+        replicates=5, seed=7)
+    rng = np.random.default_rng(2015)
+    lines = plan_csv(design).splitlines()
+    header = lines.index("run,id,sched,machine,vmstat,load,replicate")
+    out = lines[:header] + [lines[header] + ",latency"]
+    for run, line in zip(design.runs, lines[header + 1:], strict=True):
+        s, m, v, _ = (2 * f.levels.index(x) - 1 for f, x in zip(design.factors, run.levels,
+                                                                strict=True))
+        tail = 300 * (4.0 if m > 0 else 1.0) * (2.0 if s > 0 else 1.0) * (1.5 if v > 0 else 1.0)
+        values = 900 + 150 * m + rng.normal(0, 15) + rng.exponential(tail, samples_per_run)
+        out.extend(f"{line},{x:.0f}" for x in values)
+    return "\n".join(out) + "\n"
+
+
 def jitter() -> str:
     rng = np.random.default_rng(2014)
     groups = {"T1": rng.normal(600, 0.8, 35), "T2": rng.normal(600.3, 0.8, 35),
@@ -63,4 +88,5 @@ def jitter() -> str:
 
 if __name__ == "__main__":
     (HERE / "results.csv").write_text(results())
+    (HERE / "latency.csv").write_text(latency())
     (HERE / "jitter.csv").write_text(jitter())
