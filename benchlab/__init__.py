@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "compare", "summary", "plan", "Dataset", "ComparisonReport",
-           "factorial_design", "anova", "speedup_test", "speedup_suite", "kruskal_test",
+           "factorial_design", "anova", "qreg", "speedup_test", "speedup_suite", "kruskal_test",
            "run_experiment", "read_store"]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
         factorial_design,
         kruskal_test,
         plan,
+        qreg,
         read_store,
         run_experiment,
         speedup_suite,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def __getattr__(name: str) -> Any:
     """Import the API lazily so `import benchlab` stays cheap for the CLI."""
     if name in ("compare", "summary", "plan", "ComparisonReport", "factorial_design", "anova",
+                "qreg",
                 "speedup_test", "speedup_suite", "kruskal_test", "run_experiment",
                 "read_store"):
         from benchlab import api

@@ -137,15 +137,26 @@ def anova(table: Any, response: str, factors: Sequence[str], *,
     Levels sort numerically or alphabetically unless `level_order` gives them (the
     first level is low, -1). Returns a frozen AnovaResult; `.to_dict()` is the JSON.
     """
-    from benchlab.data.factor_table import _ordered_levels
     from benchlab.stats.anova import anova as run_anova
+
+    y, codes, levels = _factor_columns("anova", table, response, factors, level_order)
+    return run_anova(y, codes, list(factors), levels, response_name=response,
+                     interactions=interactions, log=log, confidence=confidence,
+                     ss_type=ss_type)
+
+
+def _factor_columns(command: str, table: Any, response: str, factors: Sequence[str],
+                    level_order: dict[str, Sequence[str]] | None
+                    ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+    """The response, the (n, k) level codes and the level names of a factorial table."""
+    from benchlab.data.factor_table import _ordered_levels
 
     orders = dict(level_order or {})
     try:
         y = np.asarray(table[response], dtype=float)
         columns = [np.asarray(table[f]).astype(str) for f in factors]
     except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise ValueError(f"anova needs a numeric column {response!r} and the factor columns "
+        raise ValueError(f"{command} needs a numeric column {response!r} and the factor columns "
                          f"{', '.join(map(repr, factors))}: {exc}") from None
     if response in factors:
         raise ValueError(f"{response!r} is the response and cannot also be a factor")
@@ -154,9 +165,36 @@ def anova(table: Any, response: str, factors: Sequence[str], *,
         lv, code = _ordered_levels(name, column, orders.get(name), "table")
         levels.append(lv)
         codes.append(code)
-    return run_anova(y, np.stack(codes, axis=1), list(factors), levels, response_name=response,
-                     interactions=interactions, log=log, confidence=confidence,
-                     ss_type=ss_type)
+    return y, np.stack(codes, axis=1), levels
+
+
+def qreg(table: Any, response: str, factors: Sequence[str], *,
+         taus: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99),
+         level_order: dict[str, Sequence[str]] | None = None, interactions: int | None = None,
+         se: str | None = None, cluster: str | None = None,
+         covariates: Sequence[str] = (), replicates: int = 200, seed: int | None = None,
+         confidence: float = 0.95):
+    """Quantile regression (`benchlab qreg`) of a DataFrame or mapping of columns.
+
+    Factors are coded -1/+1 (deviation coding beyond two levels); `cluster` names the
+    run column for the run bootstrap. Returns a frozen QregResult (`coef`, `low`, `high`,
+    `se`, `pvalue` per tau × term); `.to_dict()` is the JSON document.
+    """
+    from benchlab.stats.qreg import quantile_regression
+
+    y, codes, levels = _factor_columns("qreg", table, response, factors, level_order)
+    try:
+        runs = None if cluster is None else np.asarray(table[cluster]).astype(str)
+        extra = (np.column_stack([np.asarray(table[c], dtype=float) for c in covariates])
+                 if covariates else None)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ValueError(f"qreg: the cluster column or a numeric covariate column is missing "
+                         f"or not numeric: {exc}") from None
+    return quantile_regression(y, codes, [len(lv) for lv in levels], list(factors), levels,
+                               taus=taus, interactions=interactions, se=se, cluster=runs,
+                               cluster_name=cluster, replicates=replicates, seed=seed,
+                               confidence=confidence, covariates=extra,
+                               covariate_names=list(covariates), response=response)
 
 
 def speedup_test(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,

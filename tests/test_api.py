@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,3 +65,22 @@ def test_hierarchical_api_with_dataframes():
     assert p.optimal.total_cost <= 6 * 3600
     with pytest.raises(ValueError, match="costs needs every level"):
         benchlab.plan(old, ["build", "run"], {"build": 1.0}, budget=10)
+
+
+def test_qreg_api_equals_the_command(run_cli):
+    path = Path(__file__).resolve().parents[1] / "examples" / "factorial" / "latency.csv"
+    table = pd.read_csv(path, comment="#")
+    orders = {"sched": ["BFS", "CFS"], "machine": ["core2", "p4"]}
+    result = benchlab.qreg(table, "latency", ["sched", "machine"], taus=[0.5, 0.9],
+                           level_order=orders, cluster="run", seed=4)
+    assert dataclasses.is_dataclass(result) and result.se_method == "cluster"
+    code, out, err = run_cli("qreg", path, "--response", "latency", "--factors",
+                             "sched,machine", "--taus", "0.5,0.9", "--seed", "4", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    mine = result.to_dict()
+    assert mine["quantiles"] == doc["quantiles"] and mine["terms"] == doc["terms"]
+    with pytest.raises(ValueError, match="cannot also be a factor"):
+        benchlab.qreg(table, "latency", ["latency"])
+    with pytest.raises(ValueError, match="nosuch"):
+        benchlab.qreg(table, "latency", ["sched"], cluster="nosuch")

@@ -82,6 +82,18 @@ def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
     return int(counts.max())
 
 
+def _few_runs_warnings(model: FactorialModel, cluster: np.ndarray, name: str) -> list[str]:
+    """The run bootstrap sees run-to-run variation only through the runs of each cell."""
+    pairs = np.unique(np.stack([model.cell, cluster], axis=1), axis=0)
+    runs = np.bincount(pairs[:, 0], minlength=model.cell_matrix.shape[0])
+    fewest = int(runs[runs > 0].min())
+    if fewest >= 5:
+        return []
+    return [f"a cell has only {fewest} {name}{'s' if fewest != 1 else ''}: the {name} bootstrap "
+            f"cannot see enough {name}-to-{name} variation there, so the intervals may be too "
+            f"narrow (5 or more {name}s per cell are advised)"]
+
+
 def choose_se(requested: str | None, n: int, cluster_name: str | None,
               largest_cluster: int) -> tuple[str, str]:
     """The inference method and the reason for it (quantreg's defaults, plus runs)."""
@@ -170,6 +182,8 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         from benchlab.stats import qreg_bootstrap as qb
 
         draw = qb.saturated_replicates if model.saturated else qb.refit_replicates
+        if groups is not None:
+            warnings.extend(_few_runs_warnings(model, groups, cluster_name or "run"))
         reps = draw(model, taus_arr, replicates, rng, groups)
         se_arr = reps.std(axis=0, ddof=1)
     elif se_method == "rank":
