@@ -8,12 +8,15 @@ from benchlab.stats.qreg import QregResult
 
 
 def _cell(value: float, width: int) -> str:
-    return f"{'n/a':>{width}}" if not math.isfinite(value) else f"{value:>{width}.5g}"
+    """A number; an unbounded interval end as -inf/inf; an undefined one as n/a."""
+    if math.isnan(value):
+        return f"{'n/a':>{width}}"
+    return f"{value:>{width}.5g}" if math.isfinite(value) else f"{value:>{width}}"
 
 
 def _p(value: float) -> str:
-    if not math.isfinite(value):
-        return f"{'':>9}"
+    if not math.isfinite(value):  # rank-test intervals have no p-value
+        return f"{'-':>9}"
     return f"{'<1e-16':>9}" if value < 1e-16 else f"{value:>9.3g}"
 
 

@@ -103,8 +103,8 @@ def choose_se(requested: str | None, n: int, cluster_name: str | None,
         return "cluster", (f"observations of one {cluster_name} are not independent: the "
                            f"bootstrap resamples whole {cluster_name}s within each cell")
     if n < 1001:
-        return "rank", "rank-test inversion, quantreg's default below 1001 observations"
-    return "nid", "Hendricks-Koenker sandwich, quantreg's default from 1001 observations"
+        return "rank", "quantreg's default below 1001 observations"
+    return "nid", "quantreg's default from 1001 observations"
 
 
 def fit_coefficients(model: FactorialModel, taus: np.ndarray) -> np.ndarray:
@@ -181,10 +181,12 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         groups = cluster_codes if se_method == "cluster" else None
         from benchlab.stats import qreg_bootstrap as qb
 
-        draw = qb.saturated_replicates if model.saturated else qb.refit_replicates
         if groups is not None:
             warnings.extend(_few_runs_warnings(model, groups, cluster_name or "run"))
-        reps = draw(model, taus_arr, replicates, rng, groups)
+        if model.saturated:
+            reps = qb.saturated_replicates(model, taus_arr, replicates, rng, groups)
+        else:
+            reps = qb.refit_replicates(model, taus_arr, replicates, rng, groups, start=coef)
         se_arr = reps.std(axis=0, ddof=1)
     elif se_method == "rank":
         from benchlab.stats.qreg_rank import rank_inversion_ci
@@ -229,13 +231,22 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                         "matrix); their intervals are left undefined")
     return QregResult(response=response, names=model.names, taus=taus_arr, coef=coef, low=low,
                       high=high, se=se_arr, pvalue=pvalue, objective=objective, n=model.n,
-                      solver=SATURATED_SOLVER if model.saturated else LP_SOLVER,
+                      solver=_solver_name(model),
                       se_method=se_method, se_reason=reason, confidence=confidence,
                       replicates=replicates if se_method in ("boot", "cluster") else None,
                       seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
                       unit=unit, warnings=warnings,
                       levels={str(f): [str(v) for v in names]
                               for f, names in zip(factor_names, level_names, strict=True)})
+
+
+def _solver_name(model: FactorialModel) -> str:
+    if model.saturated:
+        return SATURATED_SOLVER
+    from benchlab.stats.qreg_fn import PREPROCESS_MIN_N
+
+    return LP_SOLVER + (" after Portnoy-Koenker preprocessing" if model.n >= PREPROCESS_MIN_N
+                        else "")
 
 
 def _loss(model: FactorialModel, coef: np.ndarray, tau: float) -> float:

@@ -77,8 +77,12 @@ def saturated_replicates(model: FactorialModel, taus: np.ndarray, replicates: in
 
 
 def refit_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
-                     rng: np.random.Generator, cluster: np.ndarray | None = None) -> np.ndarray:
-    """(replicates, taus, p) coefficients of a non-saturated model, refitted per replicate."""
+                     rng: np.random.Generator, cluster: np.ndarray | None = None,
+                     start: np.ndarray | None = None) -> np.ndarray:
+    """(replicates, taus, p) coefficients of a non-saturated model, refitted per replicate.
+
+    `start` (taus, p), the fit to the data, seeds the solver's preprocessing on large data.
+    """
     from benchlab.stats.qreg_fn import fit
 
     n_cells = model.cell_matrix.shape[0]
@@ -90,5 +94,5 @@ def refit_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
         keep = weights > 0
         xw, yw = x[keep] * weights[keep, None], model.y[keep] * weights[keep]
         for t, tau in enumerate(taus):
-            out[b, t] = fit(xw, yw, float(tau)).coef
+            out[b, t] = fit(xw, yw, float(tau), None if start is None else start[t]).coef
     return out

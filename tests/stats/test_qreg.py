@@ -157,6 +157,49 @@ def test_lp_solver_matches_linprog_and_certifies_vertices():
         assert ours.objective == pytest.approx(check_loss(y - x @ ours.coef, tau))
 
 
+@pytest.mark.parametrize("tau", [0.02, 0.5, 0.9, 0.99])
+def test_preprocessing_finds_the_full_solution(tau):
+    rng = np.random.default_rng(11)
+    n, p = 25_000, 6
+    x = np.column_stack([np.ones(n), rng.normal(size=(n, p - 1))])
+    y = x @ np.arange(p, dtype=float) + rng.standard_t(3, n) * (1 + 0.5 * np.abs(x[:, 1]))
+    full = fit(x, y, tau, preprocess=False)
+    reduced = fit(x, y, tau, preprocess=True)
+    started = fit(x, y, tau, start=full.coef + 0.05, preprocess=True)
+    assert full.vertex and reduced.vertex and started.vertex
+    for other in (reduced, started):
+        np.testing.assert_allclose(other.coef, full.coef, rtol=1e-10, atol=1e-10)
+        assert other.objective == pytest.approx(full.objective, rel=1e-12)
+
+
+def test_a_bad_start_still_gives_the_optimum():
+    rng = np.random.default_rng(12)
+    n = 20_000
+    x = np.column_stack([np.ones(n), rng.normal(size=n)])
+    y = 3 + 2 * x[:, 1] + rng.standard_exponential(n)
+    full = fit(x, y, 0.7, preprocess=False)
+    wild = fit(x, y, 0.7, start=np.array([100.0, -50.0]), preprocess=True)
+    assert wild.objective == pytest.approx(full.objective, rel=1e-12)
+
+
+def test_degenerate_vertices_with_ties_are_certified():
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(13)
+    n = 400
+    x = np.column_stack([np.ones(n), rng.choice([-1.0, 1.0], size=(n, 2))])
+    y = np.round(10 + 3 * x[:, 1] + rng.exponential(4, n))  # integers: many ties
+    certified = 0
+    for tau in (0.1, 0.25, 0.5, 0.75, 0.9):
+        ours = fit(x, y, tau)
+        cost = np.concatenate([np.zeros(6), tau * np.ones(n), (1 - tau) * np.ones(n)])
+        lp = linprog(cost, A_eq=np.hstack([x, -x, np.eye(n), -np.eye(n)]), b_eq=y,
+                     bounds=(0, None), method="highs")
+        assert ours.objective == pytest.approx(lp.fun, rel=1e-10)
+        certified += ours.vertex
+    assert certified == 5
+
+
 def test_saturated_path_equals_the_lp_on_the_same_model():
     rng = np.random.default_rng(5)
     codes = rng.integers(0, 2, size=(403, 3))
