@@ -5,6 +5,7 @@
 #     Rscript benchmarks/qreg_r_timing.R DATA.csv [--taus 0.1,0.2,...,0.9,0.99]
 #         [--factors a,b,c,d] [--repeats 5] [--method fn]
 #         [--general] [--general-n 100000] [--general-p 16] [--seed 1]
+#         [--general-file X.csv]
 #
 #   DATA.csv   a table with a numeric column `y` and the factor columns (two
 #              levels each, coded -1/+1 in order of first appearance; coding
@@ -18,13 +19,16 @@
 #   --general  also time a general (non-saturated) model: n x p design with an
 #              intercept and p - 1 standard normal columns, y = X beta + t(3)
 #              noise (seeded), rq(y ~ X, tau = taus, method = method)
+#   --general-file  the general model's data instead: a CSV with `y` and the
+#              columns of X (no intercept column; rq adds it), so both tools
+#              fit the same numbers
 #
 # Prints one JSON document on stdout:
 #     {"r_version", "quantreg_version", "method", "taus", "repeats",
 #      "factorial": {"file", "formula", "n", "p", "seconds": [...],
 #                    "min_seconds", "median_seconds"} or null,
-#      "general": {"n", "p", "seed", "seconds": [...], "min_seconds",
-#                  "median_seconds"} or null}
+#      "general": {"n", "p", "seed", "file", "seconds": [...], "min_seconds",
+#                  "median_seconds", "objectives": [check loss per tau]} or null}
 # Times are wall-clock seconds of the rq() call alone (model frame included,
 # CSV reading and data generation excluded), from proc.time()'s elapsed.
 #
@@ -47,7 +51,7 @@ usage <- function(msg) {
 parse_args <- function(argv) {
   opt <- list(file = NULL, taus = c(seq(1, 9) / 10, 0.99), factors = c("a", "b", "c", "d"),
               repeats = 5L, method = "fn", general = FALSE, general_n = 100000L,
-              general_p = 16L, seed = 1L)
+              general_p = 16L, seed = 1L, general_file = NULL)
   i <- 1L
   value <- function() {
     if (i + 1L > length(argv)) usage(paste(argv[i], "needs a value"))
@@ -69,6 +73,9 @@ parse_args <- function(argv) {
       opt$general_n <- as.integer(value()); i <- i + 1L
     } else if (a == "--general-p") {
       opt$general_p <- as.integer(value()); i <- i + 1L
+    } else if (a == "--general-file") {
+      opt$general <- TRUE
+      opt$general_file <- value(); i <- i + 1L
     } else if (a == "--seed") {
       opt$seed <- as.integer(value()); i <- i + 1L
     } else if (a %in% c("-h", "--help")) {
@@ -126,13 +133,32 @@ if (opt$file != "-") {
 
 general <- NULL
 if (opt$general) {
-  set.seed(opt$seed)
-  n <- opt$general_n
-  p <- opt$general_p
-  X <- matrix(rnorm(n * (p - 1L)), n, p - 1L)
-  y <- drop(1 + X %*% seq(0.5, 2, length.out = p - 1L)) + rt(n, df = 3)
-  secs <- time_it(function() rq(y ~ X, tau = opt$taus, method = opt$method), opt$repeats)
-  general <- c(list(n = n, p = p, seed = opt$seed), summary_of(secs))
+  if (is.null(opt$general_file)) {
+    set.seed(opt$seed)
+    n <- opt$general_n
+    p <- opt$general_p
+    X <- matrix(rnorm(n * (p - 1L)), n, p - 1L)
+    y <- drop(1 + X %*% seq(0.5, 2, length.out = p - 1L)) + rt(n, df = 3)
+  } else {
+    if (!file.exists(opt$general_file)) usage(paste("no such file:", opt$general_file))
+    g <- read.csv(opt$general_file)
+    if (!("y" %in% names(g))) usage("--general-file needs a column y")
+    y <- g$y
+    X <- as.matrix(g[setdiff(names(g), "y")])
+    n <- nrow(X)
+    p <- ncol(X) + 1L
+  }
+  last <- NULL
+  secs <- time_it(function() last <<- rq(y ~ X, tau = opt$taus, method = opt$method),
+                  opt$repeats)
+  res <- as.matrix(residuals(last))
+  objectives <- vapply(seq_along(opt$taus), function(k) {
+    u <- res[, k]
+    sum(u * (opt$taus[k] - (u < 0)))
+  }, 0)
+  general <- c(list(n = n, p = p, seed = if (is.null(opt$general_file)) opt$seed else NULL,
+                    file = opt$general_file),
+               summary_of(secs), list(objectives = I(objectives)))
 }
 
 out <- list(r_version = R.version.string,

@@ -82,7 +82,8 @@ def _numeric_key(labels: Sequence[str]) -> list[float] | None:
 def _ordered_levels(name: str, column: np.ndarray, given: Sequence[str] | None,
                     source: str) -> tuple[tuple[str, ...], np.ndarray]:
     labels = column.astype(str)
-    present = np.unique(labels).tolist()
+    uniques, inverse = np.unique(labels, return_inverse=True)
+    present = uniques.tolist()
     if given is not None:
         order = [str(level) for level in given]
         unknown = sorted(set(present) - set(order))
@@ -99,7 +100,7 @@ def _ordered_levels(name: str, column: np.ndarray, given: Sequence[str] | None,
         raise InputError(f"factor {name!r} has a single level ({order[0]!r}): its effect cannot "
                          "be estimated; drop it from --factors", source)
     lookup = {level: i for i, level in enumerate(order)}
-    codes = np.fromiter((lookup[label] for label in labels), dtype=np.int64, count=len(labels))
+    codes = np.array([lookup[level] for level in present], dtype=np.int64)[inverse.ravel()]
     return tuple(order), codes
 
 
