@@ -78,8 +78,8 @@ def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
     """The largest number of observations sharing a run within a cell (1 when none)."""
     if cluster is None:
         return 1
-    _, counts = np.unique(np.stack([cell, cluster], axis=1), axis=0, return_counts=True)
-    return int(counts.max())
+    key = cell.astype(np.int64) * (int(cluster.max()) + 1) + cluster  # one integer per pair
+    return int(np.unique(key, return_counts=True)[1].max())
 
 
 def _few_runs_warnings(model: FactorialModel, cluster: np.ndarray, name: str) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchlab.data import readers
 from benchlab.data.readers.numbers import InvalidToken, parse_number
@@ -209,3 +211,29 @@ def test_time_units_across_files_are_converted(tmp_path):
     bare = write(tmp_path, "n.txt", "1\n2\n")
     with pytest.raises(InputError, match="without a unit cannot be converted"):
         unify_units(load_samples([a, bare]), None, None)
+
+
+@given(st.lists(st.text(alphabet="0123456789.eE+- ", min_size=0, max_size=8), min_size=1,
+                max_size=6))
+def test_fast_numeric_column_agrees_with_strtod_rules(tokens):
+    """The table reader's vectorized path gives parse_number's values, or defers to it."""
+    from benchlab.data.readers.numbers import parse_number
+    from benchlab.data.readers.table import plain_decimals
+
+    fast = plain_decimals(tokens)
+    slow = [parse_number(t.strip()) for t in tokens]
+    if fast is None:  # deferring is only allowed when some token is not a plain number
+        assert any(v is None for v in slow)
+    else:
+        assert all(v is not None for v in slow)
+        np.testing.assert_array_equal(fast, np.array(slow, dtype=float))
+
+
+def test_fast_path_falls_back_for_special_values(tmp_path):
+    from benchlab.data.readers.table import plain_decimals
+
+    assert plain_decimals(["1", "inf"]) is None and plain_decimals(["0x1p3"]) is None
+    data = tmp_path / "t.csv"
+    data.write_text("g,value\na,1.5\na,0x1p3\nb,nan(1)\n")
+    ds = readers.read(str(data))
+    assert ds.columns["value"][:2].tolist() == [1.5, 8.0] and np.isnan(ds.columns["value"][2])
