@@ -18,7 +18,11 @@ EXAMPLE = """examples:
   benchlab qreg latency.csv --response latency --factors sched,machine --cluster run --seed 1
 """
 
-CLUSTER_COLUMNS = ("run", "execution")
+# Level columns from the top down: `case` names an alternative x factor combination in a
+# store, and a lower level's labels restart within each unit above it (run 1 of build 1 is
+# not run 1 of build 2), so a cluster is identified by its column and every one above it.
+LEVEL_COLUMNS = ("case", "build", "run", "execution")
+CLUSTER_COLUMNS = ("build", "run", "execution")  # the default cluster: the highest present
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -36,8 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    default=None, help="inference (default: cluster with a run column, else "
                                       "rank below 1001 observations, else nid)")
     p.add_argument("--cluster", default=None, metavar="COL",
-                   help="the run column for the cluster bootstrap (default: a column named "
-                        "run or execution; 'none' turns it off)")
+                   help="the run column for the cluster bootstrap (default: the highest of "
+                        "the columns build, run, execution; 'none' turns it off)")
     p.add_argument("--covariates", default=None, metavar="X,...",
                    help="numeric columns added to the model as covariates")
     p.add_argument("-R", "--replicates", type=int, default=200, metavar="B",
@@ -75,18 +79,26 @@ def parse_taus(text: str) -> list[float]:
 
 
 def _cluster(args: argparse.Namespace, table) -> tuple[np.ndarray | None, str | None]:
+    """The cluster label of every row (nested in the levels above it) and the column's name."""
     if args.cluster == "none":
         if args.se == "cluster":
             raise UsageError("--se cluster needs a run column; drop --cluster none")
         return None, None
-    if args.cluster is not None:
-        return table.column(args.cluster), args.cluster
-    for name in CLUSTER_COLUMNS:
-        if name in table.columns and name not in table.factors:
-            return table.columns[name], name
-    if args.se == "cluster":
-        raise UsageError("--se cluster needs a run column: name it with --cluster COL")
-    return None, None
+    name = args.cluster
+    if name is None:
+        name = next((c for c in CLUSTER_COLUMNS
+                     if c in table.columns and c not in table.factors), None)
+    if name is None:
+        if args.se == "cluster":
+            raise UsageError("--se cluster needs a run column: name it with --cluster COL")
+        return None, None
+    labels = table.column(name).astype(str)
+    if name in LEVEL_COLUMNS:
+        above = [c for c in LEVEL_COLUMNS[:LEVEL_COLUMNS.index(name)]
+                 if c in table.columns and c not in table.factors]
+        for parent in above:  # "1" of build 2 is not "1" of build 1
+            labels = np.char.add(np.char.add(table.columns[parent].astype(str), "\x1f"), labels)
+    return labels, name
 
 
 def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, list[str]]:

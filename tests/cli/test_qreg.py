@@ -224,3 +224,19 @@ def test_covariate_enters_the_model(run_cli):
     row = doc["quantiles"][0]
     assert doc["terms"] == REFERENCE["covariate_n500"]["columns"]
     assert row["objective"] == pytest.approx(fit["br"]["objective"], rel=1e-9)
+
+
+def test_store_clusters_are_builds_nested_in_their_case(run_cli):
+    store = ROOT / "examples" / "experiments" / "loop.db"
+    doc = _json(run_cli, store, "--response", "value", "--factors", "n", "--taus", "0.5",
+                "--seed", "1")
+    assert doc["se"] == "cluster" and doc["cluster"] == "build"
+    # 2 alternatives x 3 builds per cell of n: build "1" of one alternative is not the other's
+    assert not any("only" in w for w in doc["warnings"])
+    doc = _json(run_cli, store, "--response", "value", "--factors", "alternative,n",
+                "--taus", "0.5", "--seed", "1")
+    assert any("only 3 builds" in w for w in doc["warnings"])
+    doc = _json(run_cli, store, "--response", "value", "--factors", "alternative,n",
+                "--taus", "0.5", "--seed", "1", "--cluster", "execution")
+    assert doc["cluster"] == "execution"
+    assert not any("only" in w for w in doc["warnings"])  # 3 builds x 3 executions per cell
