@@ -60,7 +60,7 @@ def _per_benchmark(base, cand, column: str) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchlab.data.samples import pick_baseline, sample_unit
+    from benchlab.data.samples import pick_baseline, unify_units
     from benchlab.errors import UsageError
     from benchlab.report.protocols import kruskal_text, speedup_text, suite_text, test_document
     from benchlab.stats.descriptive import describe
@@ -70,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
     inputs = common.load(args)
     samples = inputs.samples
     benchmark = args.benchmark or inputs.benchmark
-    unit = sample_unit(samples, args.unit, args.higher_is_better)
     if len(samples) < 2:
         raise UsageError("a test needs two or more samples (two files, or --by a column with "
                          "two or more groups)")
+    samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     protocol = args.protocol or ("speedup-mean" if len(samples) == 2 else "kruskal")
     warnings = []
     if common.resolved_levels(args, samples):
@@ -110,10 +110,12 @@ def run(args: argparse.Namespace) -> int:
         lines = speedup_text(result, {s.name: describe(s.values, s.name) for s in samples},
                              unit)
     if args.json:
-        json.dump(test_document(protocol, alpha, unit, result, warnings), sys.stdout, indent=2,
-                  allow_nan=False)
+        json.dump(test_document(protocol, alpha, unit, result, warnings,
+                                notes=[note] if note else []),
+                  sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
+    lines += [f"note: {note}"] if note else []
     lines += [f"warning: {w}" for w in warnings]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

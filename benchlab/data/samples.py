@@ -106,20 +106,6 @@ def load_samples(paths: list[str], **opts) -> list[Sample]:
     return load_inputs(paths, **opts).samples
 
 
-def sample_unit(samples: list[Sample], unit: str | None,
-                higher_is_better: bool | None) -> Unit:
-    """The unit all samples share (a declared one wins; differing file units are refused;
-    unify_units converts them instead)."""
-    if unit is not None or higher_is_better is not None:
-        return make_unit(unit, higher_is_better)
-    names = {s.dataset.unit.name or "no unit" for s in samples}
-    if len(names) > 1:
-        raise InputError(f"the samples have different units: {', '.join(sorted(names))}; "
-                         "convert them to one unit first (--unit names the unit, it does "
-                         "not convert)")
-    return samples[0].dataset.unit
-
-
 def _per_time(name: str) -> tuple[str, float] | None:
     """A rate "X/T" with T a time unit → (X, seconds in T); None for anything else."""
     top, sep, bottom = name.rpartition("/")

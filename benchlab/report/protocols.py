@@ -59,8 +59,8 @@ def suite_document(r: SpeedupSuite) -> dict[str, Any]:
 
 
 def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
-                  warnings: list[str]) -> dict[str, Any]:
-    """The whole `benchlab test --json` document."""
+                  warnings: list[str], notes: list[str] | None = None) -> dict[str, Any]:
+    """The whole `benchlab test --json` document (notes: unit conversions of the inputs)."""
     doc: dict[str, Any] = {"benchlab_version": __version__, "command": "test",
                            "protocol": protocol, "alpha": alpha,
                            "confidence": round(1 - alpha, 12), "unit": unit.name,
@@ -71,6 +71,7 @@ def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
         doc["suites"] = [suite_document(r) for r in result]
     else:
         doc["comparisons"] = [speedup_document(r) for r in result]
+    doc["notes"] = list(notes or [])
     doc["warnings"] = warnings
     return doc
 

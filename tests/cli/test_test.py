@@ -40,6 +40,37 @@ def test_speedup_mean_two_files(run_cli, pair):
     assert set(doc) >= {"benchlab_version", "unit", "warnings", "confidence"}
 
 
+def test_files_in_different_time_units_are_converted(run_cli, tmp_path):
+    """Baseline in s and candidate in ms give the one-unit result, with a note (as compare)."""
+    ref = R["two_sample"]["normal_equal"]
+    a, b, b_ms = tmp_path / "base.csv", tmp_path / "cand.csv", tmp_path / "ms" / "cand.csv"
+    b_ms.parent.mkdir()
+    a.write_text("unit,value\n" + "".join(f"s,{v!r}\n" for v in ref["baseline"]))
+    b.write_text("unit,value\n" + "".join(f"s,{v!r}\n" for v in ref["candidate"]))
+    b_ms.write_text("unit,value\n" + "".join(f"ms,{v * 1000!r}\n" for v in ref["candidate"]))
+    for protocol, decision in (("speedup-mean", "significant"),
+                               ("speedup-median", "not significant")):
+        one = json.loads(run_cli("test", a, b, "--protocol", protocol, "--json")[1])
+        code, out, err = run_cli("test", a, b_ms, "--protocol", protocol, "--json")
+        assert code == 0, err
+        mixed = json.loads(out)
+        assert one["notes"] == [] and mixed["notes"] == ["values converted to s (cand from ms)"]
+        assert mixed["unit"] == "s"
+        c1, c2 = one["comparisons"][0], mixed["comparisons"][0]
+        assert c2["decision"] == c1["decision"] == decision
+        assert c2["test"]["pvalue"] == pytest.approx(c1["test"]["pvalue"], rel=1e-9)
+        assert c2["speedups"] == pytest.approx(c1["speedups"], rel=1e-12)
+        assert [c["pvalue"] for c in c2["checks"]] == pytest.approx(
+            [c["pvalue"] for c in c1["checks"]], rel=1e-9)
+    code, out, _ = run_cli("test", a, b_ms)
+    assert code == 0 and "note: values converted to s (cand from ms)" in out
+    rate = tmp_path / "rate.csv"
+    rate.write_text("unit,value\n" + "".join(f"ops/s,{v!r}\n" for v in ref["candidate"]))
+    code, out, err = run_cli("test", a, rate)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "units of different kinds: s and ops/s" in err
+
+
 def test_speedup_refusal_is_reported_not_an_error(run_cli):
     code, out, _ = run_cli("test", EX / "parse-old.txt", EX / "parse-drift.txt", "--json")
     assert code == 0
