@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from benchlab.cli import factor_options
 from benchlab.errors import InputError, UsageError
+
+if TYPE_CHECKING:  # numpy loads when the command runs: `benchlab --help` stays quick
+    import numpy as np
 
 EXAMPLE = """examples:
   benchlab qreg latency.csv --response latency --factors sched,machine,vmstat,load
@@ -57,6 +59,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def parse_taus(text: str) -> list[float]:
     """'0.1:0.9:0.1,0.99' → [0.1, 0.2, ..., 0.9, 0.99]; every tau strictly inside (0, 1)."""
+    import numpy as np
+
     taus: list[float] = []
     for item in text.split(","):
         item = item.strip()
@@ -80,6 +84,8 @@ def parse_taus(text: str) -> list[float]:
 
 def _cluster(args: argparse.Namespace, table) -> tuple[np.ndarray | None, str | None]:
     """The cluster label of every row (nested in the levels above it) and the column's name."""
+    import numpy as np
+
     if args.cluster == "none":
         if args.se == "cluster":
             raise UsageError("--se cluster needs a run column; drop --cluster none")
@@ -102,6 +108,8 @@ def _cluster(args: argparse.Namespace, table) -> tuple[np.ndarray | None, str | 
 
 
 def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, list[str]]:
+    import numpy as np
+
     if not args.covariates:
         return None, []
     names = factor_options.factor_names(args.covariates)
@@ -130,6 +138,8 @@ def _is_number(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from benchlab.cli.common import confidence
     from benchlab.report.qreg import qreg_text
     from benchlab.stats.qreg import quantile_regression

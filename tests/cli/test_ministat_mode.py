@@ -522,3 +522,12 @@ def test_ministat_stats_and_report_do_not_import_numpy():
 def test_ministat_mode_does_not_import_numpy():
     code = "import sys, benchlab.cli.ministat_mode; sys.exit('numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
+
+
+def test_help_does_not_import_numpy():
+    """`benchlab --help` builds every command's parser; none may load numpy to do it."""
+    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+            "sys.exit('numpy' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
