@@ -53,7 +53,7 @@ def test_median_protocol_matches_r(case):
     res = speedup_test(x, y, protocol="speedup-median")
     ks = res.checks[0]
     assert ks.statistic == pytest.approx(ref["ks_centred_d"], rel=1e-12)
-    assert ks.pvalue == pytest.approx(ref["ks_centred_p"], rel=1e-6, abs=1e-12)
+    assert ks.pvalue == pytest.approx(ref["ks_centred_p"], rel=1e-9, abs=1e-12)
     if ref["ks_centred_p"] < 0.05 and min(x.size, y.size) <= 30:
         assert res.decision == "refused"
         return
@@ -109,17 +109,6 @@ def test_holm_never_below_raw_and_ranks_average(groups):
     assert sum(g.mean_rank * g.n for g in res.groups) == pytest.approx(n * (n + 1) / 2)
     for pair in res.pairs:
         assert pair.pvalue - 1e-15 <= pair.pvalue_holm <= 1.0
-
-
-def test_ks_with_ties_is_scipy_exact_without_ties():
-    from scipy import stats
-
-    from benchlab.stats.protocols import _ks_exact_with_ties
-
-    rng = np.random.default_rng(5)
-    x, y = rng.normal(size=13), rng.normal(0.8, size=17)
-    res = stats.ks_2samp(x, y, method="exact")
-    assert _ks_exact_with_ties(x, y, res.statistic) == pytest.approx(res.pvalue, rel=1e-9)
 
 
 def test_python_api_matches_cli_document():
