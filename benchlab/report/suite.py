@@ -40,6 +40,41 @@ def _warnings(result: SuiteResult) -> list[str]:
             *(f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics)]
 
 
+def _bootstrap_table(result: SuiteResult) -> tuple[list[str], list[tuple[str, ...]], list[str]]:
+    """Each benchmark's own bootstrap intervals (`--bootstrap`): header, rows, notes.
+
+    One row per benchmark, comparison and statistic (ratio of means, of medians):
+    the estimate, the percentile interval and, when any interval has one, the BCa
+    interval (the hierarchical bootstrap has none). A note shared by every interval
+    is given once; any other note names the benchmarks it belongs to. No rows: no
+    per-benchmark bootstrap ran.
+    """
+    rows, by_note = [], {}
+    has_bca = any(b.bca_low is not None for _, r in result.benchmarks for c in r.comparisons
+                  for b in c.bootstrap)
+    for bench, r in result.benchmarks:
+        for c in r.comparisons:
+            for b in c.bootstrap:
+                row = [bench, f"{c.candidate} vs {c.baseline}", f"{b.statistic}s",
+                       f"{b.estimate:.4f}", fmt_ratio_ci(b.low, b.high)]
+                if has_bca:
+                    row.append("n/a" if b.bca_low is None
+                               else fmt_ratio_ci(b.bca_low, b.bca_high))
+                rows.append(tuple(row))
+                if b.note:
+                    by_note.setdefault(b.note, []).append(bench)
+    notes = [n if len(benches) == len(rows) else f"{', '.join(dict.fromkeys(benches))}: {n}"
+             for n, benches in by_note.items()]
+    head = ["benchmark", "comparison", "ratio of", "estimate", "percentile"]
+    return head + (["BCa"] if has_bca else []), rows, notes
+
+
+def _bootstrap_caption(result: SuiteResult) -> str:
+    first = next(b for _, r in result.benchmarks for c in r.comparisons for b in c.bootstrap)
+    return (f"bootstrap {100 * result.confidence:g}% CI of each benchmark's ratios "
+            f"(B = {first.replicates}, seed = {first.seed})")
+
+
 def suite_text(result: SuiteResult) -> str:
     level = f"{100 * result.confidence:g}% CI"
     holm = {(b, c): (q, sig) for b, c, _, q, sig in result.holm}
@@ -59,6 +94,15 @@ def suite_text(result: SuiteResult) -> str:
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     lines.append("")
+    head, boot, notes = _bootstrap_table(result)
+    if boot:
+        widths = [max(len(h), *(len(r[i]) for r in boot)) for i, h in enumerate(head)]
+        lines.append(_bootstrap_caption(result) + ":")
+        for r in (head, *boot):
+            lines.append("  ".join(c.rjust(w) if i == 3 else c.ljust(w)
+                                   for i, (c, w) in enumerate(zip(r, widths, strict=True))
+                                   ).rstrip())
+        lines += [f"note: {n}" for n in notes] + [""]
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
         lines.append(f"geometric mean over {g.benchmarks} benchmark{plural}, {g.candidate}: "
@@ -99,6 +143,14 @@ def suite_markdown(result: SuiteResult) -> str:
             lines.append(f"| {bench} | {c.candidate} vs {c.baseline} | {est} | {ci} | {p} | "
                          f"{'yes' if sig else 'no'} | {icon} {c.verdict.outcome} |")
     lines.append("")
+    head, boot, notes = _bootstrap_table(result)
+    if boot:
+        caption = _bootstrap_caption(result)
+        lines += [f"{caption[0].upper()}{caption[1:]}:", "",
+                  "| " + " | ".join(head) + " |",
+                  "|" + "|".join("---:" if i == 3 else "---" for i in range(len(head))) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in boot]
+        lines += [""] + [f"_note: {n}_" for n in notes] + ([""] if notes else [])
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
         lines.append(f"- **{g.candidate}**: geometric mean of the ratios over {g.benchmarks} "

@@ -173,3 +173,70 @@ def test_files_in_different_time_units_are_converted(tmp_path, run_cli):
     assert code == 2 and out == ""
     assert err == ("benchlab: the samples have units of different kinds: us and ops/ms cannot "
                    "be converted into each other\n")
+
+
+def _boot_rows(out: str) -> dict:
+    """(benchmark, statistic) -> the tokens after "new vs old" of the bootstrap table's rows."""
+    start = out.index("bootstrap 95% CI of each benchmark's ratios")
+    rows = {}
+    for line in out[start:].splitlines()[1:]:
+        if " new vs old " not in line:
+            if rows:
+                break
+            continue  # the header (and markdown's blank line and rule)
+        bench, rest = line.split(" new vs old ")
+        tokens = rest.replace("|", " ").split()
+        rows[(bench.strip(" |"), tokens[0])] = tokens[1:]
+    return rows
+
+
+def _interval(low: float | None, high: float | None) -> list[str]:
+    return ["n/a"] if low is None else [f"{low:.4f}", "..", f"{high:.4f}"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_suite_bootstrap_intervals_shown_beside_the_json(run_cli, tmp_path, fmt):
+    """--bootstrap's per-benchmark intervals: in text and markdown, the JSON's values."""
+    args = (*SUITE_ARGS, "--levels", "build,run", "--bootstrap", "500", "--seed", "3")
+    doc = json.loads(run_cli(*args, "--json")[1])
+    code, out, err = run_cli(*args, "--format", fmt)
+    assert code == 0 and err == ""
+    rows = _boot_rows(out.replace("Bootstrap 95%", "bootstrap 95%"))
+    assert "(B = 500, seed = 3)" in out
+    for bench in doc["benchmarks"]:
+        for b in bench["comparisons"][0]["bootstrap"]:
+            p = b["percentile"]
+            assert b["bca"]["low"] is None  # hierarchical: no BCa, so no BCa column
+            assert rows.pop((bench["benchmark"], b["statistic"] + "s")) == [
+                f"{b['estimate']:.4f}", *_interval(p["low"], p["high"])]
+    assert rows == {}
+    note = doc["benchmarks"][0]["comparisons"][0]["bootstrap"][0]["note"]
+    assert out.count(note) == 1  # shared by every interval: said once
+    plain = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "3", "--format", fmt)[1]
+    assert "each benchmark's ratios" not in plain  # no --bootstrap, no table
+
+
+def test_suite_bootstrap_bca_and_notes_of_some_benchmarks(run_cli, tmp_path):
+    rng = np.random.default_rng(2)
+    lines = ["benchmark,system,value"]
+    for bench, n in (("a", 10), ("b", 40)):
+        for system, mean in (("old", 10.0), ("new", 9.5)):
+            lines += [f"{bench},{system},{x:.4f}" for x in rng.normal(mean, 0.3, n)]
+    path = tmp_path / "suite.csv"
+    path.write_text("\n".join(lines) + "\n")
+    args = ("compare", path, "--by", "system", "--benchmark", "benchmark", "--bootstrap", "500",
+            "--seed", "1", "--no-diagnostics")
+    doc = json.loads(run_cli(*args, "--json")[1])
+    out = run_cli(*args)[1]
+    head = out.splitlines()[out.splitlines().index(
+        "bootstrap 95% CI of each benchmark's ratios (B = 500, seed = 1):") + 1]
+    assert head.split() == ["benchmark", "comparison", "ratio", "of", "estimate", "percentile",
+                            "BCa"]
+    rows = _boot_rows(out)
+    for bench in doc["benchmarks"]:
+        for b in bench["comparisons"][0]["bootstrap"]:
+            assert rows[(bench["benchmark"], b["statistic"] + "s")][-3:] == _interval(
+                b["bca"]["low"], b["bca"]["high"])
+    assert ("note: a: fewer than 30 values per sample: bootstrap intervals run too narrow"
+            in out)
+    assert "b: fewer than 30" not in out
