@@ -78,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
+    # Commands run in a process group of their own, in the background of the terminal: one
+    # that reads or sets up the terminal gets an error (EIO) instead of being stopped.
+    for stop in (signal.SIGTTIN, signal.SIGTTOU):
+        signal.signal(stop, signal.SIG_IGN)
     progress = make_progress(args.quiet or args.json)
     result = run_experiment(
         args.experiment, store, seed=args.seed, resume=args.resume, fail_fast=args.fail_fast,

@@ -17,6 +17,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from benchlab.runner import spawn
+
 # The machine is busy when its 1-minute load average exceeds both of these (per usable core,
 # and absolute): other work competes for the cores, caches and memory bandwidth.
 LOAD_PER_CORE = 0.1
@@ -123,6 +125,7 @@ def collect() -> dict:
         "runner_maxrss_bytes": _runner_rss(),
         "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)",
         "timer_resolution_s": time.get_clock_info("perf_counter").resolution,
+        "spawn": spawn.METHOD,
     }
 
 

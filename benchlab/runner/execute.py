@@ -12,16 +12,24 @@ recorded for a failure), and standard output — read only when values are
 parsed from it, else sent to /dev/null — is parsed line by line, a line
 longer than 64 KiB being an error, not a growing buffer. The end of the process
 is watched with a pidfd (Linux ≥ 5.3) beside the pipes, so a timeout holds even
-when a descendant keeps the pipes open. Each command runs in its own session;
-on a timeout, or when its descendants still hold the pipes after it exited,
-the whole process group is killed.
+when a descendant keeps the pipes open. Each command runs in its own process
+group; on a timeout, or when its descendants still hold the pipes after it
+exited, the whole group is killed.
 
-Processes are started with os.posix_spawn (glibc spawns with vfork semantics:
-no copy of the runner's memory, the cheapest start), in a new session, stdin
-from /dev/null; the working directory and CPU pinning are set in the runner
-around the spawn call. Written by hand: subprocess cannot give the child's
-rusage (it waits with waitpid), cannot bound what it captures, and its Popen
-costs more per start than hyperfine's (benchmarks/runner_overhead.py).
+Processes are started with posix_spawn (glibc spawns with vfork semantics: no
+copy of the runner's memory, the cheapest start), stdin from /dev/null, with
+everything the start needs — argv and envp as C arrays, the file actions, the
+attributes, the /dev/null descriptors and the pipes — prepared before the
+timer starts (benchlab/runner/spawn.py says how, and why a process group and
+not a session). The runner holds its copies of the child's descriptors until
+the child is reaped, so the exit wakes it once (pidfd), not first at the
+pipes' end of file. The runner enters the working directory before the timer
+starts and returns once the child is reaped; it pins itself to `cpus` before
+the spawn and restores its affinity right after it (inside the timed region:
+one system call, only with `cpus`), to stay off the benchmark's CPUs.
+Written by hand: subprocess cannot give the child's rusage (it waits with
+waitpid), cannot bound what it captures, and its Popen costs more per start
+than hyperfine's (benchmarks/runner_overhead.py).
 
 Peak RSS caveat: Linux carries the high-water mark of the address space an
 exec replaces into the child's ru_maxrss, so the maxrss of a command is at
@@ -40,6 +48,8 @@ import shutil
 import signal
 import time
 from dataclasses import dataclass, field
+
+from benchlab.runner import spawn
 
 TAIL_BYTES = 4096
 MAX_LINE = 65536
@@ -194,66 +204,68 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     """Spawn `argv`, wait for it with wait4, and report its times, usage, output and errors.
 
     `executable` is argv[0] already resolved (see `resolve`), to keep the lookup out of
-    repeated executions; the process gets its own session, stdin from /dev/null, stdout
+    repeated executions; the process gets its own process group, stdin from /dev/null, stdout
     to /dev/null unless a parser reads it, and stderr through a pipe (its tail is kept).
+    Everything the start needs is prepared before the timer starts (`spawn.Spawn`); between
+    the two timer reads lie only the spawn call, restoring the runner's CPU affinity when
+    `cpus` pinned it, and the wait.
     """
     program = executable or resolve(argv[0], env, cwd)
     if program is None:
         return Outcome(0.0, 0.0, 0.0, 0, None, None, False,
                        f"cannot run {argv[0]!r}: command not found", "")
     tail = _Tail()
-    err_r, err_w = os.pipe()  # both close-on-exec; dup2 makes the child's copy inheritable
-    out_r = out_w = None
-    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                            (os.POSIX_SPAWN_DUP2, err_w, 2)]
+    err_r, err_w = os.pipe()  # close-on-exec; the child gets copies through dup2
+    out_r = None
     if parser is not None:
         out_r, out_w = os.pipe()
-        actions.append((os.POSIX_SPAWN_DUP2, out_w, 1))
     else:
-        actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
+        out_w = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    # The child's 0, 1, 2. The runner holds them until the child is reaped, so the pipes'
+    # end of file does not wake it before the exit does (a second wake-up, ~10 µs, timed).
+    held = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC), out_w, err_w]
     poller, readers = _readers(err_r, out_r, tail, parser)
     previous_cpus = previous_cwd = None
-    pid, start, failure = None, 0, ""
+    pid, start, failure, start_process = None, 0, f"cannot run {argv[0]!r}", None
     try:
-        if cpus is not None:
-            previous_cpus = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, cpus)
-        if cwd is not None:
-            failure = f"cannot enter the working directory {cwd}"
-            here = os.getcwd()
-            os.chdir(cwd)
-            previous_cwd = here
-        failure = f"cannot run {argv[0]!r}"
-        start = time.perf_counter_ns()
-        pid = os.posix_spawn(program, argv, os.environ if env is None else env,
-                             file_actions=actions, setsid=True)
-    except OSError as exc:
-        failure = f"{failure}: {exc.strerror or exc}"
+        try:
+            start_process = spawn.Spawn(program, argv, os.environ if env is None else env,
+                                        (held[0], held[1], held[2]))
+            if cpus is not None:
+                previous_cpus = os.sched_getaffinity(0)
+                os.sched_setaffinity(0, cpus)
+            if cwd is not None:
+                failure = f"cannot enter the working directory {cwd}"
+                here = os.getcwd()
+                os.chdir(cwd)
+                previous_cwd = here
+            failure = f"cannot run {argv[0]!r}"
+            start = time.perf_counter_ns()
+            pid = start_process()
+        except (OSError, ValueError) as exc:
+            failure = f"{failure}: {getattr(exc, 'strerror', None) or exc}"
+        finally:
+            if previous_cpus is not None:  # the runner leaves the benchmark's CPUs at once
+                os.sched_setaffinity(0, previous_cpus)
+        if pid is None:
+            wall = (time.perf_counter_ns() - start) / 1e9 if start else 0.0
+            return Outcome(wall, 0.0, 0.0, 0, None, None, False, failure, "")
+        deadline = None if timeout is None else start / 1e9 + timeout
+        try:
+            status, usage, timed_out, end = _supervise(pid, poller, readers, deadline, held)
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): end the command's group too
+            _kill_group(pid)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            raise
     finally:
         if previous_cwd is not None:
             os.chdir(previous_cwd)
-        if previous_cpus is not None:
-            os.sched_setaffinity(0, previous_cpus)
-        os.close(err_w)
-        if out_w is not None:
-            os.close(out_w)
-    if pid is None:
-        os.close(err_r)
-        if out_r is not None:
-            os.close(out_r)
-        wall = (time.perf_counter_ns() - start) / 1e9 if start else 0.0
-        return Outcome(wall, 0.0, 0.0, 0, None, None, False, failure, "")
-    deadline = None if timeout is None else start / 1e9 + timeout
-    try:
-        status, usage, timed_out, end = _supervise(pid, poller, readers, deadline)
-    except BaseException:  # interrupted (Ctrl-C, SIGTERM): end the command's process group too
-        _kill_group(pid)
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-        raise
-    finally:
+        if start_process is not None:
+            start_process.close()
+        _close(held)
         os.close(err_r)
         if out_r is not None:
             os.close(out_r)
@@ -275,6 +287,12 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         rows = parser.rows
     return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
                    sig, timed_out, error, tail.text(), rows)
+
+
+def _close(fds: list[int]) -> None:
+    """Close the descriptors the runner held for the child, once."""
+    while fds:
+        os.close(fds.pop())
 
 
 def _signal_name(sig: int) -> str:
@@ -299,10 +317,13 @@ def _readers(err_fd: int, out_fd: int | None, tail: _Tail, parser: OutputParser 
 
 
 def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
-               deadline: float | None) -> tuple[int, object, bool, int]:
+               deadline: float | None, held: list[int]) -> tuple[int, object, bool, int]:
     """Read the pipes until the process has exited and the pipes are closed (or silent for
     GRACE_S after the exit), killing the process group at the deadline; returns the wait4
-    status, rusage, whether it timed out and the perf_counter_ns when it was reaped."""
+    status, rusage, whether it timed out and the perf_counter_ns when it was reaped.
+
+    The runner's copies of the child's descriptors (`held`) are closed once it is reaped:
+    until then the only event its exit raises is the pidfd's, and wait4 follows at once."""
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -328,11 +349,8 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                     result = done
                     end = time.perf_counter_ns()
                     exited_at = now
+                    _close(held)
             if not readers and result is not None:
-                break
-            if not readers and deadline is None:  # pipes closed, no deadline: wait4 blocks
-                result = os.wait4(pid, 0)
-                end = time.perf_counter_ns()
                 break
             wait_ms = None if deadline is None else max(0.0, (deadline - now) * 1000)
             if result is not None:
@@ -347,10 +365,11 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                 events.sort(key=lambda event: event[0] != pidfd)
             for fd, _ in events:
                 if fd == pidfd:
-                    poller.unregister(pidfd)
                     result = os.wait4(pid, 0)
                     end = time.perf_counter_ns()
+                    poller.unregister(pidfd)
                     exited_at = end / 1e9
+                    _close(held)
                     continue
                 try:
                     chunk = os.read(fd, CHUNK)

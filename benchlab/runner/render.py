@@ -157,6 +157,8 @@ def environment_text(env: dict, warnings: list) -> str:
             ("python", env.get("python")), ("numpy", env.get("numpy")),
             ("benchlab", env.get("benchlab")),
             ("timer", f"{env.get('timer')}, resolution {env.get('timer_resolution_s'):g} s")]
+    if env.get("spawn"):  # stores made before it was recorded do not have it
+        rows.append(("spawn", env["spawn"]))
     lines = [f"{name + ':':<14} {show(value)}" for name, value in rows]
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w.message}\n    fix: {w.fix}" for w in warnings]

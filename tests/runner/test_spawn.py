@@ -1,0 +1,86 @@
+"""Starting processes: the prepared posix_spawn (ctypes) and its os.posix_spawn fallback."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from benchlab.runner import environment, execute, spawn
+from benchlab.runner.execute import OutputParser, run_process
+
+GROUPS = [sys.executable, "-c",
+          "import os; print(f'pgid={int(os.getpgid(0) == os.getpid())} "
+          "sid={int(os.getsid(0) == os.getsid(os.getppid()))}')"]
+
+
+def _groups() -> dict[str, float]:
+    parser = OutputParser("regex", ("pgid", "sid"), r"pgid=(?P<pgid>\d) sid=(?P<sid>\d)", 1)
+    out = run_process(GROUPS, parser=parser)
+    assert out.ok, out.error
+    return out.rows[0]
+
+
+@pytest.fixture(params=["ctypes", "os"])
+def method(request, monkeypatch):
+    if request.param == "os":
+        monkeypatch.setattr(spawn, "_LIBC", None)
+    elif spawn._LIBC is None:
+        pytest.skip("glibc through ctypes is not available here")
+    return request.param
+
+
+def test_own_process_group_not_own_session(method):
+    # a new session would get a scheduler autogroup of its own (see spawn.py)
+    assert _groups() == {"pgid": 1.0, "sid": 1.0}
+
+
+def test_outcomes_are_the_same_either_way(method, tmp_path):
+    out = run_process(["sh", "-c", "echo $V >&2; pwd >&2; exit 4"], cwd=str(tmp_path),
+                      env={"V": "value", "PATH": os.defpath})
+    assert out.exit_code == 4 and out.stderr_tail == f"value\n{tmp_path}\n"
+    out = run_process(["sleep", "10"], timeout=0.2)
+    assert out.timed_out and out.wall < 2.0
+    out = run_process(["/nonexistent/program"], executable="/nonexistent/program")
+    assert out.error == "cannot run '/nonexistent/program': No such file or directory"
+    out = run_process(["true"], cwd=str(tmp_path / "missing"))
+    assert out.error.startswith("cannot enter the working directory")
+
+
+def test_no_descriptor_is_left_open(method):
+    before = sorted(os.listdir("/proc/self/fd"))
+    for argv in (["true"], ["sh", "-c", "echo x >&2; exit 1"], ["/nonexistent/program"]):
+        run_process(argv)
+    run_process(["sleep", "5"], timeout=0.05)
+    assert sorted(os.listdir("/proc/self/fd")) == before
+
+
+def test_spawn_errors_are_outcomes(method):
+    out = run_process(["true", "a\0b"], executable="/usr/bin/true")
+    assert not out.ok and "null" in out.error
+
+
+def test_the_store_names_the_spawn_path():
+    assert environment.collect()["spawn"] == spawn.METHOD
+    assert spawn.METHOD in ("glibc posix_spawn through ctypes", "os.posix_spawn")
+
+
+def test_the_runner_holds_the_pipes_until_the_exit(monkeypatch):
+    """Only the pidfd wakes the runner at the exit: the child's end of file comes after."""
+    order: list[str] = []
+    real_wait4, real_close = os.wait4, execute._close
+
+    def wait4(pid, options):
+        order.append("wait4")
+        return real_wait4(pid, options)
+
+    def close(fds):
+        if fds:
+            order.append("close")
+        real_close(fds)
+
+    monkeypatch.setattr(os, "wait4", wait4)
+    monkeypatch.setattr(execute, "_close", close)
+    assert run_process(["true"]).ok
+    assert order[:2] == ["wait4", "close"]
