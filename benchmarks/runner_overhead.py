@@ -16,16 +16,31 @@ What it measures
                    executions of `true`: the wall times recorded in the store,
                    and the whole invocation's wall time / N (start-up and the
                    environment check included, one SQLite commit per execution).
+      execute, new process
+                   the same loop run by a freshly started Python process
+                   (benchlab.runner.execute only: no numpy, no store), to
+                   tell the runner's code from the state of the process.
+      floor        for context, the least Python can do: a prepared
+                   posix_spawn (benchlab.runner.spawn, the runner's own)
+                   and a blocking os.wait4, no pipes, no timeout, no pidfd.
 
-    The three run in --rounds interleaved rounds (default 5) of N = --runs
-    executions (default 300) each, so drifting machine load hits them alike;
-    the table gives the median over every execution, and the quartiles.
+    The tools run in --rounds interleaved rounds (default 12) of N = --runs
+    executions (default 200) each, in a random order per round, so drifting
+    machine load hits them alike. The table gives the median over every
+    execution and the quartiles, the ratio of medians to hyperfine's (the
+    goal's statistic), and the median over rounds of the ratio of each
+    round's median to hyperfine's in the same round (paired: a burst of load
+    that lasts a round cancels out of it).
 
 Timer
     benchlab times an execution with time.perf_counter_ns() (CLOCK_MONOTONIC,
-    resolution printed below, 1 ns on Linux) from just before the spawn to just
-    after wait4 reaps the child; hyperfine uses Rust's Instant (also
-    CLOCK_MONOTONIC) around spawn and wait.
+    resolution printed below, 1 ns on Linux) from just before the spawn call
+    to just after wait4 reaps the child; argv0's path, argv and envp, the
+    file actions and /dev/null are prepared before. hyperfine 1.15 reads
+    Rust's Instant (also CLOCK_MONOTONIC) before Command::spawn and after
+    wait: its timed region also opens /dev/null three times and, with a bare
+    command name, searches PATH in the child (posix_spawnp: one failed execve
+    per PATH entry before the right one; seen with strace -f).
 
 Goal (from the issue)
     benchlab's median per-execution time on `true` no more than hyperfine's.
@@ -53,6 +68,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchlab.runner import spawn  # noqa: E402
 from benchlab.runner.execute import run_process  # noqa: E402
 
 
@@ -75,6 +91,37 @@ def execute(runs: int) -> tuple[list[float], float]:
     return walls, (time.perf_counter() - start) / runs
 
 
+_LOOP = ("import json, sys\n"
+         "from benchlab.runner.execute import run_process\n"
+         "walls = [run_process(['true']).wall for _ in range(int(sys.argv[1]) + 3)]\n"
+         "print(json.dumps(walls[3:]))\n")
+
+
+def execute_new_process(runs: int) -> tuple[list[float], float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _LOOP, str(runs)], check=True, env=env,
+                         capture_output=True, text=True).stdout
+    return json.loads(out), (time.perf_counter() - start) / runs
+
+
+def floor(runs: int) -> tuple[list[float], float]:
+    null_in, null_out = os.open(os.devnull, os.O_RDONLY), os.open(os.devnull, os.O_WRONLY)
+    path = shutil.which("true")
+    walls = []
+    start = time.perf_counter()
+    for _ in range(runs + 3):
+        prepared = spawn.Spawn(path, ["true"], os.environ, (null_in, null_out, null_out))
+        t = time.perf_counter_ns()
+        os.wait4(prepared(), 0)
+        walls.append((time.perf_counter_ns() - t) / 1e9)
+        prepared.close()
+    per = (time.perf_counter() - start) / (runs + 3)
+    os.close(null_in)
+    os.close(null_out)
+    return walls[3:], per
+
+
 def benchlab_run(runs: int, tmp: Path, k: int) -> tuple[list[float], float]:
     exp = tmp / f"true{k}.toml"
     exp.write_text(f"seed = 1\nexecutions = {runs}\n[warmup]\nexecutions = 3\n"
@@ -94,15 +141,18 @@ def benchlab_run(runs: int, tmp: Path, k: int) -> tuple[list[float], float]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--runs", type=int, default=300)
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--runs", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if shutil.which("hyperfine") is None:
         print("hyperfine is not installed (Debian: apt install hyperfine)", file=sys.stderr)
         return 2
-    samples: dict[str, list[float]] = {"hyperfine": [], "execute": [], "benchlab run": []}
+    samples: dict[str, list[float]] = {"hyperfine": [], "execute": [],
+                                       "execute, new process": [], "benchlab run": [],
+                                       "floor": []}
     per_exec: dict[str, list[float]] = {k: [] for k in samples}
+    round_medians: dict[str, list[float]] = {k: [] for k in samples}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for k in range(args.rounds):
@@ -111,30 +161,38 @@ def main() -> int:
                     walls, per = hyperfine(args.runs, tmp)
                 elif name == "execute":
                     walls, per = execute(args.runs)
+                elif name == "execute, new process":
+                    walls, per = execute_new_process(args.runs)
+                elif name == "floor":
+                    walls, per = floor(args.runs)
                 else:
                     walls, per = benchlab_run(args.runs, tmp, k)
                 samples[name].extend(walls)
                 per_exec[name].append(per)
+                round_medians[name].append(float(np.median(walls)))
     resolution = time.get_clock_info("perf_counter").resolution
     doc = {"runs_per_round": args.runs, "rounds": args.rounds,
            "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)", "timer_resolution_s": resolution,
            "tools": {}}
+    base_rounds = np.array(round_medians["hyperfine"])
+    base = float(np.median(samples["hyperfine"]))
     for name, walls in samples.items():
         q1, med, q3 = np.percentile(walls, [25, 50, 75])
-        doc["tools"][name] = {"median_reported_s": med, "q1_s": q1, "q3_s": q3,
-                              "median_wall_per_execution_s": float(np.median(per_exec[name]))}
-    base = doc["tools"]["hyperfine"]["median_reported_s"]
+        doc["tools"][name] = {
+            "median_reported_s": med, "q1_s": q1, "q3_s": q3, "ratio": med / base,
+            "median_round_ratio": float(np.median(np.array(round_medians[name]) / base_rounds)),
+            "median_wall_per_execution_s": float(np.median(per_exec[name]))}
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
     print(f"`true`, {args.rounds} rounds x {args.runs} executions; timer resolution "
           f"{resolution:g} s")
-    print(f"{'tool':<14}{'reported time: median':>22}{'(quartiles)':>22}{'vs hyperfine':>14}"
-          f"{'wall per execution':>20}")
+    print(f"{'tool':<22}{'reported time: median':>22}{'(quartiles)':>22}{'vs hyperfine':>14}"
+          f"{'paired rounds':>15}{'wall per execution':>20}")
     for name, t in doc["tools"].items():
-        print(f"{name:<14}{t['median_reported_s'] * 1e6:>19.0f} µs"
+        print(f"{name:<22}{t['median_reported_s'] * 1e6:>19.0f} µs"
               f"{t['q1_s'] * 1e6:>12.0f} .. {t['q3_s'] * 1e6:<6.0f}µs"
-              f"{t['median_reported_s'] / base:>12.2f}x"
+              f"{t['ratio']:>12.3f}x{t['median_round_ratio']:>13.3f}x"
               f"{t['median_wall_per_execution_s'] * 1e6:>17.0f} µs")
     goal = doc["tools"]["benchlab run"]["median_reported_s"] <= base
     print(f"goal (benchlab's median on `true` <= hyperfine's): {'met' if goal else 'NOT met'}")
