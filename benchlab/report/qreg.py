@@ -55,5 +55,6 @@ def _se_name(result: QregResult) -> str:
              "ker": "the kernel sandwich (Powell)", "rank": "rank-test inversion",
              "boot": f"the xy bootstrap within cells ({result.replicates} replicates)",
              "cluster": f"the {result.cluster} bootstrap within cells "
-                        f"({result.replicates} replicates)"}
+                        f"({result.replicates} replicates, SE corrected for few "
+                        f"{result.cluster}s, t on {result.df} df)"}
     return names[result.se_method]

@@ -47,6 +47,7 @@ class QregResult:
     seed: int | None = None
     cluster: str | None = None
     unit: str | None = None
+    df: int | None = None
     levels: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -69,7 +70,7 @@ class QregResult:
                 "unit": self.unit, "n": self.n, "levels": self.levels, "terms": self.names,
                 "solver": self.solver,
                 "se": self.se_method, "se_reason": self.se_reason,
-                "confidence": self.confidence, "replicates": self.replicates,
+                "confidence": self.confidence, "df": self.df, "replicates": self.replicates,
                 "seed": self.seed, "cluster": self.cluster, "quantiles": rows,
                 "warnings": list(self.warnings)}
 
@@ -82,16 +83,43 @@ def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
     return int(np.unique(key, return_counts=True)[1].max())
 
 
-def _few_runs_warnings(model: FactorialModel, cluster: np.ndarray, name: str) -> list[str]:
-    """The run bootstrap sees run-to-run variation only through the runs of each cell."""
+def _runs_per_cell(model: FactorialModel, cluster: np.ndarray) -> np.ndarray:
+    """How many distinct runs each cell holds (0 for a cell without data)."""
     pairs = np.unique(np.stack([model.cell, cluster], axis=1), axis=0)
-    runs = np.bincount(pairs[:, 0], minlength=model.cell_matrix.shape[0])
+    return np.bincount(pairs[:, 0], minlength=model.cell_matrix.shape[0])
+
+
+def _few_runs_warnings(runs: np.ndarray, name: str) -> list[str]:
+    """The run bootstrap sees run-to-run variation only through the runs of each cell."""
     fewest = int(runs[runs > 0].min())
+    if fewest == 1:
+        return [f"a cell has a single {name}: its {name}-to-{name} variation cannot be "
+                f"estimated, so the {name} bootstrap intervals are left undefined (repeat "
+                f"{name}s, or choose --se for independent observations)"]
     if fewest >= 5:
         return []
-    return [f"a cell has only {fewest} {name}{'s' if fewest != 1 else ''}: the {name} bootstrap "
-            f"cannot see enough {name}-to-{name} variation there, so the intervals may be too "
-            f"narrow (5 or more {name}s per cell are advised)"]
+    return [f"a cell has only {fewest} {name}s: the {name} bootstrap sees little "
+            f"{name}-to-{name} variation there; the intervals are corrected for it but rest "
+            f"on few {name}s (5 or more {name}s per cell are advised)"]
+
+
+def cluster_correction(runs: np.ndarray) -> tuple[float, int]:
+    """SE inflation and t degrees of freedom of the run bootstrap.
+
+    The small-cluster correction of cluster-robust inference (Cameron & Miller
+    2015, "A practitioner's guide to cluster-robust inference", G/(G-1) and
+    t on G-1 df), applied per cell because runs are resampled within cells.
+
+    Resampling R runs within a cell gives a variance (R-1)/R of the true one
+    (the plug-in variance of R cluster values), so the SE is scaled by
+    sqrt(R/(R-1)) with R the fewest runs in a cell (conservative when cells
+    differ), and the t quantile uses the runs' degrees of freedom, the number
+    of runs less the number of cells, not the observations'.
+    """
+    held = runs[runs > 0]
+    fewest = int(held.min())
+    inflation = float(np.sqrt(fewest / (fewest - 1))) if fewest > 1 else float("nan")
+    return inflation, int(held.sum() - held.size)
 
 
 def choose_se(requested: str | None, n: int, cluster_name: str | None,
@@ -182,12 +210,17 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         from benchlab.stats import qreg_bootstrap as qb
 
         if groups is not None:
-            warnings.extend(_few_runs_warnings(model, groups, cluster_name or "run"))
+            runs = _runs_per_cell(model, groups)
+            warnings.extend(_few_runs_warnings(runs, cluster_name or "run"))
         if model.saturated:
             reps = qb.saturated_replicates(model, taus_arr, replicates, rng, groups)
         else:
             reps = qb.refit_replicates(model, taus_arr, replicates, rng, groups, start=coef)
         se_arr = reps.std(axis=0, ddof=1)
+        if groups is not None:
+            inflation, rdf = cluster_correction(runs)
+            se_arr = se_arr * inflation
+            rdf = max(rdf, 1)  # every cell a single run: the SEs are undefined (warned above)
     elif se_method == "rank":
         from benchlab.stats.qreg_rank import rank_inversion_ci
 
@@ -226,7 +259,8 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         pvalue = 2 * stdtr(rdf, -stat)
     else:
         pvalue = np.full(coef.shape, np.nan)
-    if np.any(~np.isfinite(se_arr)) and se_method != "rank":
+    single_runs = se_method == "cluster" and bool(np.all(np.isnan(se_arr)))
+    if np.any(~np.isfinite(se_arr)) and se_method != "rank" and not single_runs:
         warnings.append("some standard errors could not be estimated (a singular density "
                         "matrix); their intervals are left undefined")
     return QregResult(response=response, names=model.names, taus=taus_arr, coef=coef, low=low,
@@ -235,7 +269,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                       se_method=se_method, se_reason=reason, confidence=confidence,
                       replicates=replicates if se_method in ("boot", "cluster") else None,
                       seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
-                      unit=unit, warnings=warnings,
+                      unit=unit, warnings=warnings, df=None if se_method == "rank" else rdf,
                       levels={str(f): [str(v) for v in names]
                               for f, names in zip(factor_names, level_names, strict=True)})
 

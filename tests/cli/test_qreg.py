@@ -17,7 +17,7 @@ FACTORS = ["--factors", "sched,machine,vmstat,load"]
 QREG = FIXTURES / "r" / "quantreg"
 REFERENCE = json.loads((QREG / "reference.json").read_text())["datasets"]
 JSON_KEYS = {"benchlab_version", "command", "response", "unit", "n", "levels", "terms",
-             "solver", "se", "se_reason", "confidence", "replicates", "seed", "cluster",
+             "solver", "se", "se_reason", "confidence", "df", "replicates", "seed", "cluster",
              "quantiles", "warnings"}
 
 
@@ -50,6 +50,7 @@ def test_example_default_is_the_run_bootstrap_on_the_saturated_model(run_cli):
     assert doc["solver"].startswith("order statistics")
     assert doc["se"] == "cluster" and doc["cluster"] == "run" and doc["replicates"] == 400
     assert "not independent" in doc["se_reason"] and doc["seed"] == 3
+    assert doc["df"] == 16 * 5 - 16  # runs less cells: the runs carry the information
     assert doc["levels"]["machine"] == ["core2", "p4"]
     covered = checked = 0
     for row in doc["quantiles"]:
@@ -74,7 +75,8 @@ def test_text_output_names_solver_coding_and_inference(run_cli):
     assert "n = 16000, 5 coefficients" in out
     assert "coding: sched BFS = -1, CFS = +1" in out
     assert "solver: Frisch-Newton interior point" in out
-    assert "by the run bootstrap within cells (200 replicates)" in out
+    assert ("by the run bootstrap within cells (200 replicates, SE corrected for few runs, "
+            "t on 64 df)") in out
     assert "tau = 0.5" in out and "tau = 0.99" in out
     assert "seed 1" in out
 

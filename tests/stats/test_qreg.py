@@ -262,6 +262,43 @@ def test_cluster_bootstrap_resamples_whole_runs_within_cells():
     np.testing.assert_array_equal(again.se, clustered.se)
 
 
+def test_cluster_bootstrap_corrects_for_few_runs_and_uses_their_degrees_of_freedom():
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    cells = np.repeat(np.arange(4), 150)
+    run = np.repeat(np.arange(24), 25)  # 6 runs of 25 per cell
+    codes = np.column_stack([cells & 1, cells >> 1])
+    y = rng.normal(size=24)[run] + rng.normal(size=600)
+    args = (y, codes, [2, 2], ["a", "b"], [("0", "1")] * 2)
+    result = quantile_regression(*args, taus=[0.3, 0.5], se="cluster", cluster=run,
+                                 cluster_name="run", replicates=250, seed=9)
+    model = build_model(y, codes, [2, 2], yates_terms(2, None), ["a", "b"],
+                        [("0", "1")] * 2, None, ())
+    groups = np.unique(run.astype(str), return_inverse=True)[1]  # as the package codes labels
+    raw = qreg_bootstrap.saturated_replicates(model, np.array([0.3, 0.5]), 250,
+                                              np.random.default_rng(9), groups).std(axis=0, ddof=1)
+    np.testing.assert_allclose(result.se, raw * np.sqrt(6 / 5), rtol=1e-12)
+    assert result.df == 24 - 4
+    half = stats.t.ppf(0.975, 20) * result.se
+    np.testing.assert_allclose(result.high - result.coef, half, rtol=1e-12)
+    np.testing.assert_allclose(result.pvalue,
+                               2 * stats.t.sf(np.abs(result.coef / result.se), 20), rtol=1e-9)
+
+
+def test_cluster_bootstrap_with_a_single_run_in_a_cell_leaves_intervals_undefined():
+    rng = np.random.default_rng(6)
+    cells = np.repeat(np.arange(4), 100)
+    run = np.concatenate([np.repeat(np.arange(12), 25), np.full(100, 12)])  # last cell: 1 run
+    codes = np.column_stack([cells & 1, cells >> 1])
+    result = quantile_regression(rng.normal(size=400), codes, [2, 2], ["a", "b"],
+                                 [("0", "1")] * 2, taus=[0.5], se="cluster", cluster=run,
+                                 cluster_name="run", replicates=50, seed=1)
+    assert np.all(np.isnan(result.se)) and np.all(np.isnan(result.low))
+    assert any("single run" in w for w in result.warnings)
+    assert not any("singular" in w for w in result.warnings)
+
+
 def test_default_inference_follows_quantreg_and_runs():
     rng = np.random.default_rng(4)
     codes = rng.integers(0, 2, size=(2000, 2))
