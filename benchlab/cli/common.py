@@ -143,3 +143,36 @@ def naming_files(samples) -> Iterator[None]:
         if exc.where is None:
             exc.where = next((s.dataset.source for s in samples if s.name == exc.sample), None)
         raise
+
+
+def add_benchmark_option(p: argparse.ArgumentParser, what: str) -> None:
+    """--benchmark COL for the commands that treat each benchmark of a suite on its own."""
+    p.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
+                   f"suite: {what} per benchmark and system (default: the benchmark names "
+                   "of go test, JMH, ... files)")
+
+
+def per_benchmark(args: argparse.Namespace, inputs) -> list[tuple[str | None, object]]:
+    """(benchmark, sample) pairs: each sample split by the suite's benchmark column.
+
+    Without a benchmark column (--benchmark, or the names of a suite format read
+    from several files) the samples stay whole, with benchmark None; split ones
+    are renamed "benchmark / system" and ordered benchmark by benchmark.
+    """
+    from benchlab.data.samples import Sample
+    from benchlab.errors import InputError
+
+    column = args.benchmark or inputs.benchmark
+    if column is None:
+        return [(None, s) for s in inputs.samples]
+    parts: dict[str, list] = {}
+    for s in inputs.samples:
+        if column not in s.dataset.columns:
+            raise UsageError(f"no column {column!r} for --benchmark", s.dataset.source)
+        for bench, part in s.dataset.split(column):
+            if len(part.values) < 2:
+                raise InputError(f"benchmark {bench!r} of {s.name!r} has "
+                                 f"{len(part.values)} value; at least 2 are needed",
+                                 s.dataset.source)
+            parts.setdefault(bench, []).append(Sample(f"{bench} / {s.name}", part.values, part))
+    return [(bench, s) for bench, samples in parts.items() for s in samples]

@@ -24,6 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "single-level default of one measurement per top-level unit.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_table_input(p)
+    common.add_benchmark_option(p, "one plan")
     p.add_argument("--cost", action="append", default=[], metavar="LEVEL=DURATION",
                    help="time one unit of LEVEL adds, excluding the levels below (e.g. "
                    "build=20m); the measurement's cost defaults to its mean for time units")
@@ -70,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.stats.hierarchy import plan_experiment, summarize
 
     confidence = common.confidence(args.confidence)
-    samples = common.load(args).samples
+    pairs = common.per_benchmark(args, common.load(args))
+    samples = [s for _, s in pairs]
     level_names = common.resolved_levels(args, samples)
     if not level_names:
         raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
@@ -79,14 +81,15 @@ def run(args: argparse.Namespace) -> int:
                          "width 0)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines = [], []
-    for s in samples:
+    for (bench, _), s in zip(pairs, samples, strict=True):
         with common.naming_files(samples):
             h = summarize(s.values, common.level_arrays(s, level_names), level_names,
                           name=s.name, confidence=confidence)
         costs = _costs(args, level_names, unit, h.grand_mean)
         plan = plan_experiment(h, costs, budget=args.budget, target=args.target,
                                confidence=confidence)
-        docs.append({"name": s.name, **plan_document(plan)})
+        docs.append({"name": s.name, **({} if bench is None else {"benchmark": bench}),
+                     **plan_document(plan)})
         lines += summary_text(h, unit) + [""] + plan_text(plan) + [""]
     if args.json:
         json.dump({"benchlab_version": __version__, "command": "plan", "unit": unit.name,

@@ -21,6 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "the Kalibera-Jones variance components of every level.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_table_input(p)
+    common.add_benchmark_option(p, "one summary")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -51,22 +52,23 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.stats.hierarchy import summarize
 
     confidence = common.confidence(args.confidence)
-    samples = common.load(args).samples
+    pairs = common.per_benchmark(args, common.load(args))
+    samples = [s for _, s in pairs]
     level_names = common.resolved_levels(args, samples)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     docs, lines, warnings = [], [], []
-    for s in samples:
+    for (bench, _), s in zip(pairs, samples, strict=True):
         if not level_names:
             doc, line = _flat(s, confidence, unit)
-            docs.append(doc)
             lines.append(line)
-            continue
-        with common.naming_files(samples):
-            h = summarize(s.values, common.level_arrays(s, level_names), level_names,
-                          name=s.name, confidence=confidence)
-        docs.append(summary_document(h))
-        lines.extend(summary_text(h, unit))
-        warnings.extend(h.warnings)
+        else:
+            with common.naming_files(samples):
+                h = summarize(s.values, common.level_arrays(s, level_names), level_names,
+                              name=s.name, confidence=confidence)
+            doc = summary_document(h)
+            lines.extend(summary_text(h, unit))
+            warnings.extend(h.warnings)
+        docs.append(doc if bench is None else {"benchmark": bench, **doc})
     if args.json:
         json.dump({"benchlab_version": __version__, "command": "summary",
                    "confidence": confidence, "unit": unit.name, "notes": [note] if note else [],

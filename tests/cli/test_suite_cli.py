@@ -240,3 +240,57 @@ def test_suite_bootstrap_bca_and_notes_of_some_benchmarks(run_cli, tmp_path):
     assert ("note: a: fewer than 30 values per sample: bootstrap intervals run too narrow"
             in out)
     assert "b: fewer than 30" not in out
+
+
+def _rows_of(tmp_path: Path, benchmark: str) -> str:
+    lines = Path(SUITE).read_text().splitlines()
+    col = lines[0].split(",").index("benchmark")
+    kept = [lines[0]] + [ln for ln in lines[1:] if ln.split(",")[col] == benchmark]
+    path = tmp_path / f"{benchmark}.csv"
+    path.write_text("\n".join(kept) + "\n")
+    return str(path)
+
+
+def test_summary_and_plan_per_benchmark_equal_each_benchmark_alone(tmp_path, run_cli):
+    common = ("--by", "system", "--levels", "build,run")
+    plan = ("--cost", "build=10m", "--cost", "run=5s", "--cost", "measurement=1s",
+            "--budget", "2h")
+    for command, extra in (("summary", ()), ("plan", plan)):
+        code, out, err = run_cli(command, SUITE, *common, "--benchmark", "benchmark",
+                                 *extra, "--json")
+        assert code == 0, err
+        groups = json.loads(out)["groups"]
+        benchmarks = list(dict.fromkeys(g["benchmark"] for g in groups))
+        assert len(benchmarks) > 1
+        for bench in benchmarks:
+            code, out, err = run_cli(command, _rows_of(tmp_path, bench), *common, *extra,
+                                     "--json")
+            assert code == 0, err
+            alone = json.loads(out)["groups"]
+            mine = [g for g in groups if g["benchmark"] == bench]
+            assert [g["name"] for g in mine] == [f"{bench} / {g['name']}" for g in alone]
+            for g, a in zip(mine, alone, strict=True):
+                assert {k: v for k, v in g.items() if k not in ("name", "benchmark")} == \
+                    {k: v for k, v in a.items() if k != "name"}
+
+
+def test_summary_of_suite_files_is_benchmark_by_benchmark(tmp_path, run_cli):
+    go = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "gotest.txt"
+    other = tmp_path / "other.txt"
+    other.write_text(go.read_text())
+    code, out, err = run_cli("summary", str(go), str(other), "--json")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    names = {g["name"] for g in groups}
+    assert {"Sum / gotest", "Sum / other", "Join/n=10 / gotest"} <= names
+    assert all(g["n"] == 5 for g in groups)  # not the 15 values of all benchmarks pooled
+
+
+def test_summary_benchmark_errors(tmp_path, run_cli):
+    code, out, err = run_cli("summary", SUITE, "--by", "system", "--benchmark", "nope")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "no column 'nope' for --benchmark" in err
+    path = tmp_path / "one.csv"
+    path.write_text("benchmark,value\na,1\na,2\nb,3\n")
+    code, out, err = run_cli("summary", str(path), "--benchmark", "benchmark")
+    assert code == 2 and "benchmark 'b' of 'one' has 1 value; at least 2 are needed" in err
