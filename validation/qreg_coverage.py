@@ -555,7 +555,7 @@ def print_table(res: dict) -> None:
         print()
     judged_rows = [r for r in res["rows"] if r["goal_judged"]]
     missed = [r for r in judged_rows if not r["in_goal"]]
-    print(f"Goal ({res['goal']}): {'MET' if not missed else 'NOT MET'} in "
+    print(f"Goal ({res['goal']}): {'MET' if not missed else 'NOT MET'}; met in "
           f"{len(judged_rows) - len(missed)} of {len(judged_rows)} judged rows")
     for r in missed:
         print(f"  missed: {r['scenario']} {r['method']} tau {r['tau']:g} m {r['m']}"
