@@ -29,8 +29,11 @@ What it measures
       replicates=1000, seed=...)`: RRR (resample builds, runs and iterations:
       the default), RNN (builds only) and FLAT (spec="flat": all measurements
       pooled and resampled as if independent, to show how wrong ignoring the
-      hierarchy is). Checked against `compare_hierarchical(..., bootstrap=...)`
-      on the first simulation of every cell. Fewer simulations than Fieller:
+      hierarchy is); and the studentized (bootstrap-t) interval the same call
+      returns for RRR and RNN (RRR-t, RNN-t: the pivot studentized by each
+      replicate's standard error from its build means). Checked against
+      `compare_hierarchical(..., bootstrap=...)` on the first simulation of
+      every cell. Fewer simulations than Fieller:
       it is ~100 times slower per simulation.
 
     Also the share of simulations whose verdict
@@ -88,6 +91,8 @@ THRESHOLDS = (0.0, 0.01, 0.02)
 # (builds, runs per build, iterations per run)
 DESIGNS = ((3, 5, 20), (5, 5, 20), (10, 5, 20), (20, 5, 20), (5, 10, 10))
 BOOT_METHODS = ("RRR", "RNN", "flat")
+STUDENTIZED = ("RRR-t", "RNN-t")  # the studentized intervals of the RRR and RNN runs
+TALLIES = ("RRR", "RRR-t", "RNN", "RNN-t", "flat")
 LEVEL_NAMES = ["build", "run"]
 CHUNK = 500  # simulations generated at a time (bounds memory)
 
@@ -190,7 +195,7 @@ def run_cell(design: tuple[int, int, int], ratio: float, sims: int, boot_sims: i
     lv = labels(design)
     template: list = []
     fieller = Tally()
-    boot = {m: Tally() for m in BOOT_METHODS}
+    boot = {m: Tally() for m in TALLIES}
     t_fieller = t_boot = 0.0
     done = 0
     while done < sims:
@@ -232,11 +237,13 @@ def run_cell(design: tuple[int, int, int], ratio: float, sims: int, boot_sims: i
                 r = hierarchical_bootstrap_ratio(tb, tc, "mean", spec=spec, replicates=boot_b,
                                                  confidence=CONFIDENCE, seed=boot_seeds[j])
                 boot[m].add(r.low, r.high, ratio)
+                if m + "-t" in STUDENTIZED:
+                    boot[m + "-t"].add(r.studentized_low, r.studentized_high, ratio)
         t_boot += time.perf_counter() - t
         done += k
     return {"builds": design[0], "runs": design[1], "iterations": design[2],
             "true_ratio": ratio, "fieller": fieller.result(),
-            "bootstrap": {m: boot[m].result() for m in BOOT_METHODS} if boot_sims else {},
+            "bootstrap": {m: boot[m].result() for m in TALLIES} if boot_sims else {},
             "runtime_fieller_s": t_fieller, "runtime_bootstrap_s": t_boot}
 
 
@@ -273,10 +280,11 @@ def run(sims: int, boot_sims: int, boot_b: int, seed: int, progress: bool,
     if not goal_cells:  # only designs below the goal's build count: nothing to judge
         goals = dict.fromkeys(goals)
     elif boot_sims:
-        goals["bootstrap_RRR"] = all(in_goal(c["bootstrap"]["RRR"]) for c in goal_cells)
-        goals["bootstrap_RRR_false_alarm"] = all(
-            c["bootstrap"]["RRR"]["change"]["0"]["rate"] <= 1 - GOAL_LOW
-            for c in goal_cells if c["true_ratio"] == 1.0)
+        for m in ("RRR", "RRR-t"):
+            goals[f"bootstrap_{m}"] = all(in_goal(c["bootstrap"][m]) for c in goal_cells)
+            goals[f"bootstrap_{m}_false_alarm"] = all(
+                c["bootstrap"][m]["change"]["0"]["rate"] <= 1 - GOAL_LOW
+                for c in goal_cells if c["true_ratio"] == 1.0)
     return {"goal": f"coverage within {100 * GOAL_LOW:g}%..{100 * GOAL_HIGH:g}% from "
                     f"{GOAL_MIN_BUILDS} builds up",
             "goals_met": goals, "confidence": CONFIDENCE, "rel_sd_build_run_measurement": REL_SD,
@@ -297,7 +305,7 @@ def print_table(res: dict) -> None:
           f"(K&J FFT: build {100 * sb:g}%, execution {100 * sr:g}%, measurement "
           f"{100 * se:g}% relative SD), baseline mean {res['base_mean']:g}, seed {res['seed']}")
     print(f"Fieller on build means (Welch df): {res['sims']} simulations per cell; "
-          f"hierarchical bootstrap percentile (ratio of means, B = "
+          f"hierarchical bootstrap percentile and studentized (-t) (ratio of means, B = "
           f"{res['bootstrap_replicates']}): {res['bootstrap_sims']} simulations per cell")
     print("Coverage in %, MCSE in points; lo/hi = % of intervals entirely below/above the "
           "true ratio; width = median (high - low)/true ratio in %; design = builds x runs x "
@@ -305,7 +313,8 @@ def print_table(res: dict) -> None:
     print()
     hdr = (f"{'design':>9} {'sd(bm)':>6} {'ratio':>5} | {'Fieller':>7} {'MCSE':>4} {'lo':>4} "
            f"{'hi':>4} {'width':>5} | {'RRR':>6} {'MCSE':>4} {'lo':>4} {'hi':>4} {'width':>5} | "
-           f"{'RNN':>6} {'MCSE':>4} {'width':>5} | {'FLAT':>6} {'width':>5}")
+           f"{'RRR-t':>6} {'MCSE':>4} {'lo':>4} {'hi':>4} {'width':>5} | "
+           f"{'RNN':>6} {'width':>5} | {'RNN-t':>6} {'width':>5} | {'FLAT':>6} {'width':>5}")
     print(hdr)
     print("-" * len(hdr))
     for c in res["cells"]:
@@ -315,23 +324,26 @@ def print_table(res: dict) -> None:
                 f"{pct(f['coverage'], 7)} {100 * f['mcse']:4.2f} {pct(f['miss_low'], 4, 1)} "
                 f"{pct(f['miss_high'], 4, 1)} {pct(f['median_rel_width'], 5, 1)} |")
         if c["bootstrap"]:
-            b, n, fl = (c["bootstrap"][m] for m in BOOT_METHODS)
-            line += (f" {pct(b['coverage'])} {100 * b['mcse']:4.2f} {pct(b['miss_low'], 4, 1)} "
-                     f"{pct(b['miss_high'], 4, 1)} {pct(b['median_rel_width'], 5, 1)} | "
-                     f"{pct(n['coverage'])} {100 * n['mcse']:4.2f} "
-                     f"{pct(n['median_rel_width'], 5, 1)} | {pct(fl['coverage'])} "
-                     f"{pct(fl['median_rel_width'], 5, 1)}")
+            for m in ("RRR", "RRR-t"):
+                b = c["bootstrap"][m]
+                line += (f" {pct(b['coverage'])} {100 * b['mcse']:4.2f} "
+                         f"{pct(b['miss_low'], 4, 1)} {pct(b['miss_high'], 4, 1)} "
+                         f"{pct(b['median_rel_width'], 5, 1)} |")
+            line += " |".join(f" {pct(c['bootstrap'][m]['coverage'])} "
+                              f"{pct(c['bootstrap'][m]['median_rel_width'], 5, 1)}"
+                              for m in ("RNN", "RNN-t", "flat"))
         flag = ""
         if c["builds"] >= GOAL_MIN_BUILDS and not GOAL_LOW <= f["coverage"] <= GOAL_HIGH:
             flag += "  <-- Fieller outside goal"
-        if (c["bootstrap"] and c["builds"] >= GOAL_MIN_BUILDS
-                and not GOAL_LOW <= c["bootstrap"]["RRR"]["coverage"] <= GOAL_HIGH):
-            flag += "  <-- RRR outside goal"
+        for m in ("RRR", "RRR-t"):
+            if (c["bootstrap"] and c["builds"] >= GOAL_MIN_BUILDS
+                    and not GOAL_LOW <= c["bootstrap"][m]["coverage"] <= GOAL_HIGH):
+                flag += f"  <-- {m} outside goal"
         print(line + flag)
     print()
     print("Share of verdicts \"change\" (classify(low, high, threshold)) in % (MCSE): the "
           "false-alarm rate at true ratio 1.00, the detection rate (power) at 0.97")
-    methods = ["fieller"] + (list(BOOT_METHODS) if res["bootstrap_sims"] else [])
+    methods = ["fieller"] + (list(TALLIES) if res["bootstrap_sims"] else [])
     hdr = f"{'design':>9} {'ratio':>5} {'thr':>4} | " + " | ".join(f"{m:>12}" for m in methods)
     print(hdr)
     print("-" * len(hdr))
@@ -370,14 +382,16 @@ def print_table(res: dict) -> None:
           f"{GOAL_MIN_BUILDS} builds: {'MET' if g['fieller_false_alarm'] else 'NOT MET'} "
           f"({fa('fieller')})")
     if res["bootstrap_sims"]:
-        print(f"Goal: RRR bootstrap {res['goal']}: "
-              f"{'MET' if g['bootstrap_RRR'] else 'NOT MET'} ({span('bootstrap', 'RRR')})")
-        print(f"Goal: RRR bootstrap false-alarm rate at threshold 0 <= "
-              f"{100 * (1 - GOAL_LOW):g}% from {GOAL_MIN_BUILDS} builds: "
-              f"{'MET' if g['bootstrap_RRR_false_alarm'] else 'NOT MET'} "
-              f"({fa('bootstrap', 'RRR')})")
+        for m, what in (("RRR", "percentile"), ("RRR-t", "studentized")):
+            print(f"Goal: RRR bootstrap ({what}) {res['goal']}: "
+                  f"{'MET' if g[f'bootstrap_{m}'] else 'NOT MET'} ({span('bootstrap', m)})")
+            print(f"Goal: RRR bootstrap ({what}) false-alarm rate at threshold 0 <= "
+                  f"{100 * (1 - GOAL_LOW):g}% from {GOAL_MIN_BUILDS} builds: "
+                  f"{'MET' if g[f'bootstrap_{m}_false_alarm'] else 'NOT MET'} "
+                  f"({fa('bootstrap', m)})")
         print(f"(not a goal) RNN coverage from {GOAL_MIN_BUILDS} builds: "
-              f"{span('bootstrap', 'RNN')}; FLAT: {span('bootstrap', 'flat')}")
+              f"{span('bootstrap', 'RNN')}, studentized {span('bootstrap', 'RNN-t')}; "
+              f"FLAT: {span('bootstrap', 'flat')}")
     print(f"Runtime {res['runtime_s']:.1f} s (Fieller {res['runtime_fieller_s']:.1f} s, "
           f"bootstrap {res['runtime_bootstrap_s']:.1f} s; the rest simulation and checks); "
           f"{res['cpus']} CPUs, other work may be running")

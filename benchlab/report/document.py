@@ -82,6 +82,8 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
                     {"statistic": b.statistic, "estimate": _num(b.estimate),
                      "percentile": {"low": _num(b.low), "high": _num(b.high)},
                      "bca": {"low": _num(b.bca_low), "high": _num(b.bca_high)},
+                     "studentized": {"low": _num(b.studentized_low),
+                                     "high": _num(b.studentized_high)},
                      "replicates": b.replicates, "seed": b.seed, "note": b.note}
                     for b in c.bootstrap
                 ],

@@ -60,6 +60,7 @@ def render_markdown(result: CompareResult) -> str:
         p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
         lines.append(f"| {c.candidate} | {c.baseline} | {change} | {ci} | {p} | "
                      f"{icon} {c.verdict.outcome} |")
+    lines += _bootstrap_markdown(result)
     lines.append("")
     for c in result.comparisons:
         lines.append(f"- **{c.candidate}**: {c.verdict.text}")
@@ -71,3 +72,25 @@ def render_markdown(result: CompareResult) -> str:
     lines += ["", f"<sub>ratio of means with {method}; threshold "
                   f"{100 * result.threshold:g}%; benchlab</sub>", ""]
     return "\n".join(lines)
+
+
+def _bootstrap_markdown(result: CompareResult) -> list[str]:
+    """The bootstrap intervals (`--bootstrap`) as a second table, their notes below it."""
+    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+
+    boots = [(c, b) for c in result.comparisons for b in c.bootstrap]
+    if not boots:
+        return []
+    kinds = interval_kinds(b for _, b in boots)
+    first = boots[0][1]
+    lines = ["", f"bootstrap {100 * result.confidence:g}% CIs (B = {first.replicates}, "
+                 f"seed = {first.seed}):", "",
+             "| candidate | baseline | ratio of | estimate | " + " | ".join(kinds) + " |",
+             "|---|---|---|---:|" + "---|" * len(kinds)]
+    notes: list[str] = []
+    for c, b in boots:
+        lines.append(f"| {c.candidate} | {c.baseline} | {b.statistic}s | {b.estimate:.4f} | "
+                     + " | ".join(interval_cells(b, kinds)) + " |")
+        if b.note and b.note not in notes:
+            notes.append(b.note)
+    return lines + [""] + [f"- {n}" for n in notes]

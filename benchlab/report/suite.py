@@ -44,29 +44,26 @@ def _bootstrap_table(result: SuiteResult) -> tuple[list[str], list[tuple[str, ..
     """Each benchmark's own bootstrap intervals (`--bootstrap`): header, rows, notes.
 
     One row per benchmark, comparison and statistic (ratio of means, of medians):
-    the estimate, the percentile interval and, when any interval has one, the BCa
-    interval (the hierarchical bootstrap has none). A note shared by every interval
-    is given once; any other note names the benchmarks it belongs to. No rows: no
-    per-benchmark bootstrap ran.
+    the estimate and the intervals computed (percentile; BCa for independent
+    samples, studentized for hierarchical means: `bootstrap_cells`). A note
+    shared by every interval is given once; any other note names the benchmarks
+    it belongs to. No rows: no per-benchmark bootstrap ran.
     """
+    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+
     rows, by_note = [], {}
-    has_bca = any(b.bca_low is not None for _, r in result.benchmarks for c in r.comparisons
-                  for b in c.bootstrap)
+    kinds = interval_kinds(b for _, r in result.benchmarks for c in r.comparisons
+                           for b in c.bootstrap)
     for bench, r in result.benchmarks:
         for c in r.comparisons:
             for b in c.bootstrap:
-                row = [bench, f"{c.candidate} vs {c.baseline}", f"{b.statistic}s",
-                       f"{b.estimate:.4f}", fmt_ratio_ci(b.low, b.high)]
-                if has_bca:
-                    row.append("n/a" if b.bca_low is None
-                               else fmt_ratio_ci(b.bca_low, b.bca_high))
-                rows.append(tuple(row))
+                rows.append((bench, f"{c.candidate} vs {c.baseline}", f"{b.statistic}s",
+                             f"{b.estimate:.4f}", *interval_cells(b, kinds)))
                 if b.note:
                     by_note.setdefault(b.note, []).append(bench)
     notes = [n if len(benches) == len(rows) else f"{', '.join(dict.fromkeys(benches))}: {n}"
              for n, benches in by_note.items()]
-    head = ["benchmark", "comparison", "ratio of", "estimate", "percentile"]
-    return head + (["BCa"] if has_bca else []), rows, notes
+    return ["benchmark", "comparison", "ratio of", "estimate", *kinds], rows, notes
 
 
 def _bootstrap_caption(result: SuiteResult) -> str:

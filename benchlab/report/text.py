@@ -73,10 +73,13 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
         lines.append(f"  {'ratio of means':<{LABEL}}n/a: {c.ratio_note}")
     lines.append(_difference_line(c.difference, unit, "difference"))
     for b in c.bootstrap:
-        bca = fmt_ratio_ci(b.bca_low, b.bca_high) if b.bca_low is not None else "n/a"
+        from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+
+        kinds = interval_kinds([b])
+        shown = ", ".join(f"{cell} ({kind})"
+                          for kind, cell in zip(kinds, interval_cells(b, kinds), strict=True))
         lines.append(f"  {'ratio of ' + b.statistic + 's':<{LABEL}}{b.estimate:.4f}  bootstrap "
-                     f"{level} {b.low:.4f} .. {b.high:.4f} (percentile), {bca} (BCa); "
-                     f"B = {b.replicates}, seed = {b.seed}")
+                     f"{level} {shown}; B = {b.replicates}, seed = {b.seed}")
         if b.note:
             lines.append(f"  {'':<{LABEL}}{b.note}")
     for t in c.tests:

@@ -26,7 +26,10 @@ class BootstrapInterval:
     """Percentile and BCa intervals of one statistic's ratio (candidate / baseline).
 
     `bca_low`/`bca_high` are None when BCa is undefined (every replicate on one
-    side of the estimate); `note` then says why.
+    side of the estimate); `note` then says why. The hierarchical bootstrap has
+    no BCa (`hierarchical` True) and gives, for the ratio of means, the
+    studentized interval instead (`studentized_low`/`_high`; None where a
+    bound is unbounded or the interval is not defined).
     """
 
     statistic: str
@@ -39,6 +42,9 @@ class BootstrapInterval:
     replicates: int
     seed: int | None
     note: str | None = None
+    studentized_low: float | None = None
+    studentized_high: float | None = None
+    hierarchical: bool = False
 
 
 def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:

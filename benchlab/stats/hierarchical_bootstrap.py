@@ -8,10 +8,19 @@ Written by hand (no library resamples nested units): each replicate block is
 a padded array of slots, one axis per level, so a chunk of replicates is drawn
 with a few vectorized calls; padding and a mask handle unbalanced data, where
 each unit resamples its own children and means weight units equally.
+
+Besides the percentile interval, the ratio of means gets the studentized
+(bootstrap-t) interval (Davison & Hinkley 1997, §5.2.1): each replicate also
+yields the standard error of its grand mean from its top-level unit means
+(Kalibera & Jones: the top level carries the variance of the grand mean), and
+the pivot (log r* − log r̂) / se*(log r) replaces the percentile's assumption
+that the replicate spread is the sampling spread, which fails with few
+top-level units (validation/hierarchy_coverage.py).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,12 +121,20 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         ids = ids[..., None] * dtype(w) + pos
     flat_ids = ids.reshape(b, -1)
     if statistic == "median":
-        return _RankMedian(tree.values)(flat_ids)
-    return tree.unit_means(stop)[flat_ids].mean(axis=1)
+        return _RankMedian(tree.values)(flat_ids), None
+    top = tree.unit_means(stop)[flat_ids].reshape(b, widths[0], -1).mean(axis=2)
+    return top.mean(axis=1), _squared_se(top)
+
+
+def _squared_se(top: np.ndarray) -> np.ndarray | None:
+    """Per replicate, var(top-level unit means) / their number: the grand mean's SE²."""
+    n = top.shape[-1]
+    return top.var(axis=-1, ddof=1) / n if n > 1 else None
 
 
 def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
-                     statistic: str) -> np.ndarray:
+                     statistic: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """B replicate statistics and, for the mean, each replicate's SE² of the grand mean."""
     balanced = tree.balanced
     if balanced:
         return _balanced_block(tree, spec, b, rng, statistic)
@@ -135,11 +152,7 @@ def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         slots = np.where(mask, start[slots][..., None] + pos, 0)
     x = tree.values[slots]
     if statistic == "median":
-        if balanced:
-            return np.median(x.reshape(b, -1), axis=1)
-        return np.nanmedian(np.where(mask, x, np.nan).reshape(b, -1), axis=1)
-    if balanced:
-        return x.reshape(b, -1).mean(axis=1)
+        return np.nanmedian(np.where(mask, x, np.nan).reshape(b, -1), axis=1), None
     # Means of means, bottom up, each unit weighted equally.
     x = np.where(mask, x, 0.0)
     m = mask.astype(float)
@@ -147,21 +160,60 @@ def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         n = m.sum(axis=-1)
         x = np.divide(x.sum(axis=-1), n, out=np.zeros_like(n), where=n > 0)
         m = (n > 0).astype(float)
-    return x.mean(axis=-1)
+    return x.mean(axis=-1), _squared_se(x)
 
 
 def hierarchical_replicates(tree: Tree, spec: str, replicates: int, rng: np.random.Generator,
-                            statistic: str = "mean") -> np.ndarray:
-    """B replicate statistics, drawn in chunks that bound memory."""
+                            statistic: str = "mean", *, with_se: bool = False
+                            ) -> np.ndarray | tuple[np.ndarray, np.ndarray | None]:
+    """B replicate statistics, drawn in chunks that bound memory.
+
+    with_se: also each replicate's SE² of the grand mean from its top-level
+    unit means (None for the median or a single top-level unit).
+    """
     if len(spec) != len(tree.counts) + 1 or set(spec) - {"R", "N"}:
         raise ValueError(f"resampling spec {spec!r} needs one R or N per level "
                          f"({len(tree.counts) + 1} levels)")
     rows = max(1, _CHUNK_ELEMENTS // max(tree.slots, 1))
     out = np.empty(replicates)
+    se2: np.ndarray | None = np.empty(replicates)
     for begin in range(0, replicates, rows):
         end = min(replicates, begin + rows)
-        out[begin:end] = _replicate_block(tree, spec, end - begin, rng, statistic)
-    return out
+        out[begin:end], block_se2 = _replicate_block(tree, spec, end - begin, rng, statistic)
+        if block_se2 is None:
+            se2 = None
+        elif se2 is not None:
+            se2[begin:end] = block_se2
+    return (out, se2) if with_se else out
+
+
+def studentized_ratio_interval(estimate: float, se_log: float, cand_reps: np.ndarray,
+                               base_reps: np.ndarray, cand_se2: np.ndarray,
+                               base_se2: np.ndarray, confidence: float
+                               ) -> tuple[float | None, float | None]:
+    """Bootstrap-t interval of a ratio of means, on the log scale (Davison & Hinkley §5.2.1).
+
+    T* = (log r* − log r̂) / se*, se² = se²_c/ȳ_c² + se²_b/ȳ_b² (delta method);
+    the bounds are r̂ · exp(−T*_(hi) se) and r̂ · exp(−T*_(lo) se) with the
+    order statistics of STATS.md §5. An infinite T* at a bound (a replicate
+    without spread) leaves that bound None (unbounded).
+    """
+    from benchlab.stats.bootstrap import percentile_indices
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_r = np.log(cand_reps / base_reps)
+        se = np.sqrt(cand_se2 / cand_reps**2 + base_se2 / base_reps**2)
+        t = (log_r - math.log(estimate)) / se
+    t = np.where(np.isnan(t) & (log_r == math.log(estimate)), 0.0, t)
+    if np.isnan(t).any():
+        return None, None
+    ordered = np.sort(t)
+    alpha = 1.0 - confidence
+    lo, hi = percentile_indices(ordered.size, alpha / 2, 1 - alpha / 2)
+    t_lo, t_hi = ordered[lo], ordered[hi]
+    low = estimate * math.exp(-t_hi * se_log) if np.isfinite(t_hi) else None
+    high = estimate * math.exp(-t_lo * se_log) if np.isfinite(t_lo) else None
+    return low, high
 
 
 def flat_tree(values: np.ndarray) -> Tree:
@@ -174,13 +226,15 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
                                  spec: str | None = None, replicates: int = 10_000,
                                  confidence: float = 0.95,
                                  seed: int | None = None) -> BootstrapInterval:
-    """Percentile CI of statistic(candidate)/statistic(baseline), resampling both hierarchies.
+    """Percentile (and for means studentized) CI of statistic(candidate)/statistic(baseline).
 
     spec: "R"/"N" per level, highest first (default all "R"); "flat" pools the
     measurements and resamples them as if independent. BCa is not offered for
-    nested data (its jackknife is undefined across levels), so bca_* are None.
-    The two systems draw from two streams spawned from `seed` and run in two
-    threads (numpy releases the GIL in its draws and gathers).
+    nested data (its jackknife is undefined across levels), so bca_* are None;
+    the studentized interval needs the top level resampled, two or more
+    top-level units per system and positive means. The two systems draw from
+    two streams spawned from `seed` and run in two threads (numpy releases the
+    GIL in its draws and gathers).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -192,30 +246,43 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
     else:
         spec_b = spec or "R" * (len(base.counts) + 1)
         spec_c = spec or "R" * (len(cand.counts) + 1)
+    studentize = (statistic == "mean" and spec != "flat" and spec_b[0] == spec_c[0] == "R"
+                  and min(base.top_units, cand.top_units) > 1)
     with ThreadPoolExecutor(max_workers=2) as pool:
         base_job = pool.submit(hierarchical_replicates, base, spec_b, replicates, base_rng,
-                               statistic)
+                               statistic, with_se=True)
         cand_job = pool.submit(hierarchical_replicates, cand, spec_c, replicates, cand_rng,
-                               statistic)
-        base_reps, cand_reps = base_job.result(), cand_job.result()
-    observed_b = _observed(base, statistic)
+                               statistic, with_se=True)
+        (base_reps, base_se2), (cand_reps, cand_se2) = base_job.result(), cand_job.result()
+    observed_b, observed_se2_b = _observed(base, statistic)
     if not observed_b > 0:
         raise ValueError(f"the baseline {statistic} must be positive for a ratio")
-    estimate = _observed(cand, statistic) / observed_b
+    observed_c, observed_se2_c = _observed(cand, statistic)
+    estimate = observed_c / observed_b
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = cand_reps / base_reps
     low, high = interval_from_replicates(ratios, confidence)
+    student: tuple[float | None, float | None] = (None, None)
+    if (studentize and observed_c > 0 and base_se2 is not None and cand_se2 is not None
+            and np.all(base_reps > 0) and np.all(cand_reps > 0)):
+        se_log = math.sqrt(observed_se2_b / observed_b**2 + observed_se2_c / observed_c**2)
+        student = studentized_ratio_interval(estimate, se_log, cand_reps, base_reps,
+                                             cand_se2, base_se2, confidence)
     note = f"hierarchical bootstrap, resampling {spec or 'R' * (len(base.counts) + 1)}"
     if spec == "flat":
         note = "flat bootstrap: ignores the hierarchy, so its interval is too narrow"
     elif min(base.top_units, cand.top_units) < 10:
         # validation/hierarchy_coverage.py: 89-94% coverage with 3-5 top-level units.
-        note += ("; fewer than 10 top-level units: bootstrap intervals run too narrow "
-                 "(prefer Fieller's)")
+        better = "the studentized interval or Fieller's" if studentize else "Fieller's"
+        note += (f"; fewer than 10 top-level units: the percentile interval runs too narrow "
+                 f"(prefer {better})")
     return BootstrapInterval(statistic, estimate, low, high, None, None, confidence,
-                             replicates, seed, note)
+                             replicates, seed, note, studentized_low=student[0],
+                             studentized_high=student[1], hierarchical=spec != "flat")
 
 
-def _observed(tree: Tree, statistic: str) -> float:
+def _observed(tree: Tree, statistic: str) -> tuple[float, float]:
+    """The data's statistic and, for the mean, its SE² from the top-level unit means."""
     spec = "N" * (len(tree.counts) + 1)
-    return float(_replicate_block(tree, spec, 1, np.random.default_rng(0), statistic)[0])
+    stat, se2 = _replicate_block(tree, spec, 1, np.random.default_rng(0), statistic)
+    return float(stat[0]), float(se2[0]) if se2 is not None else math.nan

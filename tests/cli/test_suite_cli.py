@@ -207,8 +207,11 @@ def test_suite_bootstrap_intervals_shown_beside_the_json(run_cli, tmp_path, fmt)
         for b in bench["comparisons"][0]["bootstrap"]:
             p = b["percentile"]
             assert b["bca"]["low"] is None  # hierarchical: no BCa, so no BCa column
+            st = b["studentized"]  # hierarchical means: the studentized column
+            assert (st["low"] is None) == (b["statistic"] == "median")
             assert rows.pop((bench["benchmark"], b["statistic"] + "s")) == [
-                f"{b['estimate']:.4f}", *_interval(p["low"], p["high"])]
+                f"{b['estimate']:.4f}", *_interval(p["low"], p["high"]),
+                *_interval(st["low"], st["high"])]
     assert rows == {}
     note = doc["benchmarks"][0]["comparisons"][0]["bootstrap"][0]["note"]
     assert out.count(note) == 1  # shared by every interval: said once

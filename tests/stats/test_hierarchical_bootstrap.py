@@ -103,3 +103,65 @@ def test_spec_is_checked():
 
 def test_interval_from_replicates_uses_the_index_rule():
     assert interval_from_replicates(np.arange(1000.0)[::-1], 0.9) == (50.0, 949.0)
+
+
+def _studentized_reference(trees, seed, b, confidence=0.95):
+    """Bootstrap-t of the ratio of means resampling top-level units only, by hand.
+
+    With spec RN every replicate is a draw of top-level units (each kept whole),
+    made by the same integer draws as the package, so the interval is exact.
+    """
+    import math
+
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2)]
+    means, se2, obs, obs_se2 = [], [], [], []
+    for tree, rng in zip(trees, streams, strict=True):
+        top = tree.unit_means(0)
+        n = top.size
+        drawn = top[rng.integers(0, n, size=(b, n), dtype=np.int32)]
+        means.append(drawn.mean(axis=1))
+        se2.append(drawn.var(axis=1, ddof=1) / n)
+        obs.append(top.mean())
+        obs_se2.append(top.var(ddof=1) / n)
+    estimate = obs[1] / obs[0]
+    se = math.sqrt(obs_se2[0] / obs[0] ** 2 + obs_se2[1] / obs[1] ** 2)
+    t = np.sort((np.log(means[1] / means[0]) - math.log(estimate))
+                / np.sqrt(se2[0] / means[0] ** 2 + se2[1] / means[1] ** 2))
+    lo = math.floor(b * (1 - confidence) / 2)
+    hi = math.ceil(round(b * (1 + confidence) / 2, 9)) - 1
+    return estimate * math.exp(-t[hi] * se), estimate * math.exp(-t[lo] * se)
+
+
+@pytest.mark.parametrize("balanced", [True, False])
+def test_studentized_interval_equals_a_reference_bootstrap_t(balanced):
+    rng = np.random.default_rng(11)
+    sizes = [4] * 6 if balanced else [3, 5, 4, 6, 2, 4]
+    trees = []
+    for mean in (100.0, 93.0):
+        build = np.repeat(np.arange(6), sizes)
+        x = mean * (1 + 0.05 * rng.normal(size=6)[build] + 0.03 * rng.normal(size=build.size))
+        trees.append(hb.build_tree(x, [build]))
+    assert trees[0].balanced == balanced
+    got = hb.hierarchical_bootstrap_ratio(trees[0], trees[1], "mean", spec="RN",
+                                          replicates=2000, seed=5)
+    low, high = _studentized_reference(trees, 5, 2000)
+    assert got.hierarchical and got.bca_low is None
+    np.testing.assert_allclose([got.studentized_low, got.studentized_high], [low, high],
+                               rtol=1e-12)
+    assert got.studentized_low < got.estimate < got.studentized_high
+
+
+def test_studentized_interval_only_where_defined():
+    x, levels = nested(5, 3, 4)
+    y, _ = nested(5, 3, 4, mean=90.0, seed=1)
+    tb, tc = hb.build_tree(x, levels), hb.build_tree(y, levels)
+    rrr = hb.hierarchical_bootstrap_ratio(tb, tc, "mean", replicates=500, seed=1)
+    assert rrr.studentized_low < rrr.estimate < rrr.studentized_high
+    # wider than the percentile interval with 5 builds: the t pivot's tails
+    assert rrr.studentized_high - rrr.studentized_low > rrr.high - rrr.low
+    assert "prefer the studentized interval" in rrr.note
+    for stat, spec in (("median", None), ("mean", "NRR"), ("mean", "flat")):
+        other = hb.hierarchical_bootstrap_ratio(tb, tc, stat, spec=spec, replicates=200, seed=1)
+        assert other.studentized_low is None and other.studentized_high is None
+    assert not hb.hierarchical_bootstrap_ratio(tb, tc, spec="flat", replicates=200,
+                                               seed=1).hierarchical

@@ -1,0 +1,42 @@
+"""The bootstrap intervals of a comparison as table cells, shared by every report format.
+
+Which interval kinds a table shows depends on what was computed: percentile
+always, BCa for independent samples, studentized for hierarchical ratios of
+means (the hierarchical bootstrap has no BCa).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from benchlab.report.text import fmt_ratio_ci
+from benchlab.stats.bootstrap import BootstrapInterval
+
+
+def interval_kinds(intervals: Iterable[BootstrapInterval]) -> list[str]:
+    """The interval columns the given intervals need, in a fixed order."""
+    kinds = ["percentile"]
+    items = list(intervals)
+    if any(not b.hierarchical for b in items):
+        kinds.append("BCa")
+    if any(b.hierarchical and b.statistic == "mean" for b in items):
+        kinds.append("studentized")
+    return kinds
+
+
+def interval_cells(b: BootstrapInterval, kinds: list[str]) -> list[str]:
+    """One cell per kind: the interval, "unbounded", or "n/a" where it is not defined."""
+    cells = []
+    for kind in kinds:
+        if kind == "percentile":
+            cells.append(fmt_ratio_ci(b.low, b.high))
+        elif kind == "BCa":
+            cells.append("n/a" if b.hierarchical or b.bca_low is None
+                         else fmt_ratio_ci(b.bca_low, b.bca_high))
+        elif not (b.hierarchical and b.statistic == "mean"):
+            cells.append("n/a")
+        else:
+            cells.append(fmt_ratio_ci(b.studentized_low, b.studentized_high)
+                         if b.studentized_low is not None or b.studentized_high is not None
+                         else "n/a")
+    return cells
