@@ -32,7 +32,8 @@ What it measures
     Interval methods (`se=`): `iid`, `nid`, `ker` (quantreg's summary.rq
     formulas), `boot` (xy bootstrap within cells, 200 replicates, the CLI
     default), `rank` (rank-test inversion; quantreg's and the CLI's default
-    below 1001 observations) on independent data; on runs, `cluster` (whole
+    below 1001 observations) and `rank-nid` (the same with local densities,
+    quantreg's iid = FALSE) on independent data; on runs, `cluster` (whole
     runs resampled within cells, 200 replicates; the CLI default when there is
     a run column) beside `nid` on the same data with the runs ignored
     (nid-flat), and, for contrast only, "cluster-raw": NOT a package method,
@@ -70,7 +71,7 @@ Run
 
 Simulation counts (--scale multiplies them): 2,000 per cell for iid, nid,
 ker, boot at m = 20, 50, 500; 1,000 at m = 5,000 (exp; iid, nid, ker only:
-the bootstrap takes 0.26 s per fit there); rank (0.1-0.4 s per fit) 400 at
+the bootstrap takes 0.26 s per fit there); rank and rank-nid (0.1-0.4 s per fit) 400 at
 m = 20 and 50 and 200 at m = 100 (exp), 300 at m = 20 and 50 (normal);
 1,000 per run design for the cluster bootstrap and nid-flat.
 
@@ -217,8 +218,9 @@ def tasks(scale: float) -> list[Task]:
     fast = ("iid", "nid", "ker", "boot")
     out = [Task(s, m, fast, n(2000)) for s in ("normal", "exp") for m in (20, 50, 500)]
     out.append(Task("exp", 5000, ("iid", "nid", "ker"), n(1000)))
-    out += [Task("exp", m, ("rank",), n(s)) for m, s in ((20, 400), (50, 400), (100, 200))]
-    out += [Task("normal", m, ("rank",), n(300)) for m in (20, 50)]
+    ranks = ("rank", "rank-nid")
+    out += [Task("exp", m, ranks, n(s)) for m, s in ((20, 400), (50, 400), (100, 200))]
+    out += [Task("normal", m, ranks, n(300)) for m in (20, 50)]
     out += [Task("runs", r * RUN_SIZE, ("cluster", "nid-flat"), n(1000), r) for r in (5, 10)]
     return out
 
@@ -438,9 +440,9 @@ def run(scale: float, seed: int, jobs: int, progress: bool, r_check: int = 0) ->
     streams = family_streams(seed, all_tasks)
 
     def keep(task: Task) -> int:
-        return min(r_check, task.sims) if task.methods == ("rank",) and task.m == R_CHECK_M else 0
+        return min(r_check, task.sims) if "rank" in task.methods and task.m == R_CHECK_M else 0
     # Heaviest first, so two workers finish together.
-    cost = {"rank": 0.004, "boot": 0.00006, "cluster": 0.00006}
+    cost = {"rank": 0.004, "rank-nid": 0.006, "boot": 0.00006, "cluster": 0.00006}
     order = sorted(range(len(all_tasks)), key=lambda j: -all_tasks[j].sims * sum(
         cost.get(meth, 0.000003) * all_tasks[j].m * 8 for meth in all_tasks[j].methods))
     results: dict[int, dict] = {}

@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--taus", default="0.1:0.9:0.1,0.99", metavar="LIST",
                    help="quantiles: values and FROM:TO:STEP ranges, comma-separated "
                         "(default 0.1:0.9:0.1,0.99)")
-    p.add_argument("--se", choices=("iid", "nid", "ker", "rank", "boot", "cluster"),
+    p.add_argument("--se", choices=("iid", "nid", "ker", "rank", "rank-nid", "boot", "cluster"),
                    default=None, help="inference (default: cluster with a run column, else "
                                       "rank below 1001 observations, else nid)")
     p.add_argument("--cluster", default=None, metavar="COL",

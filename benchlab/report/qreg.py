@@ -53,6 +53,7 @@ def _coding(factor: str, levels: list[str]) -> str:
 def _se_name(result: QregResult) -> str:
     names = {"iid": "the iid sparsity estimate", "nid": "the nid sandwich (Hendricks-Koenker)",
              "ker": "the kernel sandwich (Powell)", "rank": "rank-test inversion",
+             "rank-nid": "rank-test inversion with local densities (quantreg's iid = FALSE)",
              "boot": f"the xy bootstrap within cells ({result.replicates} replicates)",
              "cluster": f"the {result.cluster} bootstrap within cells "
                         f"({result.replicates} replicates, SE corrected for few "

@@ -19,7 +19,8 @@ import numpy as np
 
 from benchlab.stats.qreg_design import FactorialModel, build_model, cell_quantiles
 
-SE_METHODS = ("iid", "nid", "ker", "rank", "boot", "cluster")
+SE_METHODS = ("iid", "nid", "ker", "rank", "rank-nid", "boot", "cluster")
+RANK_METHODS = ("rank", "rank-nid")
 DEFAULT_TAUS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
 SATURATED_SOLVER = "order statistics (saturated factorial model: exact, O(n))"
 LP_SOLVER = "Frisch-Newton interior point with a certified vertex (exact LP)"
@@ -221,12 +222,24 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
             inflation, rdf = cluster_correction(runs)
             se_arr = se_arr * inflation
             rdf = max(rdf, 1)  # every cell a single run: the SEs are undefined (warned above)
-    elif se_method == "rank":
+    elif se_method in RANK_METHODS:
         from benchlab.stats.qreg_rank import rank_inversion_ci
 
         x = model.matrix()
+        outside = []
         for t, tau in enumerate(taus_arr):
-            low[t], high[t] = rank_inversion_ci(x, model.y, float(tau), confidence)
+            try:
+                low[t], high[t] = rank_inversion_ci(x, model.y, float(tau), confidence,
+                                                    iid=se_method == "rank")
+            except ValueError as exc:
+                if "leaves [0, 1]" not in str(exc):
+                    raise
+                outside.append(f"{tau:g}")
+        if outside:
+            warnings.append(f"rank-nid at tau = {', '.join(outside)}: tau +- h (the "
+                            "Hall-Sheather bandwidth) leaves (0, 1), so the local densities "
+                            "cannot be estimated; those intervals are left undefined (use "
+                            "--se rank there)")
     else:
         from benchlab.stats import qreg_inference as qi
 
@@ -249,7 +262,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         if nonpositive:
             warnings.append(f"{nonpositive} non-positive local densities (fits at tau +- h "
                             "cross); the nid intervals there are unreliable")
-    if se_method != "rank":
+    if se_method not in RANK_METHODS:
         from scipy.special import stdtr
 
         half = critical_t(confidence, rdf) * se_arr
@@ -260,7 +273,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
     else:
         pvalue = np.full(coef.shape, np.nan)
     single_runs = se_method == "cluster" and bool(np.all(np.isnan(se_arr)))
-    if np.any(~np.isfinite(se_arr)) and se_method != "rank" and not single_runs:
+    if np.any(~np.isfinite(se_arr)) and se_method not in RANK_METHODS and not single_runs:
         warnings.append("some standard errors could not be estimated (a singular density "
                         "matrix); their intervals are left undefined")
     return QregResult(response=response, names=model.names, taus=taus_arr, coef=coef, low=low,
@@ -269,7 +282,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                       se_method=se_method, se_reason=reason, confidence=confidence,
                       replicates=replicates if se_method in ("boot", "cluster") else None,
                       seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
-                      unit=unit, warnings=warnings, df=None if se_method == "rank" else rdf,
+                      unit=unit, warnings=warnings, df=None if se_method in RANK_METHODS else rdf,
                       levels={str(f): [str(v) for v in names]
                               for f, names in zip(factor_names, level_names, strict=True)})
 

@@ -134,18 +134,30 @@ def test_cli_standard_errors_equal_r(run_cli, se):
                                    fit["se"][se]["p_value"], rtol=1e-6, atol=1e-12)
 
 
-def test_cli_rank_intervals_equal_r(run_cli):
+@pytest.mark.parametrize(("se", "key"), [("rank", "rank_iid"), ("rank-nid", "rank_nid")])
+def test_cli_rank_intervals_equal_r(run_cli, se, key):
     ref = REFERENCE["covariate_n500"]
     doc = _json(run_cli, QREG / "covariate_n500.csv", "--response", "y", "--factors", "a,b",
                 "--level-order", "a=lo,hi", "--level-order", "b=lo,hi", "--interactions", "1",
-                "--covariates", "x", "--taus", "0.3,0.7", "--se", "rank")
+                "--covariates", "x", "--taus", "0.3,0.7", "--se", se)
+    assert doc["se"] == se and doc["df"] is None
     for row in doc["quantiles"]:  # R's rank path is unique at these quantiles
-        want = next(f for f in ref["fits"] if f["tau"] == row["tau"])["se"]["rank_iid"]
+        want = next(f for f in ref["fits"] if f["tau"] == row["tau"])["se"][key]
         assert not want["warnings"]
         np.testing.assert_allclose([c["low"] for c in row["coefficients"]], want["lower"],
                                    rtol=1e-6)
         np.testing.assert_allclose([c["high"] for c in row["coefficients"]], want["upper"],
                                    rtol=1e-6)
+
+
+def test_rank_nid_where_tau_plus_h_leaves_the_unit_interval(run_cli):
+    code, out, err = run_cli("qreg", RESULTS, "--response", "time", *FACTORS, "--interactions",
+                             "1", "--taus", "0.5,0.99", "--se", "rank-nid")
+    assert code == 0, err
+    assert "rank-test inversion with local densities (quantreg's iid = FALSE)" in out
+    assert "warning: rank-nid at tau = 0.99: tau +- h" in out
+    intercept = out[out.index("tau = 0.99"):].splitlines()[2].split()
+    assert intercept[0] == "(Intercept)" and intercept[2:4] == ["n/a", "n/a"]
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
