@@ -230,16 +230,17 @@ def speedup_suite(benchmarks: Any, *, protocol: str = "speedup-mean", confidence
                higher_is_better=higher_is_better)
 
 
-def kruskal_test(samples: Any, *, confidence: float = 0.95):
-    """Kruskal–Wallis with Holm-adjusted pairwise Mann–Whitney tests (`benchlab test`).
+def kruskal_test(samples: Any, *, confidence: float = 0.95, posthoc: str = "mann-whitney"):
+    """Kruskal–Wallis with Holm-adjusted pairwise tests (`benchlab test`).
 
-    samples: {name: values} or (name, values) pairs. `.to_dict()` is the JSON.
+    samples: {name: values} or (name, values) pairs; posthoc "mann-whitney" or
+    "dunn". `.to_dict()` is the JSON.
     """
     from benchlab.stats.protocols import kruskal_test as run
 
     items = list(samples.items()) if hasattr(samples, "items") else list(samples)
     return run([(str(n), np.asarray(v, dtype=float)) for n, v in items],
-               alpha=round(1.0 - confidence, 12))
+               alpha=round(1.0 - confidence, 12), posthoc=posthoc)
 
 
 def run_experiment(experiment: str, store: str, *, seed: int | None = None,

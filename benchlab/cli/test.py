@@ -21,11 +21,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "the baseline in the mean (Shapiro-Wilk, F-test, Student/Welch t) or the\n"
                     "median (Kolmogorov-Smirnov, Wilcoxon-Mann-Whitney)? They refuse when a\n"
                     "check fails on 30 or fewer observations. Kruskal-Wallis compares k\n"
-                    "samples, with Holm-adjusted pairwise Mann-Whitney tests.",
+                    "samples, with Holm-adjusted pairwise Mann-Whitney or Dunn tests.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_table_input(p)
     p.add_argument("--protocol", choices=("speedup-mean", "speedup-median", "kruskal"),
                    default=None, help="default: speedup-mean for two samples, kruskal for more")
+    p.add_argument("--posthoc", choices=("mann-whitney", "dunn"), default=None,
+                   help="kruskal's pairwise tests: Mann-Whitney on each pair (default) or "
+                   "Dunn's z on the pooled mean ranks; Holm-adjusted either way")
     p.add_argument("--baseline", help="the baseline sample of the Speedup-Test (default: the "
                    "first); every other sample is tested against it")
     p.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
@@ -79,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if common.resolved_levels(args, samples):
         warnings.append("the data record levels (runs, forks); these protocols treat every "
                         "measurement as independent")
+    if args.posthoc is not None and protocol != "kruskal":
+        raise UsageError("--posthoc chooses kruskal's pairwise tests; it does not apply to "
+                         f"{protocol}")
     if protocol == "kruskal" and benchmark is not None:
         raise UsageError("kruskal compares samples of one benchmark; the files hold several "
                          "(use a Speedup-Test protocol, or one benchmark at a time)")
@@ -86,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         if args.baseline is not None:
             raise UsageError("--baseline belongs to the Speedup-Test protocols, not kruskal")
         try:
-            result = kruskal_test([(s.name, s.values) for s in samples], alpha=alpha)
+            result = kruskal_test([(s.name, s.values) for s in samples], alpha=alpha,
+                                  posthoc=args.posthoc or "mann-whitney")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         lines = kruskal_text(result, unit)

@@ -37,7 +37,7 @@ def speedup_document(r: SpeedupTestResult) -> dict[str, Any]:
 
 def kruskal_document(r: KruskalResult) -> dict[str, Any]:
     """Kruskal–Wallis, the one-way ANOVA and the pairwise comparisons as JSON types."""
-    return {"method": r.method,
+    return {"method": r.method, "posthoc": r.posthoc,
             "groups": [{"name": g.name, "n": g.n, "median": _num(g.median), "mean": _num(g.mean),
                         "mean_rank": _num(g.mean_rank)} for g in r.groups],
             "kruskal": {"statistic": _num(r.statistic), "df": r.df, "pvalue": _num(r.pvalue)},
@@ -163,10 +163,13 @@ def kruskal_text(r: KruskalResult, unit: Unit) -> list[str]:
     rows += [[g.name, str(g.n), unit.format(g.median), unit.format(g.mean), f"{g.mean_rank:.2f}"]
              for g in r.groups]
     lines += _table(rows, {1, 2, 3, 4})
-    lines += ["", f"pairwise Wilcoxon-Mann-Whitney, Holm-adjusted (alpha = {r.alpha:g}):"]
-    rows = [["first", "second", "W", "p", "p (Holm)", "shift", ""]]
+    dunn = r.posthoc == "dunn"
+    title = "Dunn's test on the pooled mean ranks" if dunn else "Wilcoxon-Mann-Whitney"
+    lines += ["", f"pairwise {title}, Holm-adjusted (alpha = {r.alpha:g}):"]
+    rows = [["first", "second", "z" if dunn else "W", "p", "p (Holm)", "shift", ""]]
     for p in r.pairs:
-        rows.append([p.first, p.second, f"{p.statistic:g}", f"{p.pvalue:.4g}",
+        rows.append([p.first, p.second, f"{p.statistic:.4g}" if dunn else f"{p.statistic:g}",
+                     f"{p.pvalue:.4g}",
                      f"{p.pvalue_holm:.4g}", ("+" if p.shift >= 0 else "") + unit.format(p.shift),
                      "differ" if p.significant else "-"])
     lines += _table(rows, {2, 3, 4, 5})

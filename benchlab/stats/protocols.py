@@ -13,9 +13,10 @@ Kolmogorov–Smirnov that the median-centred samples have the same shape
 scipy.stats with R's defaults (exact rank test below 50 values without ties).
 
 k samples: Kruskal–Wallis (scipy.stats.kruskal = R kruskal.test, tie
-corrected), pairwise two-sided Mann–Whitney tests with Holm-adjusted p-values
-(R pairwise.wilcox.test(p.adjust.method = "holm")), and the one-way ANOVA F
-alongside (scipy.stats.f_oneway).
+corrected), pairwise two-sided tests with Holm-adjusted p-values — Mann–Whitney
+on each pair alone (R pairwise.wilcox.test(p.adjust.method = "holm")), or
+Dunn's test on the mean ranks of the pooled ranking (Dunn 1964; written here:
+scipy has no Dunn test) — and the one-way ANOVA F alongside (scipy.stats.f_oneway).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from benchlab.stats.descriptive import describe
 from benchlab.stats.suite import holm_adjust
 
 PROTOCOLS = ("speedup-mean", "speedup-median", "kruskal")
+POSTHOC = ("mann-whitney", "dunn")
 SMALL = 30  # the Speedup-Test's limit: at most this many observations needs the check to pass
 
 
@@ -93,7 +95,7 @@ class GroupRank:
 
 @dataclass(frozen=True)
 class PairTest:
-    """One pairwise Mann–Whitney comparison; W is R's statistic for `second` vs `first`."""
+    """One pairwise comparison: Mann–Whitney's W (R's, `second` vs `first`) or Dunn's z."""
 
     first: str
     second: str
@@ -118,6 +120,7 @@ class KruskalResult:
     pairs: tuple[PairTest, ...]
     alpha: float
     method: str
+    posthoc: str = "mann-whitney"
 
     def to_dict(self) -> dict:
         """The JSON document `benchlab test --protocol kruskal --json` prints."""
@@ -296,13 +299,36 @@ def speedup_suite(data: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                         float(ci.high))
 
 
+def dunn_z(ranks: np.ndarray, bounds: np.ndarray, i: int, j: int) -> float:
+    """Dunn's z for groups i and j (Dunn 1964, with the tie correction of the pooled ranks).
+
+    z = (R̄_i − R̄_j) / sqrt((N(N+1)/12 − Σ(t³ − t) / (12(N − 1))) (1/n_i + 1/n_j)),
+    R̄ the mean ranks in the ranking of all N observations, t the sizes of tied runs.
+    """
+    n_total = ranks.size
+    _, ties = np.unique(ranks, return_counts=True)
+    spread = n_total * (n_total + 1) / 12 - np.sum(ties**3 - ties) / (12 * (n_total - 1))
+    n_i, n_j = bounds[i + 1] - bounds[i], bounds[j + 1] - bounds[j]
+    mean_i = ranks[bounds[i]:bounds[i + 1]].mean()
+    mean_j = ranks[bounds[j]:bounds[j + 1]].mean()
+    return float((mean_i - mean_j) / np.sqrt(spread * (1 / n_i + 1 / n_j)))
+
+
 def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
-                 alpha: float = 0.05) -> KruskalResult:
-    """Kruskal–Wallis across k >= 2 groups, one-way ANOVA, pairwise Mann–Whitney with Holm."""
+                 alpha: float = 0.05, posthoc: str = "mann-whitney") -> KruskalResult:
+    """Kruskal–Wallis across k >= 2 groups, one-way ANOVA, pairwise tests with Holm.
+
+    posthoc: "mann-whitney" (each pair ranked on its own) or "dunn" (Dunn's z on the
+    mean ranks of the pooled ranking, the post hoc that matches the Kruskal–Wallis H).
+    """
     from scipy import stats
 
     from benchlab.stats.diagnostics import average_ranks
+    from benchlab.stats.distributions import normal_cdf
+    from benchlab.stats.pairwise import median_of_differences
 
+    if posthoc not in POSTHOC:
+        raise ValueError(f"posthoc must be one of {', '.join(POSTHOC)}")
     if len(samples) < 2:
         raise ValueError("Kruskal-Wallis needs at least two groups")
     arrays = [np.asarray(x, dtype=np.float64) for _, x in samples]
@@ -318,17 +344,24 @@ def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
     with np.errstate(divide="ignore", invalid="ignore"), py_warnings.catch_warnings():
         py_warnings.simplefilter("ignore")  # constant groups: F is inf or nan, reported so
         ow = stats.f_oneway(*arrays)
-    raw = []
+    raw = []  # (i, j, statistic, p-value, Hodges-Lehmann shift of j against i)
     for i in range(len(arrays)):
         for j in range(i + 1, len(arrays)):
-            raw.append((i, j, mann_whitney(arrays[i], arrays[j])))
-    adjusted = holm_adjust([t.pvalue for _, _, t in raw])
-    pairs = tuple(PairTest(samples[i][0], samples[j][0], t.statistic, t.pvalue, p,
-                           float(t.estimate), bool(p < alpha))
-                  for (i, j, t), p in zip(raw, adjusted, strict=True))
+            if posthoc == "dunn":
+                z = dunn_z(ranks, bounds, j, i)
+                raw.append((i, j, z, 2 * normal_cdf(-abs(z)),
+                            median_of_differences(arrays[i], arrays[j])))
+            else:
+                t = mann_whitney(arrays[i], arrays[j])
+                raw.append((i, j, t.statistic, t.pvalue, float(t.estimate)))
+    adjusted = holm_adjust([r[3] for r in raw])
+    pairs = tuple(PairTest(samples[i][0], samples[j][0], stat, p_raw, p, shift, bool(p < alpha))
+                  for (i, j, stat, p_raw, shift), p in zip(raw, adjusted, strict=True))
+    pairwise = ("Dunn's z on the pooled mean ranks (tie-corrected, normal p-values)"
+                if posthoc == "dunn" else
+                "Wilcoxon-Mann-Whitney (exact below 50 values without ties)")
     return KruskalResult(groups, float(kw.statistic), len(arrays) - 1, float(kw.pvalue),
                          float(ow.statistic), (len(arrays) - 1, int(pooled.size - len(arrays))),
                          float(ow.pvalue), pairs, float(alpha),
                          "Kruskal-Wallis (tie-corrected chi-squared approximation); pairwise "
-                         "Wilcoxon-Mann-Whitney (exact below 50 values without ties) with Holm "
-                         "adjustment")
+                         f"{pairwise} with Holm adjustment", posthoc)

@@ -96,6 +96,25 @@ def test_kruskal_on_table(run_cli, tmp_path):
     assert "after Holm's adjustment" in out
 
 
+def test_kruskal_with_dunn_post_hoc(run_cli):
+    dunn = ROOT / "tests" / "fixtures" / "r" / "dunn"
+    ref = json.loads((dunn / "dunn.json").read_text())["datasets"]["airquality"]
+    args = ("test", dunn / "airquality.csv", "--by", "group", "--posthoc", "dunn")
+    code, out, err = run_cli(*args, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["posthoc"] == "dunn" and "Dunn" in doc["method"]
+    assert [p["statistic"] for p in doc["pairs"]] == pytest.approx(
+        [p["statistic"] for p in ref["pairs"]], rel=1e-10)
+    assert [p["pvalue_holm"] for p in doc["pairs"]] == pytest.approx(
+        [p["p_holm"] for p in ref["pairs"]], rel=1e-9)
+    code, out, _ = run_cli(*args)
+    assert "pairwise Dunn's test on the pooled mean ranks, Holm-adjusted" in out
+    assert out.splitlines()[out.splitlines().index(
+        "pairwise Dunn's test on the pooled mean ranks, Holm-adjusted (alpha = 0.05):") + 1
+    ].split()[:3] == ["first", "second", "z"]
+
+
 def test_speedup_median_against_baseline_by_name(run_cli):
     code, out, _ = run_cli("test", EX / "parse-old.txt", EX / "parse-new.txt",
                            EX / "parse-slow.txt", "--protocol", "speedup-median",
@@ -116,6 +135,8 @@ def test_errors(run_cli, tmp_path):
          "--baseline belongs"),
         ([EX / "old.txt", EX / "new.txt", "--protocol", "kruskal"], "one benchmark"),
         ([EX / "parse-old.txt", one, "--baseline", "nope"], "no sample named"),
+        ([EX / "parse-old.txt", one, "--protocol", "speedup-mean", "--posthoc", "dunn"],
+         "--posthoc chooses kruskal's pairwise tests"),
     ]:
         code, out, err = run_cli("test", *args)
         assert code == 2, (args, err)

@@ -150,3 +150,37 @@ def test_suite_gain_is_time_weighted():
     assert res.gain == pytest.approx((long_b.mean() + short_b.mean())
                                      / (long_b.mean() / 2 + short_b.mean() * 2))
     assert res.improved == 1 and res.benchmarks[1][1].decision == "not significant"
+
+
+DUNN = Path(__file__).resolve().parents[1] / "fixtures" / "r" / "dunn"
+
+
+@pytest.mark.parametrize("case", ["jitter", "airquality", "ties"])
+def test_dunn_matches_r_rstatix(case):
+    """z, p and Holm p of every pair as rstatix::dunn_test (make_dunn.R), ties included."""
+    import csv
+
+    ref = json.loads((DUNN / "dunn.json").read_text())["datasets"][case]
+    groups: dict[str, list[float]] = {}
+    with (DUNN / f"{case}.csv").open() as f:
+        for row in csv.DictReader(f):
+            groups.setdefault(row["group"], []).append(float(row["value"]))
+    res = kruskal_test([(g, np.array(v)) for g, v in groups.items()], posthoc="dunn")
+    assert res.posthoc == "dunn" and "Dunn" in res.method
+    assert res.statistic == pytest.approx(ref["kruskal"]["statistic"], rel=1e-10)
+    assert len(res.pairs) == len(ref["pairs"])
+    for got, want in zip(res.pairs, ref["pairs"], strict=True):
+        assert (got.first, got.second) == (want["group1"], want["group2"])
+        assert got.statistic == pytest.approx(want["statistic"], rel=1e-10)
+        assert got.pvalue == pytest.approx(want["p"], rel=1e-9)
+        assert got.pvalue_holm == pytest.approx(want["p_holm"], rel=1e-9)
+
+
+def test_dunn_z_closed_form_without_ties():
+    """Two groups, no ties: Dunn's z² equals the Kruskal-Wallis H (both on the same ranks)."""
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=9), rng.normal(0.8, size=14)
+    res = kruskal_test([("a", a), ("b", b)], posthoc="dunn")
+    assert res.pairs[0].statistic ** 2 == pytest.approx(res.statistic, rel=1e-12)
+    with pytest.raises(ValueError, match="posthoc"):
+        kruskal_test([("a", a), ("b", b)], posthoc="tukey")
