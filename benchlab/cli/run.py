@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--estimate-from goes with --dry-run")
     import signal
 
+    from benchlab.runner.blas import load_single_threaded
+
+    load_single_threaded()  # before anything imports numpy: no idle BLAS threads in the runner
+
     from benchlab.runner.progress import make_progress
     from benchlab.runner.render import run_document, run_text
     from benchlab.runner.session import run_experiment

@@ -2,7 +2,10 @@
 
 Timer: `time.perf_counter_ns()` (CLOCK_MONOTONIC on Linux, 1 ns resolution as
 reported by `time.get_clock_info`), read just before the process is spawned and
-just after `os.wait4` has reaped it, as hyperfine does; user and system CPU time
+as soon as the runner learns that it has exited: when the poll that reports its
+pidfd readable returns (the same event hyperfine's blocking wait returns on),
+before `os.wait4` reaps it, so no Python between the wake-up and the reaping
+is timed (without a pidfd: just after `os.wait4`); user and system CPU time
 and the peak resident set size come from the rusage `wait4` returns (Linux
 reports ru_maxrss in KiB; it is stored in bytes).
 
@@ -320,7 +323,8 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                deadline: float | None, held: list[int]) -> tuple[int, object, bool, int]:
     """Read the pipes until the process has exited and the pipes are closed (or silent for
     GRACE_S after the exit), killing the process group at the deadline; returns the wait4
-    status, rusage, whether it timed out and the perf_counter_ns when it was reaped.
+    status, rusage, whether it timed out and the perf_counter_ns of its end (when the poll
+    that saw the pidfd readable returned; without a pidfd, when wait4 reaped it).
 
     The runner's copies of the child's descriptors (`held`) are closed once it is reaped:
     until then the only event its exit raises is the pidfd's, and wait4 follows at once."""
@@ -358,6 +362,7 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
             elif pidfd is None:
                 wait_ms = 1.0 if wait_ms is None else min(wait_ms, 1.0)
             events = poller.poll(None if wait_ms is None else int(math.ceil(wait_ms)))
+            woke = time.perf_counter_ns()  # the end, if this wake-up is the pidfd's
             if not events and result is not None:
                 _kill_group(pid)  # descendants keep the pipes open: end them
                 break
@@ -365,8 +370,8 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                 events.sort(key=lambda event: event[0] != pidfd)
             for fd, _ in events:
                 if fd == pidfd:
+                    end = woke
                     result = os.wait4(pid, 0)
-                    end = time.perf_counter_ns()
                     poller.unregister(pidfd)
                     exited_at = end / 1e9
                     _close(held)

@@ -84,7 +84,12 @@ class PlainProgress(Progress):
 
 
 class RichProgress(Progress):
-    """A rich progress bar: trials done, the current trial, elapsed time and ETA."""
+    """A rich progress bar: trials done, the current trial, elapsed time and ETA.
+
+    Redrawn between trials only (no auto-refresh thread): a thread that renders
+    ten times a second would run beside the measurements, and a runner with a
+    second thread pays more per spawned command (benchlab/runner/blas.py).
+    """
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__()
@@ -102,7 +107,7 @@ class RichProgress(Progress):
 
         self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                       console=self.console, transient=False)
+                       console=self.console, transient=False, auto_refresh=False)
         self.task = None
 
     def start(self, total: int, done: int) -> None:
@@ -111,13 +116,13 @@ class RichProgress(Progress):
         self.task = self.bar.add_task("starting", total=total, completed=done)
 
     def begin(self, trial: Trial) -> None:
-        self.bar.update(self.task, description=describe(trial))
+        self.bar.update(self.task, description=describe(trial), refresh=True)
 
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
         if error:
             self.bar.console.print(f"FAILED {describe(trial)}: {error}")
-        self.bar.update(self.task, completed=self.done)
+        self.bar.update(self.task, completed=self.done, refresh=True)
 
     def note(self, text: str) -> None:
         self.bar.console.print(text, markup=False, highlight=False)
