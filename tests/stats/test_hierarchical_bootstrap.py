@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchlab.stats import hierarchical_bootstrap as hb
 from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
@@ -165,3 +167,20 @@ def test_studentized_interval_only_where_defined():
         assert other.studentized_low is None and other.studentized_high is None
     assert not hb.hierarchical_bootstrap_ratio(tb, tc, spec="flat", replicates=200,
                                                seed=1).hierarchical
+
+
+@settings(max_examples=25, deadline=None)
+@given(scale=st.floats(1e-3, 1e3), shift=st.floats(0.5, 2.0), seed=st.integers(0, 2**31))
+def test_studentized_interval_is_scale_equivariant(scale, shift, seed):
+    """Units do not matter; a candidate c times slower moves the interval by exactly c."""
+    x, levels = nested(4, 3, 5, seed=seed % 1000)
+    y, _ = nested(4, 3, 5, mean=95.0, seed=seed % 1000 + 1)
+
+    def interval(a, b):
+        r = hb.hierarchical_bootstrap_ratio(hb.build_tree(a, levels), hb.build_tree(b, levels),
+                                            replicates=300, seed=seed)
+        return np.array([r.studentized_low, r.studentized_high])
+
+    base = interval(x, y)
+    np.testing.assert_allclose(interval(scale * x, scale * y), base, rtol=1e-9)
+    np.testing.assert_allclose(interval(x, shift * y), shift * base, rtol=1e-9)
