@@ -60,6 +60,8 @@ def _difference_line(d: MeanDifference, unit: Unit, label: str) -> str:
 
 
 def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
+    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds  # imports us
+
     level = f"{100 * confidence:g}% CI"
     lines = [f"{c.candidate} vs {c.baseline}" + (" (paired)" if c.paired else "")]
     if c.ratio is not None:
@@ -73,8 +75,6 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
         lines.append(f"  {'ratio of means':<{LABEL}}n/a: {c.ratio_note}")
     lines.append(_difference_line(c.difference, unit, "difference"))
     for b in c.bootstrap:
-        from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
-
         kinds = interval_kinds([b])
         shown = ", ".join(f"{cell} ({kind})"
                           for kind, cell in zip(kinds, interval_cells(b, kinds), strict=True))

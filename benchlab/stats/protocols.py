@@ -299,19 +299,20 @@ def speedup_suite(data: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                         float(ci.high))
 
 
-def dunn_z(ranks: np.ndarray, bounds: np.ndarray, i: int, j: int) -> float:
-    """Dunn's z for groups i and j (Dunn 1964, with the tie correction of the pooled ranks).
+def dunn_z(first: GroupRank, second: GroupRank, spread: float) -> float:
+    """Dunn's z of `second` against `first` (Dunn 1964) from their mean pooled ranks.
 
-    z = (R̄_i − R̄_j) / sqrt((N(N+1)/12 − Σ(t³ − t) / (12(N − 1))) (1/n_i + 1/n_j)),
-    R̄ the mean ranks in the ranking of all N observations, t the sizes of tied runs.
+    z = (R̄_2 − R̄_1) / sqrt(spread · (1/n_1 + 1/n_2)), spread from `rank_spread`.
     """
+    return float((second.mean_rank - first.mean_rank)
+                 / np.sqrt(spread * (1 / first.n + 1 / second.n)))
+
+
+def rank_spread(ranks: np.ndarray) -> float:
+    """N(N+1)/12 − Σ(t³ − t)/(12(N − 1)): the variance of one pooled rank, tie-corrected."""
     n_total = ranks.size
     _, ties = np.unique(ranks, return_counts=True)
-    spread = n_total * (n_total + 1) / 12 - np.sum(ties**3 - ties) / (12 * (n_total - 1))
-    n_i, n_j = bounds[i + 1] - bounds[i], bounds[j + 1] - bounds[j]
-    mean_i = ranks[bounds[i]:bounds[i + 1]].mean()
-    mean_j = ranks[bounds[j]:bounds[j + 1]].mean()
-    return float((mean_i - mean_j) / np.sqrt(spread * (1 / n_i + 1 / n_j)))
+    return float(n_total * (n_total + 1) / 12 - np.sum(ties**3 - ties) / (12 * (n_total - 1)))
 
 
 def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
@@ -345,10 +346,11 @@ def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
         py_warnings.simplefilter("ignore")  # constant groups: F is inf or nan, reported so
         ow = stats.f_oneway(*arrays)
     raw = []  # (i, j, statistic, p-value, Hodges-Lehmann shift of j against i)
+    spread = rank_spread(ranks) if posthoc == "dunn" else 0.0
     for i in range(len(arrays)):
         for j in range(i + 1, len(arrays)):
             if posthoc == "dunn":
-                z = dunn_z(ranks, bounds, j, i)
+                z = dunn_z(groups[i], groups[j], spread)
                 raw.append((i, j, z, 2 * normal_cdf(-abs(z)),
                             median_of_differences(arrays[i], arrays[j])))
             else:
