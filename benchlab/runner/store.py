@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchlab.errors import InputError, UsageError
+from benchlab.output_file import is_sqlite
 from benchlab.runner.plan import Trial
 
 FORMAT = "benchlab-store"
 SCHEMA_VERSION = 1
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE benchlab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,14 +62,6 @@ class Row:
     trial: int
 
 
-def is_sqlite(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == SQLITE_HEADER
-    except OSError:
-        return False
-
-
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -85,13 +77,26 @@ class Store:
     # -- opening -----------------------------------------------------------------
     @classmethod
     def create(cls, path: str, meta: dict[str, str], plan: list[Trial]) -> Store:
-        """A new store holding `meta` and the planned trials; refuses an existing file."""
-        if os.path.exists(path):
-            raise UsageError(f"{path} exists: add --resume to continue that experiment, or "
-                             "choose another -o file (nothing is overwritten)")
+        """A new store holding `meta` and the planned trials; refuses an existing file.
+
+        The store is built under a temporary name and locked through its descriptor,
+        then published with link(2), which fails when `path` exists: of two runners
+        started together exactly one gets the store and the other a one-line error,
+        and the file at `path` is complete with its plan from the moment it appears.
+        """
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise UsageError(f"cannot create the store: directory {parent} does not exist",
+                             path)
+        if os.path.lexists(path):
+            raise _exists(path)
         _remove_stale(path)
-        tmp = f"{path}.partial-{os.getpid()}"
-        conn = sqlite3.connect(tmp, isolation_level=None)
+        tmp = f"{path}.partial-{os.getpid()}.{os.urandom(4).hex()}"
+        lock = None
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot create the store ({exc})", path) from None
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
@@ -106,21 +111,33 @@ class Store:
                       t.build, t.execution, int(t.warmup)) for t in plan])
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             conn.close()
-            os.replace(tmp, path)  # the store appears complete with its plan, or not at all
-        except BaseException:
+            lock = _flock(tmp)  # the inode is ours before its name is public
+            _publish(tmp, path)
+        except BaseException as exc:
             conn.close()
+            if lock is not None:
+                lock.close()
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(tmp + suffix):
                     os.unlink(tmp + suffix)
+            if isinstance(exc, sqlite3.Error):
+                raise InputError(f"cannot create the store ({exc})", path) from None
+            if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+                raise InputError(f"cannot create the store: {exc.strerror or exc}",
+                                 path) from None
             raise
-        for suffix in ("-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm"):
             if os.path.exists(tmp + suffix):
                 os.unlink(tmp + suffix)
-        return cls.open(path, write=True)
+        return cls.open(path, write=True, lock=lock)
 
     @classmethod
-    def open(cls, path: str, *, write: bool = False) -> Store:
-        """An existing store; InputError when `path` is not one."""
+    def open(cls, path: str, *, write: bool = False, lock=None) -> Store:
+        """An existing store; InputError when `path` is not one.
+
+        `lock` is the locked handle of a store just created (`create`); without it a
+        writer locks the store itself.
+        """
         if os.path.isdir(path):
             raise InputError("is a directory, not a benchlab store", path)
         if not os.path.exists(path):
@@ -153,23 +170,21 @@ class Store:
             raise InputError(f"store schema version {version} is newer than this benchlab "
                              f"reads ({SCHEMA_VERSION}); upgrade benchlab", path)
         if write:
-            store._lock_for_writing()
+            if lock is not None:
+                store._lock = lock
+            else:
+                store._lock_for_writing()
         return store
 
     def _lock_for_writing(self) -> None:
         """One runner per store: an exclusive flock, released by the kernel when the runner
         dies, however it dies."""
-        import fcntl
-
-        handle = open(self.path, "rb")  # noqa: SIM115 - held until close()
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock = _flock(self.path)
         except BlockingIOError:
-            handle.close()
             self.conn.close()
             raise UsageError(f"{self.path} is being written by another benchlab run; wait "
                              "for it to end, or stop it first") from None
-        self._lock = handle
 
     def settle(self) -> None:
         """A finished experiment's store becomes one self-contained file (rollback journal,
@@ -336,12 +351,57 @@ class Store:
         return out
 
 
+def _exists(path: str) -> UsageError:
+    return UsageError(f"{path} exists: add --resume to continue that experiment, or choose "
+                      "another -o file (nothing is overwritten)")
+
+
+def _flock(path: str):
+    """An open handle of `path` holding an exclusive flock (BlockingIOError if taken).
+
+    The lock belongs to the open file, not to the name: it stays on the store when
+    the store is linked to its final name, and the kernel drops it when the runner
+    dies, however it dies."""
+    import fcntl
+
+    handle = open(path, "rb")  # noqa: SIM115 - held until Store.close()
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def _publish(tmp: str, path: str) -> None:
+    """Give the finished store at `tmp` the name `path`, only if no file has that name.
+
+    link(2) is atomic and exclusive; where the file system has no hard links, the
+    name is claimed with O_CREAT|O_EXCL and the store renamed over the claim."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise _exists(path) from None
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
+                             errno.EXDEV):
+            raise
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        raise _exists(path) from None
+    os.replace(tmp, path)
+
+
 def _remove_stale(path: str) -> None:
     """Remove the half-made stores of runners killed while creating `path`."""
     import glob
 
     for tmp in glob.glob(glob.escape(path) + ".partial-*"):
-        pid = tmp.removesuffix("-wal").removesuffix("-shm").rsplit("-", 1)[-1]
+        pid = tmp.rsplit(".partial-", 1)[-1].split(".")[0]
         if not pid.isdigit():
             continue
         try:

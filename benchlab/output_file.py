@@ -1,0 +1,106 @@
+"""Files benchlab writes: never half-written, never over a store or an input unless forced.
+
+Every output (a CSV, a report, a figure, an exported table) is written to a
+temporary file beside its target and renamed over it when complete, so a crash
+or a full disk leaves the old file or the new one, never a mix. Before that,
+the target is checked: an existing benchlab store (any SQLite file) or one of
+the command's own inputs is refused unless the caller passes `force=True`
+(the commands' `--force`), since replacing it loses what a user recorded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from benchlab.errors import InputError, UsageError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_target(path: str, inputs: Iterable[str] = (), *, force: bool = False) -> None:
+    """Refuse a target that cannot be written or whose replacement would lose data.
+
+    A missing directory, a directory as target, one of `inputs` (by identity of
+    the file, so a symlink or another spelling is caught) or an existing SQLite
+    store are one-line errors; the last two only without `force`.
+    """
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UsageError(f"cannot write: directory {parent} does not exist", path)
+    if os.path.isdir(path):
+        raise UsageError("cannot write: is a directory", path)
+    if force or not os.path.exists(path):
+        return
+    for source in inputs:
+        if source not in ("-", "") and _same_file(source, path):
+            raise UsageError("is one of this command's inputs; writing the output there would "
+                             "replace it (choose another file, or add --force)", path)
+    if is_sqlite(path):
+        raise UsageError("is an existing benchlab store (a SQLite database); writing there "
+                         "would replace it (choose another file, or add --force)", path)
+
+
+def _temporary_name(path: str) -> str:
+    """A name beside `path` with the same extension (figure writers choose by extension)."""
+    head, tail = os.path.split(os.path.abspath(path))
+    stem, ext = os.path.splitext(tail)
+    return os.path.join(head, f".{stem}.partial-{os.getpid()}{ext}")
+
+
+@contextmanager
+def replacing(path: str, inputs: Iterable[str] = (), *, force: bool = False) -> Iterator[str]:
+    """A temporary path to write; renamed over `path` when the block ends without error.
+
+    For writers that take a file name (matplotlib's savefig, pyarrow).
+    """
+    check_target(path, inputs, force=force)
+    tmp = _temporary_name(path)
+    try:
+        yield tmp
+        if not os.path.exists(tmp):
+            raise RuntimeError(f"the writer of {path} wrote nothing")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextmanager
+def writing(path: str, inputs: Iterable[str] = (), *, force: bool = False,
+            binary: bool = False) -> Iterator[IO]:
+    """An open file to write `path` through a temporary file and a rename."""
+    with replacing(path, inputs, force=force) as tmp:
+        try:
+            handle = (open(tmp, "wb") if binary  # noqa: SIM115 - closed below
+                      else open(tmp, "w", encoding="utf-8", newline=""))
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
+        with handle:
+            yield handle
+
+
+def write_text(path: str, text: str, inputs: Iterable[str] = (), *,
+               force: bool = False) -> None:
+    """`text` into `path`, atomically, refusing stores and inputs unless `force`."""
+    with writing(path, inputs, force=force) as handle:
+        handle.write(text)
