@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     confidence = common.confidence(args.confidence)
     if args.plot and args.plot.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot wants a .png, .svg or .pdf file name: {args.plot!r}")
+    if args.plot:
+        from benchlab.output_file import check_target
+
+        check_target(args.plot, [args.file])  # before the work, not after it
     table = factor_options.load(args)
     for j, name in enumerate(table.factors):
         seen = np.bincount(table.codes[:, j], minlength=len(table.levels[j]))
@@ -71,10 +75,7 @@ def run(args: argparse.Namespace) -> int:
                    confidence=confidence, ss_type=args.ss, lines=table.lines,
                    source=table.source, runs=_runs(table))
     if args.plot:
-        try:
-            residual_plots(result, args.plot)
-        except OSError as exc:
-            raise InputError(f"cannot write the plot: {exc.strerror}", args.plot) from None
+        residual_plots(result, args.plot)
     if args.json:
         json.dump(anova_document(result), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")

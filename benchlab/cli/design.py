@@ -32,6 +32,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="seed of the random order (default: drawn and reported)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the plan CSV here (default: standard output)")
+    p.add_argument("--force", action="store_true",
+                   help="write -o even over a benchlab store (refused by default)")
     p.add_argument("--sign-table", action="store_true",
                    help="print the sign table of the 2^k design (I, A, B, AB, ...)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -40,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchlab.design.factorial import full_factorial, parse_factor
-    from benchlab.errors import InputError
+    from benchlab.output_file import write_text
     from benchlab.report.design import describe, design_document, plan_csv, sign_table_text
 
     design = full_factorial([parse_factor(text) for text in args.factor],
@@ -48,11 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sign_table:
         design.sign_table()  # refuse a general design before writing anything
     if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8", newline="") as fh:
-                fh.write(plan_csv(design))
-        except OSError as exc:
-            raise InputError(f"cannot write the plan: {exc.strerror}", args.output) from None
+        write_text(args.output, plan_csv(design), force=args.force)
     if args.json:
         json.dump(design_document(design), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")

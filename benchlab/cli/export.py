@@ -27,13 +27,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="output format (default: from the file's extension)")
     p.add_argument("--metric", help="one metric (default: all, with a metric column)")
     p.add_argument("--no-warmup", action="store_true", help="leave out warm-up measurements")
+    p.add_argument("--force", action="store_true",
+                   help="write even over a store or over the input (refused by default)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchlab.output_file import check_target
     from benchlab.runner.export import format_for, long_table, write
 
     fmt = format_for(args.output, args.format)
+    if args.output != "-":
+        check_target(args.output, (args.store,), force=args.force)  # before reading
     header, rows = long_table(args.store, metric=args.metric, warmup=not args.no_warmup)
-    write(header, rows, args.output, fmt)
+    write(header, rows, args.output, fmt, inputs=(args.store,), force=args.force)
     return 0

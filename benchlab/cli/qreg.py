@@ -149,9 +149,11 @@ def run(args: argparse.Namespace) -> int:
     if args.replicates < 2:
         raise UsageError("-R: the bootstrap needs at least 2 replicates")
     if args.plot:
+        from benchlab.output_file import check_target
         from benchlab.report.qreg_plot import check_plot_path
 
         check_plot_path(args.plot)
+        check_target(args.plot, [args.file])  # before the work, not after it
     table = factor_options.load(args)
     order = factor_options.interactions(args.interactions, len(table.factors))
     empty = np.flatnonzero(table.cell_counts() == 0)

@@ -190,5 +190,10 @@ def residual_plots(r: AnovaResult, path: str) -> None:
     right.set_title("Normal Q-Q")
     response = f"ln({r.response})" if r.transform == "log" else r.response
     fig.suptitle(f"anova of {response}: residual diagnostics")
-    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
-    plt.close(fig)
+    from benchlab.output_file import replacing
+
+    try:
+        with replacing(path) as tmp:
+            fig.savefig(tmp, metadata={"Date": None} if path.endswith(".svg") else None)
+    finally:
+        plt.close(fig)

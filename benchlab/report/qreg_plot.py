@@ -47,9 +47,10 @@ def write_qreg_plot(result: QregResult, path: str) -> None:
     fig.suptitle(f"quantile regression of {result.response}: coefficients and "
                  f"{100 * result.confidence:g}% intervals", fontsize=10)
     fig.tight_layout()
+    from benchlab.output_file import replacing
+
     try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        with replacing(path) as tmp:
+            fig.savefig(tmp)
     finally:
         plt.close(fig)

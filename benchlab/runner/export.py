@@ -14,7 +14,8 @@ import sys
 from typing import TextIO
 
 from benchlab.errors import InputError, UsageError
-from benchlab.runner.store import Row, Store
+from benchlab.runner.store import Row
+from benchlab.runner.store_checks import open_for_reading
 
 FORMATS = ("csv", "tsv", "parquet")
 
@@ -22,7 +23,7 @@ FORMATS = ("csv", "tsv", "parquet")
 def long_table(store_path: str, *, metric: str | None = None,
                warmup: bool = True) -> tuple[list[str], list[list]]:
     """(header, rows) of the store's measurements; `metric` None or "all" for every metric."""
-    store = Store.open(store_path)
+    store = open_for_reading(store_path)
     try:
         names = [m for m, _ in store.metrics()]
         if metric not in (None, "all") and metric not in names:
@@ -66,20 +67,24 @@ def format_for(path: str, requested: str | None) -> str:
 
 
 def write(header: list[str], rows: list[list], path: str, fmt: str,
-          stdout: TextIO | None = None) -> None:
-    """Write the table to `path` ("-" for standard output, not for Parquet)."""
-    if fmt == "parquet":
-        _parquet(header, rows, path)
-        return
+          stdout: TextIO | None = None, *, inputs: tuple[str, ...] = (),
+          force: bool = False) -> None:
+    """Write the table to `path` ("-" for standard output, not for Parquet), through a
+    temporary file; a store or one of `inputs` there is refused unless `force`."""
+    from benchlab.output_file import replacing, writing
+
     delimiter = "\t" if fmt == "tsv" else ","
     if path == "-":
+        if fmt == "parquet":
+            _parquet(header, rows, path)  # refuses standard output
         _delimited(header, rows, stdout or sys.stdout, delimiter)
         return
-    try:
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            _delimited(header, rows, handle, delimiter)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
+    if fmt == "parquet":
+        with replacing(path, inputs, force=force) as tmp:
+            _parquet(header, rows, tmp)
+        return
+    with writing(path, inputs, force=force) as handle:
+        _delimited(header, rows, handle, delimiter)
 
 
 def _delimited(header: list[str], rows: list[list], handle: TextIO, delimiter: str) -> None:

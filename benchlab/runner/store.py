@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import sqlite3
 import time
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from benchlab.errors import InputError, UsageError
 from benchlab.output_file import is_sqlite
+from benchlab.runner import store_checks
 from benchlab.runner.plan import Trial
 
 FORMAT = "benchlab-store"
@@ -71,8 +73,14 @@ class Store:
 
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn, self.path = conn, path
-        self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
         self._lock = None
+        try:
+            with store_checks.reading(path, "benchlab_meta"):
+                self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
+            store_checks.meta_text(self.meta, path)
+        except InputError:
+            conn.close()
+            raise
 
     # -- opening -----------------------------------------------------------------
     @classmethod
@@ -242,11 +250,21 @@ class Store:
                               (_now(), outcome, session))
 
     def sessions(self) -> list[dict]:
-        cur = self.conn.execute("SELECT id, started, finished, argv, environment, warnings, "
-                                "outcome FROM sessions ORDER BY id")
-        return [{"id": r[0], "started": r[1], "finished": r[2], "argv": json.loads(r[3]),
-                 "environment": json.loads(r[4]), "warnings": json.loads(r[5]),
-                 "outcome": r[6]} for r in cur]
+        """Every run session, its argv, environment and warnings checked to be JSON."""
+        with store_checks.reading(self.path, "sessions"):
+            rows = self.conn.execute("SELECT id, started, finished, argv, environment, "
+                                     "warnings, outcome FROM sessions ORDER BY id").fetchall()
+        out = []
+        for r in rows:
+            row = f"id {r[0]}"
+            cells = [store_checks.parse_json(r[k], self.path, "sessions", row, column)
+                     for k, column in ((3, "argv"), (4, "environment"), (5, "warnings"))]
+            if not isinstance(cells[1], dict):
+                raise store_checks._fail(self.path, "sessions", row, "environment", cells[1],
+                                         "a JSON object")
+            out.append({"id": r[0], "started": r[1], "finished": r[2], "argv": cells[0],
+                        "environment": cells[1], "warnings": cells[2], "outcome": r[6]})
+        return out
 
     # -- trials --------------------------------------------------------------------
     def trials(self, status: str | None = None) -> list[Trial]:
@@ -256,11 +274,24 @@ class Store:
         if status is not None:
             query += " WHERE status = ?"
             args = (status,)
-        return [Trial(r[0], r[1], r[2], r[3], tuple(json.loads(r[4]).items()), r[5], r[6],
-                      bool(r[7])) for r in self.conn.execute(query + " ORDER BY seq", args)]
+        with store_checks.reading(self.path, "trials"):
+            rows = self.conn.execute(query + " ORDER BY seq", args).fetchall()
+        return [Trial(r[0], r[1], r[2], r[3], self._factors(r[4], f"seq {r[0]}"), r[5], r[6],
+                      bool(r[7])) for r in rows]
+
+    def _factors(self, cell: object, row: str) -> tuple[tuple[str, str], ...]:
+        """A trials row's factors column, checked: a JSON object of factor → level."""
+        value = store_checks.parse_json(cell, self.path, "trials", row, "factors")
+        return store_checks.factor_items(value, self.path, "trials", row)
+
+    def _meta_json(self, key: str, default: str) -> object:
+        """A benchlab_meta value parsed as JSON (`default` when the key is absent)."""
+        return store_checks.parse_json(self.meta.get(key, default), self.path, "benchlab_meta",
+                                       repr(key), "value")
 
     def counts(self) -> dict[str, int]:
-        return dict(self.conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
+        with store_checks.reading(self.path, "trials"):
+            return dict(self.conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
 
     def record(self, trial: Trial, session: int, started: str, command: str, outcome,
                measurements: Iterable[tuple[int, str, float, str, bool]]) -> None:
@@ -285,10 +316,13 @@ class Store:
         import numpy as np
 
         groups: dict[tuple, list[float]] = {}
-        for kind, alternative, factors, wall in self.conn.execute(
-                "SELECT kind, alternative, factors, wall FROM trials WHERE wall IS NOT NULL"):
-            key = (kind, alternative, tuple(json.loads(factors).items()))
-            groups.setdefault(key, []).append(wall)
+        with store_checks.reading(self.path, "trials"):
+            rows = self.conn.execute("SELECT kind, alternative, factors, wall, seq FROM trials "
+                                     "WHERE wall IS NOT NULL").fetchall()
+        for kind, alternative, factors, wall, seq in rows:
+            key = (kind, alternative, self._factors(factors, f"seq {seq}"))
+            groups.setdefault(key, []).append(
+                store_checks.number(wall, self.path, "trials", f"seq {seq}", "wall"))
         return {k: float(np.median(v)) for k, v in groups.items()}
 
     def failures(self, limit: int = 5) -> list[tuple[int, str, str, str]]:
@@ -300,24 +334,34 @@ class Store:
     def execution_means(self, metric: str) -> list[tuple[str, tuple, int, int, float]]:
         """(alternative, factors, build, execution, mean) of every finished execution's
         measured (not warm-up) values of `metric`."""
-        cur = self.conn.execute(
-            "SELECT t.alternative, t.factors, t.build, t.execution, AVG(m.value) FROM "
-            "measurements m JOIN trials t ON t.seq = m.trial WHERE t.status = 'ok' AND "
-            "m.warmup = 0 AND m.metric = ? GROUP BY t.seq", (metric,))
-        return [(r[0], tuple(json.loads(r[1]).items()), r[2], r[3], r[4]) for r in cur]
+        with store_checks.reading(self.path, "measurements"):
+            bad = self.conn.execute(
+                "SELECT trial, iteration, metric, value FROM measurements WHERE metric = ? AND "
+                "typeof(value) NOT IN ('real', 'integer') LIMIT 1", (metric,)).fetchone()
+            if bad is not None:
+                store_checks.number(bad[3], self.path, "measurements", _measurement_row(*bad[:3]),
+                                    "value")
+            rows = self.conn.execute(
+                "SELECT t.alternative, t.factors, t.build, t.execution, AVG(m.value), t.seq "
+                "FROM measurements m JOIN trials t ON t.seq = m.trial WHERE t.status = 'ok' "
+                "AND m.warmup = 0 AND m.metric = ? GROUP BY t.seq", (metric,)).fetchall()
+        return [(r[0], self._factors(r[1], f"seq {r[5]}"), r[2], r[3], r[4]) for r in rows]
 
     def metrics(self) -> list[tuple[str, str]]:
         """(metric, unit) pairs of the experiment, primary first."""
-        return [tuple(m) for m in json.loads(self.meta.get("metrics", "[]"))]
+        return store_checks.metric_pairs(self._meta_json("metrics", "[]"), self.path,
+                                         "benchlab_meta", "'metrics'")
 
     def alternatives(self) -> list[str]:
         """The alternatives in the experiment file's order, the baseline first."""
-        names = json.loads(self.meta.get("alternatives", "[]"))
+        names = store_checks.string_list(self._meta_json("alternatives", "[]"), self.path,
+                                         "benchlab_meta", "'alternatives'", "value")
         baseline = self.meta.get("baseline")
         return sorted(names, key=lambda n: n != baseline)
 
     def factor_names(self) -> list[str]:
-        return json.loads(self.meta.get("factors", "[]"))
+        return store_checks.string_list(self._meta_json("factors", "[]"), self.path,
+                                        "benchlab_meta", "'factors'", "value")
 
     def rows(self, metric: str | None = None, *, warmup: bool = False) -> list[Row]:
         """The measurements of the finished trials in plan order (warm-up only if asked)."""
@@ -333,13 +377,20 @@ class Store:
         query += " ORDER BY t.alternative, t.factors, t.build, t.execution, m.iteration, m.metric"
         cache: dict[str, tuple] = {}
         rank = {name: i for i, name in enumerate(self.alternatives())}
+        declared = store_checks.factor_levels(self._meta_json("factor_levels", "{}"), self.path,
+                                              "benchlab_meta", "'factor_levels'")
         out = []
-        for r in self.conn.execute(query, args):
-            factors = cache.get(r[1])
-            if factors is None:
-                factors = cache[r[1]] = tuple(json.loads(r[1]).items())
-            out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7], r[8],
-                           r[9]))
+        with store_checks.reading(self.path, "measurements"):
+            for r in self.conn.execute(query, args):
+                factors = cache.get(r[1])
+                if factors is None:
+                    factors = cache[r[1]] = self._factors(r[1], f"seq {r[9]}")
+                if type(r[8]) is not float or not math.isfinite(r[8]) or not (
+                        type(r[0]) is type(r[6]) is type(r[7]) is str
+                        and type(r[2]) is type(r[3]) is type(r[4]) is int):
+                    _check_row(r, self.path)
+                out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7],
+                               float(r[8]), r[9]))
         levels = {name: {v: i for i, v in enumerate(values)} for name, values in
                   json.loads(self.meta.get("factor_levels", "{}")).items()}
 
@@ -349,6 +400,23 @@ class Store:
 
         out.sort(key=cell)  # stable: keeps build, execution, iteration order within a cell
         return out
+
+
+def _measurement_row(trial: object, iteration: object, metric: object) -> str:
+    return f"(trial {trial}, iteration {iteration}, metric {metric!r})"
+
+
+def _check_row(r: tuple, path: str) -> None:
+    """Name the first bad cell of a measurement row read by `Store.rows` (InputError)."""
+    row = _measurement_row(r[9], r[4], r[6])
+    store_checks.number(r[8], path, "measurements", row, "value")
+    for k, column in ((6, "metric"), (7, "unit")):
+        store_checks.text(r[k], path, "measurements", row, column)
+    store_checks.integer(r[4], path, "measurements", row, "iteration")
+    trial = f"seq {r[9]}"
+    store_checks.text(r[0], path, "trials", trial, "alternative")
+    for k, column in ((2, "build"), (3, "execution")):
+        store_checks.integer(r[k], path, "trials", trial, column)
 
 
 def _exists(path: str) -> UsageError:

@@ -112,12 +112,20 @@ def test_parquet_columns_are_handed_to_pyarrow(store, run_cli, tmp_path, monkeyp
     fake = types.ModuleType("pyarrow")
     fake.table = lambda columns: columns
     parquet = types.ModuleType("pyarrow.parquet")
-    parquet.write_table = lambda table, path: seen.update(table=table, path=path)
+
+    def write_table(table, path):
+        seen.update(table=table, path=path)
+        with open(path, "wb") as handle:  # written beside the target, renamed over it
+            handle.write(b"PAR1")
+
+    parquet.write_table = write_table
     fake.parquet = parquet
     monkeypatch.setitem(sys.modules, "pyarrow", fake)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", parquet)
     code, _, err = run_cli("export", store, "-o", tmp_path / "d.parquet", "--metric", "v")
     assert code == 0, err
+    assert (tmp_path / "d.parquet").read_bytes() == b"PAR1"
+    assert seen["path"].endswith(".parquet") and seen["path"] != str(tmp_path / "d.parquet")
     table = seen["table"]
     assert list(table)[:3] == ["alternative", "k", "case"]
     assert len(table["value"]) == 2 * 2 * 2 * 3 * 4
