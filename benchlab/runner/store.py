@@ -392,7 +392,7 @@ class Store:
                 out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7],
                                float(r[8]), r[9]))
         levels = {name: {v: i for i, v in enumerate(values)} for name, values in
-                  json.loads(self.meta.get("factor_levels", "{}")).items()}
+                  declared.items()}
 
         def cell(r: Row) -> tuple:
             return (rank.get(r.alternative, len(rank)),
