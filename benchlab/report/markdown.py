@@ -1,9 +1,15 @@
-"""`--format markdown`: a comparison as a pull-request comment (GitHub-flavoured tables)."""
+"""`--format markdown`: a comparison as a pull-request comment (GitHub-flavoured tables).
+
+Every string that can come from data (sample and level names, units, verdict
+sentences and warnings quoting them) goes through `escape.markdown`: it renders
+as its literal characters, in one table cell, with no markup and no raw HTML.
+"""
 
 from __future__ import annotations
 
 import math
 
+from benchlab.report.escape import markdown as md
 from benchlab.report.text import fmt_p
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary
@@ -20,13 +26,13 @@ def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
     """One system's grand mean with its CI and the per-level table (as `summary` prints it)."""
     half = (h.high - h.low) / 2
     rel = f" (±{100 * half / abs(h.grand_mean):.2f}%)" if h.grand_mean else ""
-    lines = [f"**{h.name}**: mean {unit.format(h.grand_mean)}, {100 * h.confidence:g}% CI "
-             f"{unit.format(h.low)} .. {unit.format(h.high)}{rel}; t on {h.top_units} "
-             f"{h.components[0].name} means, df = {h.df:g}", "",
+    lines = [f"**{md(h.name)}**: mean {md(unit.format(h.grand_mean))}, "
+             f"{100 * h.confidence:g}% CI {md(unit.format(h.low))} .. {md(unit.format(h.high))}"
+             f"{rel}; t on {h.top_units} {md(h.components[0].name)} means, df = {h.df:g}", "",
              "| level | reps | S² | T² | rel. SD | share |", "|---|---:|---:|---:|---:|---:|"]
     for i, c in enumerate(h.components):
         drop = " (no detectable variation)" if c.droppable or i == 0 and c.t2 <= 0 else ""
-        lines.append(f"| {c.name}{drop} | {c.repetitions:.4g} | {c.s2:.6g} | {c.t2:.6g} | "
+        lines.append(f"| {md(c.name)}{drop} | {c.repetitions:.4g} | {c.s2:.6g} | {c.t2:.6g} | "
                      f"{_share(c.relative_sd, 2)} | {_share(c.share, 1)} |")
     return lines
 
@@ -43,8 +49,9 @@ def render_markdown(result: CompareResult) -> str:
              "| sample | n | mean | median | stddev | min | max |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for s in result.samples:
-        lines.append(f"| {s.name} | {s.n} | {unit.format(s.mean)} | {unit.format(s.median)} | "
-                     f"{unit.format(s.stddev)} | {unit.format(s.min)} | {unit.format(s.max)} |")
+        values = (s.mean, s.median, s.stddev, s.min, s.max)
+        lines.append(f"| {md(s.name)} | {s.n} | "
+                     + " | ".join(md(unit.format(v)) for v in values) + " |")
     for h in result.hierarchies:
         lines += ["", *hierarchy_markdown(h, unit)]
     lines += ["", f"| candidate | baseline | change | {level} CI | difference p | verdict |",
@@ -58,18 +65,18 @@ def render_markdown(result: CompareResult) -> str:
                   else f"{_pct(c.ratio.low)} .. {_pct(c.ratio.high)}")
         icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
         p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
-        lines.append(f"| {c.candidate} | {c.baseline} | {change} | {ci} | {p} | "
+        lines.append(f"| {md(c.candidate)} | {md(c.baseline)} | {change} | {ci} | {p} | "
                      f"{icon} {c.verdict.outcome} |")
     lines += _bootstrap_markdown(result)
     lines.append("")
     for c in result.comparisons:
-        lines.append(f"- **{c.candidate}**: {c.verdict.text}")
+        lines.append(f"- **{md(c.candidate)}**: {md(c.verdict.text)}")
     if result.diagnostics:
         lines += ["", "<details><summary>warnings</summary>", ""]
-        lines += [f"- {d.message}" for d in result.diagnostics]
+        lines += [f"- {md(d.message)}" for d in result.diagnostics]
         lines += ["", "</details>"]
     method = result.comparisons[0].ratio.method if result.comparisons[0].ratio else "n/a"
-    lines += ["", f"<sub>ratio of means with {method}; threshold "
+    lines += ["", f"<sub>ratio of means with {md(method)}; threshold "
                   f"{100 * result.threshold:g}%; benchlab</sub>", ""]
     return "\n".join(lines)
 
@@ -89,8 +96,8 @@ def _bootstrap_markdown(result: CompareResult) -> list[str]:
              "|---|---|---|---:|" + "---|" * len(kinds)]
     notes: list[str] = []
     for c, b in boots:
-        lines.append(f"| {c.candidate} | {c.baseline} | {b.statistic}s | {b.estimate:.4f} | "
-                     + " | ".join(interval_cells(b, kinds)) + " |")
+        lines.append(f"| {md(c.candidate)} | {md(c.baseline)} | {b.statistic}s | "
+                     f"{b.estimate:.4f} | " + " | ".join(interval_cells(b, kinds)) + " |")
         if b.note and b.note not in notes:
             notes.append(b.note)
-    return lines + [""] + [f"- {n}" for n in notes]
+    return lines + [""] + [f"- {md(n)}" for n in notes]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchlab.report.escape import terminal
 from benchlab.stats.descriptive import Descriptives
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -26,10 +27,10 @@ def distribution_plot(samples: list[tuple[Descriptives, np.ndarray]], width: int
     if hi == lo:
         return ["(no plot: every value is the same)"]
     span = hi - lo
-    name_w = max(len(d.name) for d, _ in samples)
+    names = [terminal(d.name) for d, _ in samples]  # escaped before the width is taken
+    name_w = max(len(name) for name in names)
     lines = []
-    for d, x in samples:
-        name = d.name
+    for name, (d, x) in zip(names, samples, strict=True):
         counts = np.bincount(_column(x, lo, span, width), minlength=width)
         levels = np.ceil(counts / counts.max() * (len(_BLOCKS) - 1)).astype(int)
         hist = "".join(_BLOCKS[k] for k in levels)

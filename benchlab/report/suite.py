@@ -1,4 +1,8 @@
-"""Rendering a suite comparison: one row per benchmark, the geometric mean, Holm decisions."""
+"""Rendering a suite comparison: one row per benchmark, the geometric mean, Holm decisions.
+
+Benchmark and sample names come from data: the text keeps them inert with
+`escape.terminal`, the Markdown with `escape.markdown`; JSON keeps them exact.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.report.document import comparison_document
+from benchlab.report.escape import markdown as md
+from benchlab.report.escape import terminal, terminal_lines
 from benchlab.report.text import fmt_p, fmt_ratio_ci
 from benchlab.stats.suite import SuiteResult
 
@@ -82,7 +88,7 @@ def suite_text(result: SuiteResult) -> str:
             est = "n/a" if ratio is None else f"{ratio.estimate:.4f}"
             ci = "n/a" if ratio is None else fmt_ratio_ci(ratio.low, ratio.high)
             q, sig = holm[(bench, c.candidate)]
-            rows.append((bench, f"{c.candidate} vs {c.baseline}", est, ci,
+            rows.append((terminal(bench), terminal(f"{c.candidate} vs {c.baseline}"), est, ci,
                          fmt_p(q).removeprefix("p ").removeprefix("= "),
                          ("yes" if sig else "no"), c.verdict.outcome))
     head = ("benchmark", "comparison", "ratio", level, "Holm p", "Holm sig.", "verdict")
@@ -93,6 +99,7 @@ def suite_text(result: SuiteResult) -> str:
     lines.append("")
     head, boot, notes = _bootstrap_table(result)
     if boot:
+        boot = [(terminal(r[0]), terminal(r[1]), *r[2:]) for r in boot]  # before the widths
         widths = [max(len(h), *(len(r[i]) for r in boot)) for i, h in enumerate(head)]
         lines.append(_bootstrap_caption(result) + ":")
         for r in (head, *boot):
@@ -109,7 +116,7 @@ def suite_text(result: SuiteResult) -> str:
     warnings = _warnings(result)
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines) + "\n"
 
 
 def _method(result: SuiteResult) -> str:
@@ -137,7 +144,8 @@ def suite_markdown(result: SuiteResult) -> str:
             q, sig = holm[(bench, c.candidate)]
             icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
             p = fmt_p(q).removeprefix("p ").removeprefix("= ")
-            lines.append(f"| {bench} | {c.candidate} vs {c.baseline} | {est} | {ci} | {p} | "
+            lines.append(f"| {md(bench)} | {md(f'{c.candidate} vs {c.baseline}')} | {est} | "
+                         f"{ci} | {p} | "
                          f"{'yes' if sig else 'no'} | {icon} {c.verdict.outcome} |")
     lines.append("")
     head, boot, notes = _bootstrap_table(result)
@@ -146,21 +154,21 @@ def suite_markdown(result: SuiteResult) -> str:
         lines += [f"{caption[0].upper()}{caption[1:]}:", "",
                   "| " + " | ".join(head) + " |",
                   "|" + "|".join("---:" if i == 3 else "---" for i in range(len(head))) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in boot]
-        lines += [""] + [f"_note: {n}_" for n in notes] + ([""] if notes else [])
+        lines += ["| " + " | ".join(map(md, r)) + " |" for r in boot]
+        lines += [""] + [f"_note: {md(n)}_" for n in notes] + ([""] if notes else [])
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        lines.append(f"- **{g.candidate}**: geometric mean of the ratios over {g.benchmarks} "
+        lines.append(f"- **{md(g.candidate)}**: geometric mean of the ratios over {g.benchmarks} "
                      f"benchmark{plural} {g.estimate:.4f}, bootstrap {level} {g.low:.4f} .. "
                      f"{g.high:.4f}")
     warnings = _warnings(result)
     if warnings:
         lines += ["", "<details><summary>warnings</summary>", ""]
-        lines += [f"- {w}" for w in warnings]
+        lines += [f"- {md(w)}" for w in warnings]
         lines += ["", "</details>"]
-    spec = f", resampling {result.resample}" if result.resample else ""
+    spec = f", resampling {md(result.resample)}" if result.resample else ""
     b = result.geometric_means[0].replicates if result.geometric_means else 0
-    lines += ["", f"<sub>ratio of means with {_method(result)}; Holm-adjusted p-values of the "
+    lines += ["", f"<sub>ratio of means with {md(_method(result))}; Holm-adjusted p-values of the "
                   f"differences; geometric mean by bootstrap within each benchmark (B = {b}, "
                   f"seed = {result.seed}{spec}); benchlab</sub>", ""]
     return "\n".join(lines)

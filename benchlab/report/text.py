@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from benchlab.report.escape import terminal, terminal_lines
 from benchlab.report.plot import distribution_plot
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
@@ -37,7 +38,7 @@ def samples_table(result: CompareResult) -> list[str]:
     rows = []
     for s in result.samples:
         cv = "n/a" if not math.isfinite(s.cv) else f"{100 * s.cv:.2f}%"
-        rows.append((s.name, str(s.n), unit.format(s.mean), unit.format(s.median),
+        rows.append((terminal(s.name), str(s.n), unit.format(s.mean), unit.format(s.median),
                      unit.format(s.stddev), unit.format(s.min), unit.format(s.max), cv))
     name_w = max(len("sample"), *(len(r[0]) for r in rows))
     widths = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(head)]
@@ -63,7 +64,8 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
     from benchlab.report.bootstrap_cells import interval_cells, interval_kinds  # imports us
 
     level = f"{100 * confidence:g}% CI"
-    lines = [f"{c.candidate} vs {c.baseline}" + (" (paired)" if c.paired else "")]
+    lines = [f"{terminal(c.candidate)} vs {terminal(c.baseline)}"
+             + (" (paired)" if c.paired else "")]
     if c.ratio is not None:
         r = c.ratio
         df = f", df = {r.df:.3g}" if r.df is not None else ""
@@ -93,7 +95,10 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
             extra = f", estimate {fmt_num(t.estimate)}"
             if t.low is not None:
                 extra += f" ({level} {fmt_num(t.low)} .. {fmt_num(t.high)})"
-        label = t.name if len(t.name) < LABEL else f"{t.name}\n  {'':<{LABEL}}"
+        label = terminal(t.name)  # names a sample (Shapiro-Wilk (NAME)): escaped, then measured
+        if len(label) >= LABEL:  # a long name on a line of its own, the numbers below it
+            lines.append(f"  {label}")
+            label = ""
         lines.append(f"  {label:<{LABEL}}statistic {fmt_num(t.statistic)}, "
                      f"{fmt_p(t.pvalue)}{extra}  ({t.method})")
     lines.append(f"  => {c.verdict.text}")
@@ -102,7 +107,7 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
 
 def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
                 plot: bool = True, width: int = 60) -> str:
-    """The whole terminal report."""
+    """The whole terminal report; every line inert (`escape.terminal`: no control from data)."""
     out = samples_table(result)
     if plot:
         lo = min(d.min for d in result.samples)
@@ -126,4 +131,4 @@ def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
         out.append("")
         out.append("warnings:")
         out.extend(f"  - {d.message}" for d in result.diagnostics)
-    return "\n".join(out) + "\n"
+    return terminal_lines(out) + "\n"

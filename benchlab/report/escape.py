@@ -1,0 +1,115 @@
+"""Names from data made inert in reports: visible escapes on a terminal, literal text in Markdown.
+
+A name, label, unit, command or message that a report shows may come from a
+data file or an experiment file, and such a file can hold anything: an ESC
+sequence that recolours, retitles or clears the terminal (ANSI CSI, OSC), a
+newline that forges a report line, a `|` that adds a Markdown table column, a
+`<script>` or `<img onerror>` that a Markdown renderer passes through as HTML.
+
+- `terminal` shows every control character as a visible escape (``\\x1b``,
+  ``\\n``, ``\\u202e``): C0, DEL, C1, the Unicode bidirectional overrides and
+  the line and paragraph separators. The text reports pass every line through
+  it (`terminal_lines`), so nothing from data reaches the terminal as a control.
+- `markdown` does the same, then escapes what Markdown (GitHub-flavoured:
+  tables, strikethrough, extended autolinks, math) would interpret, so the
+  name renders as the literal text in one table cell.
+
+Ordinary names (letters, digits, spaces, ``-``, ``.``, ``/``, ``=``, non-ASCII
+letters) come out unchanged by `terminal`: FreeBSD ministat's byte-exact output
+keeps its bytes. JSON and CSV output do not use this module: their encoders
+quote by themselves and must keep names exactly as recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# C0 controls, DEL, C1 controls; the bidi marks, embeddings, overrides and isolates
+# (U+061C, U+200E/F, U+202A..E, U+2066..9: "Trojan Source" reordering); the line and
+# paragraph separators U+2028/9 (a line break to some terminals and editors).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal(text: str) -> str:
+    """`text` with each control character replaced by a visible escape (one line, inert).
+
+    Why visible rather than dropped: two names that differ only by a control
+    character stay two different names on screen.
+    """
+    if _CONTROL.search(text) is None:  # the usual case: nothing to copy
+        return text
+    return _CONTROL.sub(_visible, text)
+
+
+def terminal_lines(lines: Iterable[str]) -> str:
+    """The lines joined by newlines, each made inert by `terminal`.
+
+    A newline inside one element came from data (a name, a message quoting one)
+    and is shown as ``\\n`` rather than starting a line of its own.
+    """
+    return "\n".join(terminal(line) for line in lines)
+
+
+# Backslash first (so the escapes added below are not escaped again); then the ASCII
+# punctuation GFM gives a meaning anywhere in a line: code spans, emphasis, links and
+# images, table cells, strikethrough, math ($ on GitHub).
+_MD_PUNCT = re.compile(r"([\\`*\[\]|~$])")
+# "_" emphasises only from the edge of a word: a run of it between two letters or digits
+# (snake_case) can neither open nor close emphasis (GFM spec 6.2) and is left as it is.
+_MD_UNDERSCORE = re.compile(r"_+")
+_MD_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+# Extended autolinks (GFM spec 6.9): "www." and "scheme://" start a link by themselves.
+_MD_AUTOLINK = re.compile(r"(?i)(www)\.|(://)")
+# What starts a block where a string starts a line (a list item's text, a note):
+# a heading, a list item, a thematic break.
+_MD_BLOCK = re.compile(r"^(#{1,6}|[-+]|\d{1,9}[.)])(?=[ \t-]|$)")
+
+
+def _autolink(match: re.Match[str]) -> str:
+    return f"{match.group(1)}\\." if match.group(1) else "\\://"
+
+
+def _underscores(match: re.Match[str]) -> str:
+    """A run of "_" as it is inside a word, escaped where it touches anything else."""
+    text, start, end = match.string, match.start(), match.end()
+    inside = (start > 0 and text[start - 1].isalnum()
+              and end < len(text) and text[end].isalnum())
+    return match.group() if inside else "\\_" * (end - start)
+
+
+def _block(match: re.Match[str]) -> str:
+    """A block marker made text: "\\# h", "\\- x", "1\\. x" (before a digit, "\\" is literal)."""
+    mark = match.group()
+    return f"{mark[:-1]}\\{mark[-1]}" if mark[0].isdigit() else f"\\{mark}"
+
+
+def markdown(text: str) -> str:
+    """`text` as literal GitHub-flavoured Markdown: one line, no markup, no raw HTML.
+
+    Controls become visible escapes first (as on the terminal: a newline is
+    ``\\n``, so "x<newline>y" and "x y" stay distinct); then ``\\ ` * [ ] | ~ $``
+    and ``_`` at the edge of a word (not in snake_case) are backslash-escaped and ``& < >`` become entities, so a name stays in its
+    table cell and renders as the characters it holds. A leading space is an
+    entity so that it cannot indent a block into code. E-mail addresses are
+    still auto-linked by GitHub (cmark-gfm links them whatever is escaped),
+    harmlessly, as mailto: links.
+    """
+    text = _MD_PUNCT.sub(r"\\\1", terminal(text))
+    text = _MD_UNDERSCORE.sub(_underscores, text)
+    for char, entity in _MD_ENTITIES:
+        text = text.replace(char, entity)
+    text = _MD_AUTOLINK.sub(_autolink, text)
+    text = _MD_BLOCK.sub(_block, text)
+    if text.startswith(" "):
+        text = "&#32;" + text[1:]
+    return text
