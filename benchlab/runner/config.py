@@ -9,6 +9,7 @@ positions, so the scan is written here).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -25,6 +26,9 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 _HEADER = re.compile(r"^\s*\[\[?\s*[A-Za-z0-9_\"'-][^\],]*\]\]?\s*(#.*)?$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+MAX_INT = 2**63 - 1  # TOML's integers are 64-bit signed
+MAX_TIMEOUT = 7 * 86400.0  # a timeout beyond a week is a typo (and poll(2) waits < 2**31 ms)
+MAX_CPU = 65535
 _SECONDS = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
             "m": 60.0, "min": 60.0, "h": 3600.0}
 
@@ -144,14 +148,15 @@ def parse_duration(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) if value > 0 else None
-    if not isinstance(value, str):
+        seconds = float(value)
+    elif isinstance(value, str):
+        m = _DURATION.match(value)
+        if not m or m.group(2) not in _SECONDS:
+            return None
+        seconds = float(m.group(1)) * _SECONDS[m.group(2)]
+    else:
         return None
-    m = _DURATION.match(value)
-    if not m or m.group(2) not in _SECONDS:
-        return None
-    seconds = float(m.group(1)) * _SECONDS[m.group(2)]
-    return seconds if seconds > 0 else None
+    return seconds if 0 < seconds < math.inf else None
 
 
 def parse_fraction(value: Any) -> float | None:
@@ -169,7 +174,7 @@ def parse_fraction(value: Any) -> float | None:
 def find_line(text: str, path: tuple[str, ...] | list[str]) -> int:
     """Best-effort line (1-based) of the key `path` in TOML `text`: the key after its table's
     header ([a.b] or [[a]]), else the first line naming the key, else the header, else 1."""
-    lines = text.split("\n")
+    lines = text.removeprefix("\ufeff").split("\n")
     start, header_line = 0, 0
     for depth in range(len(path) - 1, 0, -1):
         dotted = r"\s*\.\s*".join(re.escape(p) for p in path[:depth])
@@ -255,24 +260,68 @@ class _Reader:
         if not isinstance(value, list) or not value:
             raise self.fail(keys, f"{'.'.join(keys)} must be a non-empty list of strings "
                             f"(argv), not {_show(value)}")
-        for item in value:
-            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-                raise self.fail(keys, f"{'.'.join(keys)} has {_show(item)}; every argument "
-                                "must be a string")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                hint = f" (write \"{item}\")" if isinstance(item, (int, float)) \
+                    and not isinstance(item, bool) else ""
+                raise self.fail(keys, f"{'.'.join(keys)}[{i}] must be a string, not "
+                                f"{_show(item)}{hint}: every argument of a command is a string")
         if shell:
             raise self.fail(keys, f"{'.'.join(keys)} is a list but shell = true; give one "
                             "string for the shell")
-        return Command(tuple(str(v) for v in value), False)
+        return Command(tuple(value), False)
 
     def env(self, value: Any, keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
         self.kind(value, keys, dict, "a table of NAME = \"value\"")
         out = []
         for name, v in value.items():
-            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-                raise self.fail((*keys, name), f"{'.'.join(keys)}.{name} must be a string, "
-                                f"not {_show(v)}")
-            out.append((name, str(v)))
+            where = f"{'.'.join(keys)}.{name}"
+            if not name or "=" in name:
+                raise self.fail((*keys, name), f"{where}: an environment variable's name must "
+                                "be non-empty and without '='")
+            if not isinstance(v, str):
+                hint = f" (write {name} = \"{v}\")" if isinstance(v, (int, float)) \
+                    and not isinstance(v, bool) else ""
+                raise self.fail((*keys, name), f"{where} must be a string, not {_show(v)}{hint}")
+            out.append((name, v))
         return tuple(out)
+
+    def directory(self, value: str, keys: tuple[str, ...], base_dir: str,
+                  may_be_made: bool = False) -> str:
+        """The working directory `value` (relative to `base_dir`), which must exist now unless
+        a setup command may make it (`may_be_made`): else every trial would fail to start and
+        be recorded as failed."""
+        full = os.path.normpath(os.path.join(base_dir, value))
+        if may_be_made and not os.path.lexists(full):
+            return full
+        if not os.path.isdir(full):
+            what = "not a directory" if os.path.exists(full) else "no such directory"
+            raise self.fail(keys, f"{'.'.join(keys)}: {what}: {full}")
+        if not os.access(full, os.X_OK):
+            raise self.fail(keys, f"{'.'.join(keys)}: cannot enter the directory {full} "
+                            "(permission denied)")
+        return full
+
+    def check_values(self, value: Any, keys: tuple[str, ...] = (), index: str = "") -> None:
+        """Refuse a NUL byte in any key or string (no argument, variable or path can hold
+        one: every trial would fail) and an integer outside TOML's 64-bit range."""
+        where = ".".join(keys) + index
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if "\x00" in key:
+                    raise self.fail(keys, f"a key in {where or 'the top level'} contains a NUL "
+                                    "byte (\\u0000)")
+                self.check_values(item, (*keys, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                self.check_values(item, keys, f"{index}[{i}]")
+        elif isinstance(value, str) and "\x00" in value:
+            raise self.fail(keys, f"{where} contains a NUL byte (\\u0000), which no argument, "
+                            "variable or path can hold")
+        elif isinstance(value, int) and not isinstance(value, bool) \
+                and not -MAX_INT - 1 <= value <= MAX_INT:
+            raise self.fail(keys, f"{where} is out of range: TOML integers are 64-bit "
+                            f"(at most {MAX_INT})")
 
 
 def _show(value: Any) -> str:
@@ -317,10 +366,11 @@ def load_experiment(path: str) -> Experiment:
 
 def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     """Check the TOML `text` of an experiment file; `path` names it in messages and anchors
-    relative working directories."""
+    relative working directories. A UTF-8 byte order mark at the start is skipped (data files
+    accept one too); `text` is kept as written."""
     tomllib = _toml()
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         m = re.search(r"\(at line (\d+), column \d+\)", message)
@@ -329,13 +379,19 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
             line = str(len(text.rstrip("\n").split("\n")))
         reason = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
         raise InputError(f"invalid TOML: {reason}", f"{path}:{line}") from None
+    except ValueError:  # an integer of thousands of digits: int() refuses to convert it
+        long = re.search(r"[0-9_]{4000,}", text)
+        line = text.count("\n", 0, long.start()) + 1 if long else 1
+        raise InputError(f"invalid TOML: an integer out of range (TOML integers are 64-bit, "
+                         f"at most {MAX_INT})", f"{path}:{line}") from None
     r = _Reader(path, text)
+    r.check_values(doc)
     r.table(doc, (), _TOP)
     shell = doc.get("shell", False)
     r.kind(shell, ("shell",), bool, "true or false")
     base_dir = os.path.dirname(os.path.abspath(path)) if not path.startswith("<") else os.getcwd()
     cwd = r.string(doc, ("cwd",), None)
-    cwd = os.path.normpath(os.path.join(base_dir, cwd)) if cwd else base_dir
+    cwd = r.directory(cwd, ("cwd",), base_dir) if cwd else base_dir
 
     factors = _factors(r, doc.get("factors", {}))
     factor_names = [n for n, _ in factors]
@@ -374,8 +430,9 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     if "cpus" in doc:
         r.kind(doc["cpus"], ("cpus",), list, "a list of CPU numbers")
         for c in doc["cpus"]:
-            if isinstance(c, bool) or not isinstance(c, int) or c < 0:
-                raise r.fail(("cpus",), f"cpus must list CPU numbers (0, 1, ...), not {_show(c)}")
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CPU:
+                raise r.fail(("cpus",), f"cpus must list CPU numbers (0, 1, ... {MAX_CPU}), "
+                             f"not {_show(c)}")
         if not doc["cpus"]:
             raise r.fail(("cpus",), "cpus is empty")
         if not hasattr(os, "sched_setaffinity"):
@@ -407,6 +464,9 @@ def _duration(r: _Reader, doc: dict, key: str) -> float | None:
     value = parse_duration(doc[key])
     if value is None:
         raise r.fail((key,), f"{key} must be a positive duration such as \"10s\", not "
+                     f"{_show(doc[key])}")
+    if value > MAX_TIMEOUT:
+        raise r.fail((key,), f"{key} must be at most {MAX_TIMEOUT / 86400:g} days, not "
                      f"{_show(doc[key])}")
     return value
 
@@ -460,7 +520,8 @@ def _alternatives(r: _Reader, doc: dict, shell: bool, base_dir: str) -> tuple[Al
             else None
         cwd = r.string(spec, (*keys, "cwd"), None)
         out.append(Alternative(name, command, build, r.env(spec.get("env", {}), (*keys, "env")),
-                               os.path.normpath(os.path.join(base_dir, cwd)) if cwd else None))
+                               r.directory(cwd, (*keys, "cwd"), base_dir, "setup" in doc)
+                               if cwd else None))
     return tuple(out)
 
 

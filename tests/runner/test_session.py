@@ -365,12 +365,18 @@ def test_build_timeout_and_programs_a_build_makes(tmp_path):
 
 
 def test_missing_working_directory_is_a_failed_trial(tmp_path):
-    exp = write(tmp_path, """
+    """Refused before anything runs, unless a setup command may make it (issue 15); if the
+    setup did not, each trial is recorded as failed."""
+    text = """
         executions = 1
         [alternatives.a]
         command = ["true"]
         cwd = "gone"
-    """)
+    """
+    with pytest.raises(InputError, match="alternatives.a.cwd: no such directory"):
+        run_experiment(write(tmp_path, text), str(tmp_path / "r.db"))
+    assert not (tmp_path / "r.db").exists()
+    exp = write(tmp_path, 'setup = ["true"]\n' + textwrap.dedent(text))
     result = run_experiment(exp, str(tmp_path / "r.db"))
     assert result.counts == {"failed": 1}
     assert result.failures[0][2].startswith("cannot enter the working directory")
