@@ -2,7 +2,9 @@
 
 Every failure becomes an InputError naming the file: missing, unreadable, a
 directory, binary content. A UTF-8 byte-order mark is dropped and CRLF/CR line
-ends are read like LF, so files from any platform read the same.
+ends are read like LF, so files from any platform read the same. Whether the
+last line has its line end is kept, for readers whose lines are records that a
+file cut mid-line would change (go test's result lines).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Source:
     name: str
     lines: tuple[str, ...]
     sqlite: bool = False  # a SQLite database (a benchlab store): no lines, read by its path
+    unterminated: bool = False  # the last line has no line end: the file may be cut short
 
     @property
     def head(self) -> str:
@@ -71,4 +74,4 @@ def open_source(path: str) -> Source:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return Source(name, tuple(lines))
+    return Source(name, tuple(lines), unterminated=bool(text) and not text.endswith("\n"))

@@ -88,7 +88,6 @@ def test_sniffing_picks_the_format(name, fmt):
     ("benchmark,value\nBenchmarkA,1.5\nBenchmarkA,1.6\n", "table"),
     ("name\titers\tvalue\nfoo\t100\t1.5\n", "table"),
     ("benchmark;real\nx;1\n", "table"),
-    ('{"a": 1}\n', "numbers"),
     ("goos: linux\n", "numbers"),
     ("Benchmarking is fun\n1 2\n", "numbers"),
 ])

@@ -1,7 +1,8 @@
 """Reader registry: each format is a module with `NAME`, `sniff(source)` and `read(source, **opts)`.
 
 Adding a format is one new module and one line in READERS. Sniffing tries the
-readers in order; `numbers` (ministat's plain files) is the fallback. Modules
+readers in order; `numbers` (ministat's plain files) is the fallback, except
+for JSON that no reader recognized, which is refused naming the formats read. Modules
 load on first use, so importing one reader does not import the others.
 """
 
@@ -12,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from benchlab.data.source import Source, open_source
-from benchlab.errors import UsageError
+from benchlab.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -44,10 +45,60 @@ def reader_for(source: Source, format: str | None = None) -> ModuleType:
             raise UsageError(f"unknown input format {format!r} (known: {', '.join(READERS)})")
         return load(key)
     for name in READERS:
+        if name in TEXT_READERS:
+            unknown_json(source)
         reader = load(name)
         if reader.sniff(source):
             return reader
     return load("numbers")
+
+
+TEXT_READERS = ("table", "numbers")  # the readers a JSON document must not fall through to
+KNOWN_JSON = ("hyperfine (--export-json), pyperf (-o), Google Benchmark "
+              "(--benchmark_format=json) and JMH (-rf json)")
+
+
+def unknown_json(source: Source) -> None:
+    """Refuse a JSON document that no reader recognized, naming the formats benchlab reads.
+
+    A file that starts with `{`, or with `[` and parses as JSON, is JSON: read as a
+    table or as numbers it would give "a header but no rows" or "'{}' is not a
+    number". Invalid JSON that starts with `{` gets the JSON error with its line.
+    pytest-benchmark's files are recognized and named.
+    """
+    from benchlab.data.readers import _foreign
+
+    head = _foreign.prefix(source, 64).lstrip()
+    if not head.startswith(("{", "[")):
+        return
+    if head.startswith("["):
+        import json
+
+        try:
+            doc = json.loads("\n".join(source.lines))
+        except ValueError:
+            return  # not JSON: a table or numbers file that starts with "["
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", source.name) from None
+    else:
+        doc = _foreign.load_json(source, "benchmark")
+    raise InputError(f"{_describe(doc)}; benchlab reads the JSON of {KNOWN_JSON}, "
+                     "and CSV/TSV, go test and plain-number files", source.name)
+
+
+def _describe(doc: object) -> str:
+    """What the unknown JSON document is, as far as can be told."""
+    if doc == {} or doc == []:
+        return f"an empty JSON {'object' if doc == {} else 'array'}, not benchmark results"
+    if isinstance(doc, dict) and ("machine_info" in doc or "commit_info" in doc) and \
+            isinstance(doc.get("benchmarks"), list):
+        return "pytest-benchmark JSON (--benchmark-json), which benchlab does not read yet"
+    if isinstance(doc, dict):
+        keys = ", ".join(repr(k) for k in list(doc)[:4])
+        return f"JSON of no known benchmark format (an object with keys {keys})"
+    if isinstance(doc, list):
+        return "JSON of no known benchmark format (an array)"
+    return "JSON of no known benchmark format"
 
 
 def read(path: str, format: str | None = None, **opts: object) -> Dataset:

@@ -2,7 +2,9 @@
 
 Layout: {"context": {...}, "benchmarks": [{"name", "run_name", "run_type":
 "iteration" | "aggregate", "repetitions", "repetition_index", "threads",
-"iterations", "real_time", "cpu_time", "time_unit", counters...}]}.
+"iterations", "real_time", "cpu_time", "time_unit", counters...}]}. Only the
+schema version is read from the context, so a file without it (cut off by a
+script) is read too.
 
 Only "iteration" entries are data; "aggregate" entries (mean, median, stddev,
 cv, BigO, RMS) are summaries of them and are skipped, and so are entries whose
@@ -31,6 +33,8 @@ NAME = "gbench"
 WHAT = "Google Benchmark JSON"
 SCHEMA_VERSIONS = (1,)
 _START = re.compile(r'\s*\{\s*"context"\s*:\s*\{')
+_START_NO_CONTEXT = re.compile(r'\s*\{\s*"benchmarks"\s*:\s*\[\s*\{\s*"name"\s*:')
+_ENTRY_KEYS = re.compile(r'"(run_type|real_time|cpu_time|time_unit)"\s*:')
 _CONTEXT_KEYS = re.compile(r'"(executable|num_cpus|mhz_per_cpu|host_name|library_build_type|'
                            r'benchmarks)"\s*:')
 _TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -38,9 +42,12 @@ _COUNTER_UNITS = {"bytes_per_second": ("B/s", True), "items_per_second": ("items
 
 
 def sniff(source: Source) -> bool:
-    """A JSON object that starts with Google Benchmark's "context" object."""
+    """A JSON object that starts with Google Benchmark's "context" object, or (a file whose
+    context was cut off by hand) with "benchmarks" entries holding its keys."""
     head = _foreign.prefix(source)
-    return bool(_START.match(head)) and _CONTEXT_KEYS.search(head) is not None
+    if _START.match(head):
+        return _CONTEXT_KEYS.search(head) is not None
+    return bool(_START_NO_CONTEXT.match(head)) and _ENTRY_KEYS.search(head) is not None
 
 
 def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
@@ -50,7 +57,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
 
     metric = metric or "real_time"
     doc = _foreign.load_json(source, "Google Benchmark")
-    context = _foreign.get(doc, "context", "", source, dict, WHAT)
+    context = _foreign.get(doc, "context", "", source, dict, WHAT, required=False) or {}
     schema = context.get("json_schema_version", 1)
     if schema not in SCHEMA_VERSIONS:
         raise InputError(f"Google Benchmark JSON schema version {_foreign.label(schema)} is not "

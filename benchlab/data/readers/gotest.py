@@ -6,7 +6,9 @@ for every result after them, until the key is set again (an empty value unsets
 it). A result line is `BenchmarkName-P  <iterations>  <value> <unit>
 [<value> <unit>]...`. Every other line (PASS, ok, test output, `Unit` metadata)
 is skipped; a line that starts with "Benchmark" and has more than a name but
-does not parse is an error naming its line.
+does not parse is an error naming its line. So is a last benchmark line without
+a line end that does not parse or has other units than the line before it: the
+file was cut mid-line, and "12.5 ns/o" must not become a metric of its own.
 
 Each result line is one measurement (one `-count` repetition), so there are no
 level columns. Factors: `benchmark` (the name without "Benchmark" and without
@@ -97,12 +99,15 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     config_keys: dict[str, None] = {}
     found: list[tuple[int, str, str, dict[str, str], tuple[tuple[str, str], ...],
                       list[tuple[float, str]]]] = []
+    last = len(source.lines) if source.unterminated else 0
     for number, line in enumerate(source.lines, start=1):
         if _is_benchmark(line):
             fields = line.split()
+            where = f"{source.name}:{number}"
+            if number == last:
+                _check_last_line(fields, found, where)
             if len(fields) == 1:
                 continue  # go test -v announces a benchmark that logs: the name alone
-            where = f"{source.name}:{number}"
             name = fields[0]
             if not (fields[1].isascii() and fields[1].isdigit()):
                 raise InputError(f"malformed benchmark line: {fields[1]!r} is not an "
@@ -173,6 +178,20 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         default_by = "case"
     return rows.dataset(source, factors=factors, levels=(), unit=go_unit(chosen),
                         metric=chosen, default_by=default_by, lines=lines)
+
+
+def _check_last_line(fields: list[str], found: list, where: str) -> None:
+    """Refuse a last result line that the end of the file cut: no line end after it, and
+    it does not parse, or its units are not those of the result line before it (a cut
+    "12.5 ns/o" would be a new metric "ns/o")."""
+    cut = InputError("the file ends in the middle of this benchmark line (no line end after "
+                     "it): was it cut short? Remove the line, or complete it", where)
+    pairs = fields[2:]
+    if len(fields) < 4 or len(pairs) % 2 or not fields[1].isdigit() or any(
+            _parse_number(pairs[k]) is None for k in range(0, len(pairs), 2)):
+        raise cut
+    if found and [unit for _, unit in found[-1][-1]] != pairs[1::2]:
+        raise cut
 
 
 def _choose_metric(metric: str | None, metrics: list[str], name: str) -> str:

@@ -63,6 +63,10 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             raise InputError(f"{path} ({command!r}) has no {key!r}: its metrics are "
                              f"{', '.join(have)} (newer hyperfine versions also record the "
                              "memory of each run)", source.name)
+        if not values:  # a command that never ran: refused, not dropped from the comparison
+            raise InputError(f"{path} ({command!r}) has an empty {key!r} list: no run of it "
+                             "was recorded (remove the result, or run hyperfine again)",
+                             source.name)
         numbers = [_foreign.number(v, f"{path}.{key}[{j}]", source)
                    for j, v in enumerate(values)]
         labels: dict[str, str] = {"command": command}

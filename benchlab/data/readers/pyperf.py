@@ -85,6 +85,10 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             numbers = [_foreign.number(v, f"{run_path}.values[{k}]", source)
                        for k, v in enumerate(values)]
             rows.add(numbers, {"benchmark": name, "run": str(run_number)})
+        if run_number == 0:  # refused, not dropped from the comparison without a word
+            what = "no runs" if not runs else f"only calibration runs ({len(runs)}, no values)"
+            raise InputError(f"{path} ({name!r}) has {what}: nothing was measured (remove "
+                             "the benchmark, or run it again)", source.name)
     if len(set(units.values())) > 1:
         listed = ", ".join(f"{n}: {u}" for n, u in units.items())
         raise InputError(f"the benchmarks have different units ({listed}); split the file "
