@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
+from benchlab.report.escape import terminal, terminal_lines
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 
@@ -77,6 +78,7 @@ def anova_document(r: AnovaResult) -> dict[str, Any]:
 
 
 def _table(rows: list[list[str]], left: int = 1) -> list[str]:
+    rows = [[terminal(c) for c in row] for row in rows]  # terms name factors: escape, then measure
     widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) if j < left else c.rjust(w)
                       for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
@@ -88,7 +90,10 @@ def _ci(low: float | None, high: float | None) -> str:
 
 
 def anova_text(r: AnovaResult, source: str = "") -> str:
-    """The terminal report: design line, effects (and ANOVA) table, R², diagnostics, advice."""
+    """The terminal report: design line, effects (and ANOVA) table, R², diagnostics, advice.
+
+    Every line inert (`escape.terminal`): factor, level and response names are data.
+    """
     shape = "×".join(str(len(lv)) for lv in r.levels)
     kind = f"2^{len(r.factors)}" if all(len(lv) == 2 for lv in r.levels) else shape
     reps = (f"{r.replicates} replicate{'s' if r.replicates != 1 else ''}"
@@ -156,7 +161,7 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
     lines += ["", "advice:"] + [f"  - {a}" for a in d.advice]
     if r.warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in r.warnings]
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines) + "\n"
 
 
 def residual_plots(r: AnovaResult, path: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.design.factorial import Design
+from benchlab.report.escape import terminal, terminal_lines
 
 
 def plan_csv(design: Design) -> str:
@@ -37,12 +38,16 @@ def describe(design: Design) -> str:
 
 
 def sign_table_text(design: Design) -> str:
-    """Jain's sign table: one row per cell in standard order, its levels, then ±1 columns."""
+    """Jain's sign table: one row per cell in standard order, its levels, then ±1 columns.
+
+    Factor names and levels show control characters escaped (`escape.terminal`).
+    """
     matrix, letters = design.sign_table()
-    cells = design.cells()
-    heads = ["cell", *design.names]
+    cells = [[terminal(level) for level in cell] for cell in design.cells()]
+    names = [terminal(n) for n in design.names]
+    heads = ["cell", *names]
     widths = [max(len("cell"), len(str(len(cells))))]
-    widths += [max(len(n), *(len(c[j]) for c in cells)) for j, n in enumerate(design.names)]
+    widths += [max(len(n), *(len(c[j]) for c in cells)) for j, n in enumerate(names)]
     sign_w = [max(2, len(x)) for x in letters]
     lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "  "
              + " ".join(x.rjust(w) for x, w in zip(letters, sign_w, strict=True))]
@@ -54,7 +59,7 @@ def sign_table_text(design: Design) -> str:
     legend = ", ".join(f"{chr(ord('A') + j)} = {n} ({f.levels[0]} -1, {f.levels[1]} +1)"
                        for j, (n, f) in enumerate(zip(design.names, design.factors,
                                                       strict=True)))
-    return "\n".join(lines) + f"\n\n{legend}\n"
+    return terminal_lines([*lines, "", legend]) + "\n"
 
 
 def design_document(design: Design) -> dict[str, Any]:

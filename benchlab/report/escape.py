@@ -98,11 +98,12 @@ def markdown(text: str) -> str:
 
     Controls become visible escapes first (as on the terminal: a newline is
     ``\\n``, so "x<newline>y" and "x y" stay distinct); then ``\\ ` * [ ] | ~ $``
-    and ``_`` at the edge of a word (not in snake_case) are backslash-escaped and ``& < >`` become entities, so a name stays in its
-    table cell and renders as the characters it holds. A leading space is an
-    entity so that it cannot indent a block into code. E-mail addresses are
-    still auto-linked by GitHub (cmark-gfm links them whatever is escaped),
-    harmlessly, as mailto: links.
+    and ``_`` at the edge of a word (not inside snake_case) are backslash-escaped
+    and ``& < >`` become entities, so a name stays in its table cell and renders
+    as the characters it holds. A leading space is an entity so that it cannot
+    indent a block into code; a leading list or heading marker is escaped.
+    E-mail addresses are still auto-linked by GitHub (cmark-gfm links them
+    whatever is escaped), harmlessly, as mailto: links.
     """
     text = _MD_PUNCT.sub(r"\\\1", terminal(text))
     text = _MD_UNDERSCORE.sub(_underscores, text)

@@ -1,10 +1,14 @@
-"""Rendering of variance components (`summary`) and experiment plans (`plan`)."""
+"""Rendering of variance components (`summary`) and experiment plans (`plan`).
+
+The text lines come out inert (`escape.terminal`): group and level names are data.
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from benchlab.report.escape import terminal
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.units import Unit
 
@@ -46,9 +50,9 @@ def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
         drop = "  (no detectable variation: can be dropped)" if c.droppable else ""
         if c is s.components[0] and c.t2 <= 0:
             drop = "  (no detectable variation of its own)"
-        lines.append(f"  {c.name:<14}{c.repetitions:>8.4g}{c.s2:>14.6g}{c.t2:>14.6g}"
+        lines.append(f"  {terminal(c.name):<14}{c.repetitions:>8.4g}{c.s2:>14.6g}{c.t2:>14.6g}"
                      f"{_pct(c.relative_sd, 2):>10}{_pct(c.share):>9}{drop}")
-    return lines
+    return [terminal(line) for line in lines]
 
 
 def plan_document(plan: Plan, unit_mean: float | None = None) -> dict[str, Any]:
@@ -80,7 +84,7 @@ def plan_text(plan: Plan) -> list[str]:
              f"{'single-level':>14}"]
     for i, name in enumerate(plan.levels):
         raw = plan.unrounded[i]
-        lines.append(f"  {name:<14}{_duration(plan.costs[i]):>10}{plan.t2[i]:>14.6g}"
+        lines.append(f"  {terminal(name):<14}{_duration(plan.costs[i]):>10}{plan.t2[i]:>14.6g}"
                      f"{plan.optimal.repetitions[i]:>11}"
                      f"{'' if raw is None else f'{raw:.4f}':>13}"
                      f"{plan.single_level.repetitions[i]:>14}")
@@ -89,4 +93,4 @@ def plan_text(plan: Plan) -> list[str]:
                      f"{_duration(o.total_cost)} in all, CI half-width "
                      f"±{_pct(o.relative_halfwidth, 2)} of the mean")
     lines += [f"  - {n}" for n in plan.notes]
-    return lines
+    return [terminal(line) for line in lines]

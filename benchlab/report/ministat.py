@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from benchlab.report.escape import terminal
 from benchlab.stats.ministat import SYMBOLS, MinistatComparison, MinistatSample
 
 DEFAULT_WIDTH = 74
@@ -31,8 +32,11 @@ NO_PLOT = "[no plot, span is zero width]\n"
 
 
 def render_legend(samples: Sequence[MinistatSample]) -> str:
-    """One line per data set: its symbol and name."""
-    return "".join(f"{SYMBOLS[i]} {s.name}\n" for i, s in enumerate(samples, start=1))
+    """One line per data set: its symbol and name (a file name: controls shown escaped).
+
+    Names without control characters print as ministat prints them, byte for byte.
+    """
+    return "".join(f"{SYMBOLS[i]} {terminal(s.name)}\n" for i, s in enumerate(samples, start=1))
 
 
 def render_vitals(sample: MinistatSample, number: int) -> str:

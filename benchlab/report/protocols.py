@@ -1,4 +1,7 @@
-"""Rendering the test protocols (Speedup-Test, Kruskal–Wallis): terminal text and JSON documents."""
+"""Rendering the test protocols (Speedup-Test, Kruskal–Wallis): terminal text and JSON documents.
+
+The text lines come out inert (`escape.terminal`): sample and benchmark names are data.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
+from benchlab.report.escape import terminal
 from benchlab.report.text import fmt_p
 from benchlab.stats.classic_tests import TestResult
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
@@ -77,6 +81,7 @@ def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
 
 
 def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    rows = [[terminal(c) for c in row] for row in rows]  # names are data: escape, then measure
     widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
     return ["  ".join(c.rjust(w) if j in right else c.ljust(w)
                       for j, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
@@ -118,7 +123,7 @@ def speedup_text(results: list[SpeedupTestResult], samples: dict[str, Any],
         lines.append(f"  result: {r.message}")
         lines += [f"  warning: {w}" for w in r.warnings]
         lines.append("")
-    return lines[:-1]
+    return [terminal(line) for line in lines[:-1]]
 
 
 def suite_text(suites: list[SpeedupSuite]) -> list[str]:
@@ -151,7 +156,7 @@ def suite_text(suites: list[SpeedupSuite]) -> list[str]:
                 lines.append(f"  {bench}: {x.message}")
             lines += [f"  {bench}: warning: {w}" for w in x.warnings]
         lines.append("")
-    return lines[:-1]
+    return [terminal(line) for line in lines[:-1]]
 
 
 def kruskal_text(r: KruskalResult, unit: Unit) -> list[str]:
@@ -176,4 +181,4 @@ def kruskal_text(r: KruskalResult, unit: Unit) -> list[str]:
     n_sig = sum(p.significant for p in r.pairs)
     lines += ["", f"{n_sig} of {len(r.pairs)} pairs differ at level {r.alpha:g} after Holm's "
                   "adjustment (shift: Hodges-Lehmann, second - first)"]
-    return lines
+    return [terminal(line) for line in lines]

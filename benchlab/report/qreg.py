@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from benchlab.report.escape import terminal
 from benchlab.stats.qreg import QregResult
 
 
@@ -21,7 +22,7 @@ def _p(value: float) -> str:
 
 
 def qreg_text(result: QregResult, factors_line: str) -> list[str]:
-    """The header (model, solver, inference and why) and one table per τ."""
+    """The header (model, solver, inference and why) and one table per τ, every line inert."""
     unit = f" ({result.unit})" if result.unit else ""
     lines = [f"quantile regression of {result.response}{unit} on {factors_line}: "
              f"n = {result.n}, {len(result.names)} coefficients",
@@ -30,18 +31,19 @@ def qreg_text(result: QregResult, factors_line: str) -> list[str]:
              f"intervals: {100 * result.confidence:g}% by {_se_name(result)} ({result.se_reason})"]
     if result.seed is not None:
         lines[-1] += f"; seed {result.seed}"
-    width = max(12, max(len(n) for n in result.names) + 2)
+    names = [terminal(n) for n in result.names]  # terms name factors and levels: data
+    width = max(12, max(len(n) for n in names) + 2)
     for t, tau in enumerate(result.taus):
         lines.append("")
         lines.append(f"tau = {tau:g}")
         lines.append(f"  {'term':<{width}}{'estimate':>12}{'low':>12}{'high':>12}{'p-value':>9}")
-        for j, name in enumerate(result.names):
+        for j, name in enumerate(names):
             lines.append(f"  {name:<{width}}{_cell(result.coef[t, j], 12)}"
                          f"{_cell(result.low[t, j], 12)}{_cell(result.high[t, j], 12)}"
                          f"{_p(result.pvalue[t, j])}")
     for warning in result.warnings:
         lines.append(f"warning: {warning}")
-    return lines
+    return [terminal(line) for line in lines]
 
 
 def _coding(factor: str, levels: list[str]) -> str:

@@ -1,7 +1,10 @@
 """Progress of a run: a rich progress bar on a terminal, plain lines otherwise, or nothing.
 
 Every form shows the current trial and an estimate of the time left (the mean
-duration of this session's trials times the trials left).
+duration of this session's trials times the trials left). What comes from the
+experiment file (names, levels) or from a failed command (its error) is shown
+inert: control characters escaped (`report.escape.terminal`) and, in the rich
+bar, never read as rich markup.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import sys
 import time
 from typing import TextIO
 
+from benchlab.report.escape import terminal
 from benchlab.runner.plan import Trial
 
 
@@ -25,10 +29,10 @@ def format_seconds(seconds: float) -> str:
 
 
 def describe(trial: Trial) -> str:
-    """"round 3: fast size=10, build 1, execution 2 (warm-up)"."""
+    """"round 3: fast size=10, build 1, execution 2 (warm-up)", control characters escaped."""
     what = "build step" if trial.kind == "build" else f"execution {trial.execution}"
     warm = " (warm-up)" if trial.warmup else ""
-    return f"round {trial.round}: {trial.label()}, build {trial.build}, {what}{warm}"
+    return f"round {trial.round}: {terminal(trial.label())}, build {trial.build}, {what}{warm}"
 
 
 class Progress:
@@ -72,14 +76,14 @@ class PlainProgress(Progress):
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
         eta = self.eta()
-        state = f"FAILED: {error}" if error else format_seconds(wall)
+        state = f"FAILED: {terminal(error)}" if error else format_seconds(wall)
         width = len(str(self.total))
         self.stream.write(f"[{self.done:>{width}}/{self.total}] {describe(trial)}: {state}"
                           f"{'' if eta is None else f'  (ETA {format_seconds(eta)})'}\n")
         self.stream.flush()
 
     def note(self, text: str) -> None:
-        self.stream.write(text + "\n")
+        self.stream.write(terminal(text) + "\n")
         self.stream.flush()
 
 
@@ -105,8 +109,10 @@ class RichProgress(Progress):
         self.console = Console(file=stream)
         from rich.progress import Progress as Bar
 
-        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        # markup=False: a name like "[red]x" or "[/]" is text, not rich markup (or an error)
+        self.bar = Bar(TextColumn("{task.description}", markup=False), BarColumn(),
+                       MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+                       TimeRemainingColumn(),
                        console=self.console, transient=False, auto_refresh=False)
         self.task = None
 
@@ -121,11 +127,12 @@ class RichProgress(Progress):
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
         if error:
-            self.bar.console.print(f"FAILED {describe(trial)}: {error}")
+            self.bar.console.print(f"FAILED {describe(trial)}: {terminal(error)}", markup=False,
+                                   highlight=False)
         self.bar.update(self.task, completed=self.done, refresh=True)
 
     def note(self, text: str) -> None:
-        self.bar.console.print(text, markup=False, highlight=False)
+        self.bar.console.print(terminal(text), markup=False, highlight=False)
 
     def close(self) -> None:
         self.bar.stop()

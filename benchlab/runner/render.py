@@ -1,15 +1,19 @@
 """Text and JSON of the runner's results: the plan (--dry-run), a run's outcome, the environment.
 
 (Kept beside the runner rather than in report/: these render runner objects only.)
+Every text line is inert (`report.escape.terminal`): names, levels, commands, paths
+and a failed command's stderr come from the experiment file or the commands run.
 """
 
 from __future__ import annotations
 
+from benchlab.report.escape import terminal, terminal_lines
 from benchlab.runner.plan import Trial, command_for
 from benchlab.runner.progress import format_seconds
 
 
-def _shape(e) -> str:
+def _shape(e) -> list[str]:
+    """Three lines: the alternatives and cells, the levels, what is measured."""
     cells = len(e.alternatives)
     for _, levels in e.factors:
         cells *= len(levels)
@@ -20,13 +24,13 @@ def _shape(e) -> str:
     what = {"time": "the process timed whole (wall, user, sys, maxrss)",
             "regex": f"values parsed by regex: {', '.join(e.measure.metrics)}",
             "json": f"values parsed from JSON lines: {', '.join(e.measure.metrics)}"}
-    return (f"{len(e.alternatives)} alternative{'s' if len(e.alternatives) != 1 else ''} "
+    return [f"{len(e.alternatives)} alternative{'s' if len(e.alternatives) != 1 else ''} "
             f"({', '.join(a.name for a in e.alternatives)}; baseline {e.baseline}) x "
             f"{cells // len(e.alternatives)} factor combination"
-            f"{'s' if cells // len(e.alternatives) != 1 else ''}\n"
+            f"{'s' if cells // len(e.alternatives) != 1 else ''}",
             f"levels: {e.builds} build{'s' if e.builds != 1 else ''} x {warm_x} executions x "
-            f"{warm_i} iteration{'s' if e.iterations != 1 else ''}\n"
-            f"measure: {what[e.measure.kind]}")
+            f"{warm_i} iteration{'s' if e.iterations != 1 else ''}",
+            f"measure: {what[e.measure.kind]}"]
 
 
 def _estimate_line(planned) -> str:
@@ -44,7 +48,7 @@ def _estimate_line(planned) -> str:
 
 def dry_run_text(planned, store: str) -> str:
     e = planned.experiment
-    lines = [f"experiment {e.path}: {e.name}", _shape(e),
+    lines = [f"experiment {e.path}: {e.name}", *_shape(e),
              f"order: {e.order}, seed {planned.seed}",
              f"store: {store} ({'resuming' if planned.resumed else 'not written by --dry-run'})"]
     warm = sum(t.warmup for t in planned.trials)
@@ -64,12 +68,12 @@ def dry_run_text(planned, store: str) -> str:
     header = f"{'trial':>5} {'round':>5}  {'what':<30} {'build':>5} {'exec':>4}  command"
     lines.append(header)
     for t in planned.trials:
-        what = t.label() + (" (warm-up)" if t.warmup else "")
+        what = terminal(t.label()) + (" (warm-up)" if t.warmup else "")
         kind = "build" if t.kind == "build" else str(t.execution)
         lines.append(f"{t.seq:>5} {t.round:>5}  {what:<30} {t.build:>5} {kind:>4}  "
                      f"{command_for(e, t).show()}")
     lines += ["", _estimate_line(planned)]
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines) + "\n"
 
 
 def _trial_doc(e, t: Trial) -> dict:
@@ -119,7 +123,7 @@ def run_text(result) -> str:
         lines.append(f"continue with: benchlab run EXPERIMENT -o {result.store} --resume")
     else:
         lines.append(f"analyze with: benchlab compare {result.store}")
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines) + "\n"
 
 
 def run_document(result) -> dict:
@@ -161,7 +165,9 @@ def environment_text(env: dict, warnings: list) -> str:
         rows.append(("spawn", env["spawn"]))
     lines = [f"{name + ':':<14} {show(value)}" for name, value in rows]
     if warnings:
-        lines += ["", "warnings:"] + [f"  - {w.message}\n    fix: {w.fix}" for w in warnings]
+        lines += ["", "warnings:"]
+        for w in warnings:
+            lines += [f"  - {w.message}", f"    fix: {w.fix}"]
     else:
         lines += ["", "no noise warnings"]
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines) + "\n"
