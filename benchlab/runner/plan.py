@@ -13,12 +13,25 @@ combination before the next (as hyperfine does).
 from __future__ import annotations
 
 import itertools
+import math
+import os
 from dataclasses import dataclass
 
+from benchlab.errors import InputError, UsageError
 from benchlab.runner.config import Command, Experiment
 
+# Planned trials are held in memory (about 150 bytes each, twice while a run starts: the plan
+# and the store's list of trials left; --dry-run adds a line or a JSON object per trial) and
+# written to the store (about 60 bytes each): a million trials cost a few hundred MB.
+MAX_TRIALS = 1_000_000
+MAX_TRIALS_VAR = "BENCHLAB_MAX_TRIALS"
+# The values one execution prints are held until it ends (about 400 bytes per iteration and
+# metric, parsed and then recorded): a million iterations cost a few hundred MB.
+MAX_ITERATIONS = 1_000_000
+MAX_ITERATIONS_VAR = "BENCHLAB_MAX_ITERATIONS"
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class Trial:
     """One unit of work: a build step, or one execution (a process) of a cell in a build.
 
@@ -52,43 +65,98 @@ def cells(e: Experiment) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
             for combo in combos]
 
 
+def plan_size(e: Experiment) -> tuple[int, dict[str, int]]:
+    """The number of trials make_plan would list, computed from the file's numbers without
+    listing anything (builds × (build steps + alternatives × factor combinations × (warm-up +
+    measured executions))), and those numbers by the key that sets them."""
+    numbers = {"alternatives": len(e.alternatives),
+               "factors": math.prod(len(levels) for _, levels in e.factors),
+               "builds": e.builds, "executions": e.warmup_executions + e.executions}
+    built = sum(a.build is not None for a in e.alternatives)
+    total = e.builds * (built + numbers["alternatives"] * numbers["factors"]
+                        * numbers["executions"])
+    return total, numbers
+
+
+def _limit(variable: str, default: int) -> int:
+    """The limit the environment variable sets (a positive integer), else `default`."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{variable} must be a positive integer, not {text[:40]!r}")
+    return value
+
+
+def check_size(e: Experiment) -> None:
+    """Refuse, before anything is listed or run, a plan with more trials than
+    BENCHLAB_MAX_TRIALS, or executions printing more iterations than BENCHLAB_MAX_ITERATIONS:
+    an absurd number in the file would otherwise grow memory silently."""
+    total, numbers = plan_size(e)
+    limit = _limit(MAX_TRIALS_VAR, MAX_TRIALS)
+    if total > limit:
+        names = {"alternatives": "alternative", "factors": "factor combination",
+                 "builds": "build", "executions": "execution"}
+        shape = " x ".join(f"{n} {names[k]}{'s' if n != 1 else ''}" for k, n in numbers.items())
+        key = max(numbers, key=lambda k: numbers[k])
+        if key == "executions" and e.warmup_executions > e.executions:
+            key = "warmup.executions"
+        raise InputError(f"the plan has {total} trials ({shape}), more than the limit of "
+                         f"{limit}; lower {key} or set {MAX_TRIALS_VAR} to raise the limit",
+                         e.where(*key.split(".")))
+    per_execution = e.warmup_iterations + e.iterations
+    limit = _limit(MAX_ITERATIONS_VAR, MAX_ITERATIONS)
+    if per_execution > limit:
+        key = "iterations" if e.iterations >= e.warmup_iterations else "warmup.iterations"
+        raise InputError(f"each execution must print {per_execution} iterations, more than "
+                         f"the limit of {limit}; lower {key} or set {MAX_ITERATIONS_VAR} to "
+                         "raise the limit", e.where(*key.split(".")))
+
+
 def make_plan(e: Experiment, seed: int) -> list[Trial]:
-    """All trials of the experiment in run order (`seed` draws the interleaved order)."""
+    """All trials of the experiment in run order (`seed` draws the interleaved order); refused
+    by check_size first when they would be absurdly many."""
     import numpy as np
+
+    check_size(e)
 
     rng = np.random.default_rng(seed)
     all_cells = cells(e)
     built = [a.name for a in e.alternatives if a.build is not None]
     per_build = e.warmup_executions + e.executions
-    out: list[tuple[int, str, str, tuple, int, int, bool]] = []
+    warm = e.warmup_executions
+    out: list[Trial] = []
+    add = out.append
     if e.order == "sequential":
         rnd = 0
         for a in e.alternatives:
             for b in range(1, e.builds + 1):
                 if a.build is not None:
                     rnd += 1
-                    out.append((rnd, "build", a.name, (), b, 0, False))
+                    add(Trial(len(out) + 1, rnd, "build", a.name, (), b, 0, False))
                 for name, factors in all_cells:
                     if name != a.name:
                         continue
                     for x in range(1, per_build + 1):
                         rnd += 1
-                        out.append((rnd, "execution", name, factors, b, x,
-                                    x <= e.warmup_executions))
+                        add(Trial(len(out) + 1, rnd, "execution", name, factors, b, x, x <= warm))
     else:
         rnd = 0
         for b in range(1, e.builds + 1):
             if built:
                 rnd += 1
-                for i in rng.permutation(len(built)):
-                    out.append((rnd, "build", built[i], (), b, 0, False))
+                for i in rng.permutation(len(built)).tolist():
+                    add(Trial(len(out) + 1, rnd, "build", built[i], (), b, 0, False))
             for x in range(1, per_build + 1):
                 rnd += 1
-                for i in rng.permutation(len(all_cells)):
+                for i in rng.permutation(len(all_cells)).tolist():
                     name, factors = all_cells[i]
-                    out.append((rnd, "execution", name, factors, b, x,
-                                x <= e.warmup_executions))
-    return [Trial(k, *t) for k, t in enumerate(out, start=1)]
+                    add(Trial(len(out) + 1, rnd, "execution", name, factors, b, x, x <= warm))
+    return out
 
 
 def values_for(e: Experiment, trial: Trial) -> dict[str, str]:
