@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
-from benchlab.cli import common
+from benchlab import limits
+from benchlab.cli import common, option_types
 from benchlab.errors import UsageError
+from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab compare old.txt new.txt --unit s
@@ -21,13 +24,18 @@ EXAMPLE = """examples:
 def prepare_argv(argv: list[str]) -> list[str]:
     """Let `--bootstrap` go before the file names: a bare flag means the default B.
 
-    argparse would otherwise read the next file name as B and fail.
+    argparse would otherwise read the next file name as B and fail. A number after
+    it, even a negative one, is B, so that `--bootstrap -1` is refused as B, not as
+    "unrecognized arguments: -1".
     """
     out = list(argv)
     for i, token in enumerate(out):
-        if token == "--bootstrap" and (i + 1 == len(out) or not out[i + 1].isdigit()):
+        if token == "--bootstrap" and (i + 1 == len(out) or not _INTEGER.fullmatch(out[i + 1])):
             out[i] = "--bootstrap=10000"
     return out
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also Student's t, Mann-Whitney, Kolmogorov-Smirnov, Shapiro-Wilk, F")
     a.add_argument("--bootstrap", nargs="?", type=int, const=10_000, default=None, metavar="B",
                    help="bootstrap CIs of the ratios of means and medians (B = 10000)")
-    a.add_argument("--seed", type=int, default=None, help="random seed for the bootstrap")
+    a.add_argument("--seed", type=option_types.seed, default=None,
+                   help="random seed for the bootstrap (0 or more)")
     a.add_argument("--resample", metavar="SPEC", help="with --levels: R (resample) or N (keep) "
                    "per level, highest first, e.g. RRN; or flat (default: R at every level)")
     a.add_argument("--paired", action="store_true",
@@ -81,7 +90,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="ministat: each data set's bars on its own line")
     m.add_argument("-w", dest="width", type=int, default=None, metavar="WIDTH",
                    help="ministat: plot width (default 74, or the terminal's)")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,7 +116,9 @@ def _run_default(args: argparse.Namespace) -> int:
     if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
         raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
     if args.bootstrap is not None and args.bootstrap < 100:
-        raise UsageError("--bootstrap needs at least 100 replicates")
+        raise UsageError(f"--bootstrap needs at least 100 replicates, not {args.bootstrap}")
+    if args.bootstrap is not None:
+        limits.check_replicates(args.bootstrap, "--bootstrap")
     confidence = common.confidence(args.confidence)
     if args.pair_by:
         args.paired = True
@@ -125,6 +136,9 @@ def _run_default(args: argparse.Namespace) -> int:
                          "column that has two or more groups)")
     samples, unit, args.unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
+    if args.bootstrap is not None:  # before the work: B times the data is what it draws
+        limits.check_resampled(args.bootstrap, sum(len(s.values) for s in samples),
+                               "--bootstrap")
     spec = _resample_spec(args, level_names)
     if args.benchmark:
         return _run_suite(args, samples, unit, baseline, confidence, level_names, spec)

@@ -7,8 +7,10 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from benchlab.cli import factor_options
+from benchlab import limits
+from benchlab.cli import factor_options, option_types
 from benchlab.errors import InputError, UsageError
+from benchlab.warnings_capture import noting
 
 if TYPE_CHECKING:  # numpy loads when the command runs: `benchlab --help` stays quick
     import numpy as np
@@ -48,13 +50,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="numeric columns added to the model as covariates")
     p.add_argument("-R", "--replicates", type=int, default=200, metavar="B",
                    help="bootstrap replicates for --se boot|cluster (default 200)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
+    p.add_argument("--seed", type=option_types.seed, default=None,
+                   help="seed of the bootstrap (0 or more)")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="write the coefficients-against-tau figure (.png, .svg or .pdf)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def parse_taus(text: str) -> list[float]:
@@ -69,13 +72,18 @@ def parse_taus(text: str) -> list[float]:
                 start, stop, step = (float(v) for v in item.split(":"))
                 if step <= 0 or stop < start:
                     raise ValueError
-                count = int(np.floor((stop - start) / step + 1e-9)) + 1
+                steps = (stop - start) / step + 1e-9
+                count = int(np.floor(steps)) + 1 if np.isfinite(steps) else 2**63
+                limits.check(len(taus) + count, limits.MAX_TAUS, f"--taus {item}: the number "
+                             "of quantiles", "use a coarser STEP ")  # before the grid exists
                 taus.extend(np.round(start + step * np.arange(count), 12).tolist())
             else:
                 taus.append(float(item))
         except ValueError:
             raise UsageError(f"--taus: {item!r} is not a quantile or a FROM:TO:STEP range") \
                 from None
+    limits.check(len(taus), limits.MAX_TAUS, "the number of quantiles in --taus",
+                 "give fewer ")
     bad = [t for t in taus if not 0.0 < t < 1.0]
     if bad:
         raise UsageError(f"--taus: tau = {bad[0]:g} is outside (0, 1)")
@@ -148,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     level = confidence(args.confidence)
     if args.replicates < 2:
         raise UsageError("-R: the bootstrap needs at least 2 replicates")
+    limits.check_replicates(args.replicates, "-R")
     if args.plot:
         from benchlab.output_file import check_target
         from benchlab.report.qreg_plot import check_plot_path

@@ -11,10 +11,12 @@ STATS.md §5; BCa follows Efron & Tibshirani (1993, ch. 14).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab import limits, progress
 from benchlab.stats.distributions import normal_cdf, normal_quantile
 
 STATISTICS = ("mean", "median")
@@ -47,8 +49,13 @@ class BootstrapInterval:
     hierarchical: bool = False
 
 
-def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
-    """B bootstrap means of x: index matrices drawn in row chunks from one stream."""
+def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator,
+                     advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
+    """B bootstrap means of x: index matrices drawn in row chunks from one stream.
+
+    Memory is bounded by the chunk (about max(200,000, n) indices), not by B;
+    only the B means are kept, as the percentile interval needs them.
+    """
     n = x.size
     out = np.empty(b)
     rows = max(1, _CHUNK_ELEMENTS // n)
@@ -57,6 +64,7 @@ def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.ndar
         stop = min(b, start + rows)
         idx = rng.integers(0, n, size=(stop - start, n), dtype=dtype)
         out[start:stop] = x[idx].mean(axis=1)
+        advance(stop - start)
     return out
 
 
@@ -107,7 +115,8 @@ class _RankMedian:
 
 
 def _paired_replicates(base: np.ndarray, cand: np.ndarray, statistic: str, b: int,
-                       rng: np.random.Generator) -> np.ndarray:
+                       rng: np.random.Generator,
+                       advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
     """B bootstrap ratios resampling whole pairs (the same indices for both samples)."""
     n = base.size
     out = np.empty(b)
@@ -126,13 +135,17 @@ def _paired_replicates(base: np.ndarray, cand: np.ndarray, statistic: str, b: in
             num, den = cand_stat(idx), base_stat(idx)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[start:stop] = num / den
+        advance(stop - start)
     return out
 
 
-def _replicates(x: np.ndarray, statistic: str, b: int, rng: np.random.Generator) -> np.ndarray:
+def _replicates(x: np.ndarray, statistic: str, b: int, rng: np.random.Generator,
+                advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
     if statistic == "mean":
-        return _mean_replicates(x, b, rng)
-    return _median_replicates(x, b, rng)
+        return _mean_replicates(x, b, rng, advance)
+    out = _median_replicates(x, b, rng)
+    advance(b)
+    return out
 
 
 def _leave_one_out(x: np.ndarray, statistic: str) -> np.ndarray:
@@ -193,15 +206,21 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
         raise ValueError(f"the baseline {statistic} must be positive for a ratio")
     estimate = _stat(cand, statistic) / denominator
     rng = rng if rng is not None else np.random.default_rng(seed)
-    if paired:
-        if base.size != cand.size:
-            raise ValueError("paired samples must have equal lengths")
-        ratios = np.sort(_paired_replicates(base, cand, statistic, replicates, rng))
-    else:
-        base_reps = _replicates(base, statistic, replicates, rng)
-        cand_reps = _replicates(cand, statistic, replicates, rng)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios = np.sort(cand_reps / base_reps)
+    # B statistics of each sample, their ratios and the sorted ratios: 4 arrays of B floats.
+    limits.check_memory(4 * 8 * replicates, f"{replicates:,} bootstrap replicates",
+                        "lower --bootstrap ")
+    if paired and base.size != cand.size:
+        raise ValueError("paired samples must have equal lengths")
+    with progress.task(f"bootstrap, ratio of {statistic}s",
+                       replicates * (1 if paired else 2)) as advance:
+        if paired:
+            ratios = np.sort(_paired_replicates(base, cand, statistic, replicates, rng,
+                                                advance))
+        else:
+            base_reps = _replicates(base, statistic, replicates, rng, advance)
+            cand_reps = _replicates(cand, statistic, replicates, rng, advance)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = np.sort(cand_reps / base_reps)
     alpha = 1.0 - confidence
     lo_i, hi_i = percentile_indices(replicates, alpha / 2, 1 - alpha / 2)
     low, high = float(ratios[lo_i]), float(ratios[hi_i])

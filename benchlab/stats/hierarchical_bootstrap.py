@@ -21,10 +21,12 @@ top-level units (validation/hierarchy_coverage.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab import limits, progress
 from benchlab.stats.bootstrap import BootstrapInterval, _RankMedian, interval_from_replicates
 from benchlab.stats.hierarchy import _nested_codes
 
@@ -164,12 +166,16 @@ def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
 
 
 def hierarchical_replicates(tree: Tree, spec: str, replicates: int, rng: np.random.Generator,
-                            statistic: str = "mean", *, with_se: bool = False
+                            statistic: str = "mean", *, with_se: bool = False,
+                            advance: Callable[[int], None] = progress.nothing
                             ) -> np.ndarray | tuple[np.ndarray, np.ndarray | None]:
     """B replicate statistics, drawn in chunks that bound memory.
 
     with_se: also each replicate's SE² of the grand mean from its top-level
-    unit means (None for the median or a single top-level unit).
+    unit means (None for the median or a single top-level unit). Only the
+    statistics are kept (two arrays of B floats); a chunk's slots are
+    bounded by _CHUNK_ELEMENTS (or one replicate's slots, if larger).
+    advance(k) is called after each chunk of k replicates (progress).
     """
     if len(spec) != len(tree.counts) + 1 or set(spec) - {"R", "N"}:
         raise ValueError(f"resampling spec {spec!r} needs one R or N per level "
@@ -184,6 +190,7 @@ def hierarchical_replicates(tree: Tree, spec: str, replicates: int, rng: np.rand
             se2 = None
         elif se2 is not None:
             se2[begin:end] = block_se2
+        advance(end - begin)
     return (out, se2) if with_se else out
 
 
@@ -248,11 +255,15 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
         spec_c = spec or "R" * (len(cand.counts) + 1)
     studentize = (statistic == "mean" and spec != "flat" and spec_b[0] == spec_c[0] == "R"
                   and min(base.top_units, cand.top_units) > 1)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    # Per system B statistics and B SE²s; then ratios, their sort, and the studentized t's.
+    limits.check_memory(8 * 8 * replicates, f"{replicates:,} bootstrap replicates",
+                        "lower --bootstrap ")
+    with (progress.task(f"hierarchical bootstrap, ratio of {statistic}s", 2 * replicates)
+          as advance, ThreadPoolExecutor(max_workers=2) as pool):
         base_job = pool.submit(hierarchical_replicates, base, spec_b, replicates, base_rng,
-                               statistic, with_se=True)
+                               statistic, with_se=True, advance=advance)
         cand_job = pool.submit(hierarchical_replicates, cand, spec_c, replicates, cand_rng,
-                               statistic, with_se=True)
+                               statistic, with_se=True, advance=advance)
         (base_reps, base_se2), (cand_reps, cand_se2) = base_job.result(), cand_job.result()
     observed_b, observed_se2_b = _observed(base, statistic)
     if not observed_b > 0:

@@ -14,9 +14,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchlab import progress
 from benchlab.stats.qreg_design import FactorialModel
 
 _BLOCK_CELLS = 2_000_000  # weights held at once (rows × replicates in a block)
+
+
+def _check_size(replicates: int, taus: int, p: int) -> None:
+    """Refuse, before allocating, replicate coefficients too large to hold (8 bytes each)."""
+    from benchlab import limits
+
+    limits.check_memory(replicates * taus * p * 8,
+                        f"{replicates:,} replicates × {taus} quantiles × {p} coefficients",
+                        "lower -R or give fewer --taus ")
 
 
 def _groups(cell: np.ndarray, cluster: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -47,8 +57,6 @@ def saturated_replicates(model: FactorialModel, taus: np.ndarray, replicates: in
                          rng: np.random.Generator,
                          cluster: np.ndarray | None = None) -> np.ndarray:
     """(replicates, taus, p) coefficients of a saturated model by weighted cell quantiles."""
-    from benchlab.stats.qreg_design import type1_positions
-
     n_cells = model.cell_matrix.shape[0]
     order = np.lexsort((model.y, model.cell))
     ys, cs = model.y[order], model.cell[order]
@@ -58,22 +66,38 @@ def saturated_replicates(model: FactorialModel, taus: np.ndarray, replicates: in
     cell_start = cell_end - np.bincount(cs, minlength=n_cells)
     inverse_cells = np.linalg.inv(model.cell_matrix)
     n = len(ys)
+    _check_size(replicates, len(taus), model.p)
     out = np.empty((replicates, len(taus), model.p))
     block = max(1, _BLOCK_CELLS // max(n, 1))
-    for first in range(0, replicates, block):  # blocks of replicates, each fully vectorized
-        m = min(block, replicates - first)
-        counts = _draw_counts(rng, group_cell, n_cells, m)
-        cum = np.cumsum(counts[:, row_group], axis=1)          # (m, n)
-        before = np.where(cell_start > 0, cum[:, np.maximum(cell_start - 1, 0)], 0)
-        totals = cum[:, cell_end - 1] - before                 # (m, cells)
-        ranks = type1_positions(totals.ravel(), taus).reshape(m, n_cells, len(taus)) + 1
-        span = int(cum[:, -1].max()) + 1
-        flat = (cum + (np.arange(m) * span)[:, None]).ravel()
-        targets = before[:, :, None] + ranks + (np.arange(m) * span)[:, None, None]
-        where = np.searchsorted(flat, targets.ravel(), side="left") % n
-        q = ys[where].reshape(m, n_cells, len(taus))
-        out[first:first + m] = np.einsum("pc,mct->mtp", inverse_cells, q)
+    with progress.task("qreg bootstrap", replicates) as advance:
+        for first in range(0, replicates, block):  # blocks of replicates, each vectorized
+            m = min(block, replicates - first)
+            out[first:first + m] = _saturated_block(
+                rng, m, ys, row_group, group_cell, n_cells, cell_start, cell_end, taus,
+                inverse_cells)
+            advance(m)
     return out
+
+
+def _saturated_block(rng: np.random.Generator, m: int, ys: np.ndarray, row_group: np.ndarray,
+                     group_cell: np.ndarray, n_cells: int, cell_start: np.ndarray,
+                     cell_end: np.ndarray, taus: np.ndarray,
+                     inverse_cells: np.ndarray) -> np.ndarray:
+    """(m, taus, p) coefficients of m replicates: cell quantiles from cumulative weights."""
+    from benchlab.stats.qreg_design import type1_positions
+
+    n = len(ys)
+    counts = _draw_counts(rng, group_cell, n_cells, m)
+    cum = np.cumsum(counts[:, row_group], axis=1)          # (m, n)
+    before = np.where(cell_start > 0, cum[:, np.maximum(cell_start - 1, 0)], 0)
+    totals = cum[:, cell_end - 1] - before                 # (m, cells)
+    ranks = type1_positions(totals.ravel(), taus).reshape(m, n_cells, len(taus)) + 1
+    span = int(cum[:, -1].max()) + 1
+    flat = (cum + (np.arange(m) * span)[:, None]).ravel()
+    targets = before[:, :, None] + ranks + (np.arange(m) * span)[:, None, None]
+    where = np.searchsorted(flat, targets.ravel(), side="left") % n
+    q = ys[where].reshape(m, n_cells, len(taus))
+    return np.einsum("pc,mct->mtp", inverse_cells, q)
 
 
 def refit_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
@@ -88,11 +112,14 @@ def refit_replicates(model: FactorialModel, taus: np.ndarray, replicates: int,
     n_cells = model.cell_matrix.shape[0]
     group, group_cell = _groups(model.cell, cluster)
     x = model.matrix()
+    _check_size(replicates, len(taus), model.p)
     out = np.empty((replicates, len(taus), model.p))
-    for b in range(replicates):  # each replicate is a full LP solve; the loop is not the cost
-        weights = _draw_counts(rng, group_cell, n_cells, 1)[0][group].astype(np.float64)
-        keep = weights > 0
-        xw, yw = x[keep] * weights[keep, None], model.y[keep] * weights[keep]
-        for t, tau in enumerate(taus):
-            out[b, t] = fit(xw, yw, float(tau), None if start is None else start[t]).coef
+    with progress.task("qreg bootstrap (refitting)", replicates) as advance:
+        for b in range(replicates):  # each replicate is a full LP solve; the loop is not the cost
+            weights = _draw_counts(rng, group_cell, n_cells, 1)[0][group].astype(np.float64)
+            keep = weights > 0
+            xw, yw = x[keep] * weights[keep, None], model.y[keep] * weights[keep]
+            for t, tau in enumerate(taus):
+                out[b, t] = fit(xw, yw, float(tau), None if start is None else start[t]).coef
+            advance(1)
     return out
