@@ -16,7 +16,10 @@ class BenchlabError(Exception):
         self.exit_code = exit_code
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}" if self.where else self.message
+        """The one line shown; control characters from data (a file name, a token) escaped."""
+        from benchlab.report.escape import terminal
+
+        return terminal(f"{self.where}: {self.message}" if self.where else self.message)
 
 
 class InputError(BenchlabError):

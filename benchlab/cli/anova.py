@@ -7,6 +7,7 @@ import json
 import sys
 
 from benchlab.cli import factor_options
+from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab anova examples/factorial/results.csv --response time \\
@@ -36,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE", help="write residuals-vs-fitted and normal Q-Q "
                    "plots (.png, .svg or .pdf)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def _runs(table):

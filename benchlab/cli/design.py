@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from benchlab.cli import option_types
+
 EXAMPLE = """examples:
   benchlab design --factor sched=BFS,CFS --factor machine=core2,p4 \\
       --factor vmstat=off,on --factor load=compile,encode --replicates 5 --seed 7 -o plan.csv
@@ -28,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--order", choices=("random", "blocks", "standard"), default="random",
                    help="run order: random (default), blocks (each replicate a shuffled block "
                         "of every cell), standard (Yates order, first factor fastest)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=option_types.seed, default=None,
                    help="seed of the random order (default: drawn and reported)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the plan CSV here (default: standard output)")

@@ -22,6 +22,7 @@ from benchlab.data.readers.numbers import DEFAULT_DELIMITERS, InvalidToken, extr
 from benchlab.data.source import STDIN_NAME, Source, open_source
 from benchlab.errors import InputError
 from benchlab.report import ministat as report
+from benchlab.report.escape import terminal
 from benchlab.stats import ministat as stats
 
 EXIT_ERROR = 2
@@ -116,7 +117,7 @@ def run(files: list[str], *, all_stats: bool = False, column: int = 1,
                       delimiters=delimiters, stats_only=stats_only, quiet=quiet,
                       separate=separate, width=width, stdout=stdout, flavor=flavor)
     except _Refused as exc:
-        stderr.write(f"{exc}\n")
+        stderr.write(f"{terminal(str(exc))}\n")  # a file name's control characters escaped
         return EXIT_ERROR
     stdout.write(output)
     return 0

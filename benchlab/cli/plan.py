@@ -8,6 +8,7 @@ import sys
 
 from benchlab.cli import common
 from benchlab.errors import UsageError
+from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --budget 6h
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def _costs(args: argparse.Namespace, level_names: list[str], unit, mean: float) -> list[float]:
@@ -99,5 +100,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if note:
             lines += [f"note: {note}", ""]
-        sys.stdout.write("\n".join(lines))
+        from benchlab.report.escape import terminal_lines  # names from data: no controls
+
+        sys.stdout.write(terminal_lines(lines))
     return 0

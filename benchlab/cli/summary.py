@@ -7,6 +7,7 @@ import json
 import sys
 
 from benchlab.cli import common
+from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab summary runs.csv --levels build,run --by system --unit s
@@ -25,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def _flat(sample, confidence: float, unit) -> tuple[dict, str]:
@@ -80,5 +81,7 @@ def run(args: argparse.Namespace) -> int:
             lines += ["", f"note: {note}"]
         if warnings:
             lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
-        sys.stdout.write("\n".join(lines) + "\n")
+        from benchlab.report.escape import terminal_lines  # names from data: no controls
+
+        sys.stdout.write(terminal_lines(lines) + "\n")
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 
 from benchlab.cli import common
+from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab test old.txt new.txt --protocol speedup-mean --unit s
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level 1 - alpha (default 95)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.set_defaults(run=run)
+    p.set_defaults(run=noting(run))
 
 
 def _per_benchmark(base, cand, column: str) -> list:
@@ -124,5 +125,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     lines += [f"note: {note}"] if note else []
     lines += [f"warning: {w}" for w in warnings]
-    sys.stdout.write("\n".join(lines) + "\n")
+    from benchlab.report.escape import terminal_lines  # names from data: no controls
+
+    sys.stdout.write(terminal_lines(lines) + "\n")
     return 0
