@@ -31,18 +31,21 @@ def duration_type(text: str) -> float:
 
 
 def confidence(text: str | None) -> float:
-    """'95', '95%' or '0.95' → 0.95; None → 0.95."""
+    """'95', '95%' or '0.95' → 0.95; None → 0.95.
+
+    A percentage from 50 to 99.99, or a fraction from 0.5 to 0.9999; anything else
+    (1, which could mean 1% or 100%; 30; 99.999) is refused rather than guessed."""
     if text is None:
         return 0.95
     try:
-        value = float(text.rstrip("%"))
+        value = float(text.strip().rstrip("%"))
     except ValueError:
         raise UsageError(f"not a confidence level: {text!r} (say 95 or 0.95)") from None
-    if value >= 1.0:
-        value /= 100.0
-    if not 0.0 < value < 1.0:
-        raise UsageError(f"confidence must be between 0 and 100%: {text!r}")
-    return value
+    percent = text.strip().endswith("%") or value > 1.0
+    fraction = value / 100.0 if percent else value
+    if not (0.5 <= fraction <= 0.9999) or (percent and not 50.0 <= value <= 99.99):
+        raise UsageError(f"confidence must be between 50% and 99.99% (95 or 0.95): {text!r}")
+    return fraction
 
 
 def percent_type(what: str):

@@ -1,4 +1,10 @@
-"""`benchlab` entry point: dispatch to one module per command; errors become one line, exit 2."""
+"""`benchlab` entry point: dispatch to one module per command; every failure is one line.
+
+Exit codes mean one thing each, for every command (docs/exit-codes.md): 0 success,
+1 a gate tripped (`--fail-on`, `env --strict`, a `run` whose trials failed), 2 bad
+usage or input, 3 an internal error (a bug: one line, the traceback saved to a
+file), 130 interrupted. A crash must never look like a tripped gate to CI.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from collections.abc import Sequence
 
 from benchlab import __version__
 from benchlab.errors import BenchlabError
+
+EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
                    "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg",
@@ -46,14 +54,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         return int(args.run(args))
     except BenchlabError as exc:
         print(f"benchlab: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
     except KeyboardInterrupt:
         print("benchlab: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug: one line and a saved traceback, never the gate's code
+        return internal_error(exc, argv)
+
+
+def internal_error(exc: BaseException, argv: Sequence[str]) -> int:
+    """Report an unexpected exception as one line naming where its traceback was saved.
+
+    BENCHLAB_TRACEBACK=1 prints the traceback too (for developers)."""
+    import os
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    saved = _save_traceback(text, argv)
+    what = str(exc).strip().splitlines()
+    kind = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
+    detail = f"{kind}: {what[0][:200]}" if what else kind
+    where = f"traceback saved in {saved}" if saved else "the traceback could not be saved"
+    if os.environ.get("BENCHLAB_TRACEBACK"):
+        sys.stderr.write(text)
+    print(f"benchlab: internal error ({detail}); please report it with the command line, "
+          f"benchlab {__version__} and the {where}", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _save_traceback(text: str, argv: Sequence[str]) -> str | None:
+    """The traceback, version and command line in a new file; its path, or None."""
+    import os
+    import platform
+    import tempfile
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    body = (f"benchlab {__version__}, Python {platform.python_version()}, "
+            f"{platform.platform()}\ncommand: benchlab {' '.join(argv)}\n\n{text}")
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for folder in (os.path.join(cache, "benchlab", "crashes"), tempfile.gettempdir()):
+        path = os.path.join(folder, f"benchlab-crash-{stamp}-{os.getpid()}.txt")
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write(body)
+            return path
+        except OSError:
+            continue
+    return None
