@@ -111,4 +111,28 @@ def read(path: str, format: str | None = None, **opts: object) -> Dataset:
     if opts.get("mode") is not None and name != "jmh":
         raise UsageError(f"--mode chooses among a JMH file's benchmark modes; this file is "
                          f"read as {name}", source.name)
-    return reader.read(source, **opts)
+    try:
+        return reader.read(source, **opts)
+    except InputError:
+        if name == "numbers":
+            _check_column(source, opts)
+        raise
+
+
+def _check_column(source: Source, opts: dict) -> None:
+    """After a plain file gave no numbers: say so if -C asked for a column it does not have
+    (rather than "no numbers found")."""
+    column = opts.get("column", 1)
+    if not isinstance(column, int) or column <= 1:
+        return
+    from benchlab.data.readers.numbers import DEFAULT_DELIMITERS, split_fields
+
+    delimiters = str(opts.get("delimiters") or DEFAULT_DELIMITERS)
+    widest = 0
+    for line in source.lines:
+        tokens = split_fields(line, delimiters)
+        fields = next((k for k, t in enumerate(tokens) if t.startswith("#")), len(tokens))
+        widest = max(widest, fields)  # tokens before a comment, as the reader counts them
+    if widest < column:
+        raise UsageError(f"-C {column}: the file has only {widest} column"
+                         f"{'' if widest == 1 else 's'}", source.name)

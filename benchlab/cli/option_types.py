@@ -1,0 +1,39 @@
+"""argparse `type=` functions for counts and seeds: a bad value is a usage error naming the
+option, never a traceback from numpy and never blamed on an input file.
+
+argparse reports an ArgumentTypeError as "argument --seed: ..." with exit code 2,
+through the command's one-line usage message.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def _integer(text: str, what: str) -> int:
+    try:
+        return int(text.strip().replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} ({what})") from None
+
+
+def seed(text: str) -> int:
+    """A random seed: a whole number 0 or more (numpy's generators refuse negative seeds)."""
+    value = _integer(text, "a seed is a whole number, 0 or more")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be 0 or more, not {value}")
+    return value
+
+
+def count(minimum: int, what: str) -> Callable[[str], int]:
+    """A whole number at least `minimum`, e.g. count(100, "bootstrap replicates")."""
+
+    def parse(text: str) -> int:
+        value = _integer(text, f"{what}, at least {minimum}")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"needs at least {minimum} {what}, not {value}")
+        return value
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
