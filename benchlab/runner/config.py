@@ -41,8 +41,11 @@ class Command:
     shell: bool = False
 
     def substitute(self, values: dict[str, str]) -> Command:
-        """The command with every `{name}` replaced (in each argument; never through a shell)."""
-        return Command(tuple(substitute(a, values) for a in self.argv), self.shell)
+        """The command with every `{name}` replaced: inside one argument of an argv list, or
+        shell-quoted in a shell string (so a level `1; touch x` stays one word) unless
+        written `{name:raw}`."""
+        return Command(tuple(substitute(a, values, quote=self.shell) for a in self.argv),
+                       self.shell)
 
     def spawn_argv(self) -> list[str]:
         return ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
@@ -126,21 +129,32 @@ class Experiment:
         return f"{self.path}:{find_line(self.text, path)}"
 
 
-def substitute(text: str, values: dict[str, str]) -> str:
-    """Replace `{name}` by values[name]; `{{` and `}}` are literal braces."""
+def substitute(text: str, values: dict[str, str], quote: bool = False) -> str:
+    """Replace `{name}` by values[name]; `{{` and `}}` are literal braces. With `quote` (a
+    string for /bin/sh) each value is quoted with shlex.quote, except where the template
+    says `{name:raw}`: a value then cannot end the command or start another one."""
+    import shlex
 
     def one(m: re.Match[str]) -> str:
         if m.group(0) == "{{":
             return "{"
         if m.group(0) == "}}":
             return "}"
-        return values[m.group(1)]
+        name, _, spec = m.group(1).partition(":")
+        return shlex.quote(values[name]) if quote and spec != "raw" else values[name]
 
     return _PLACEHOLDER.sub(one, text)
 
 
 def placeholders(text: str) -> list[str]:
-    return [m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None]
+    """The names of the placeholders in `text` (`{name}` and `{name:raw}` alike)."""
+    return [name for name, _ in _placeholder_specs(text)]
+
+
+def _placeholder_specs(text: str) -> list[tuple[str, str]]:
+    """(name, format) of every placeholder in `text`: format is "" or what follows a colon."""
+    return [m.group(1).partition(":")[::2] for m in _PLACEHOLDER.finditer(text)
+            if m.group(1) is not None]
 
 
 def parse_duration(value: Any) -> float | None:
@@ -622,7 +636,10 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
 
     def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str]) -> None:
         for text in texts:
-            for name in placeholders(text):
+            for name, spec in _placeholder_specs(text):
+                if spec not in ("", "raw"):
+                    raise r.fail(keys, f"unknown placeholder format {{{name}:{spec}}} (only "
+                                 f"{{{name}:raw}}: the value unquoted in a shell string)")
                 if name not in allowed:
                     hint = ", ".join(sorted(allowed)) or "none"
                     raise r.fail(keys, f"unknown placeholder {{{name}}} (known here: {hint}; "
