@@ -25,8 +25,8 @@ def prepare_argv(argv: list[str]) -> list[str]:
     """Let `--bootstrap` go before the file names: a bare flag means the default B.
 
     argparse would otherwise read the next file name as B and fail. A number after
-    it, even a negative one, is B, so that `--bootstrap -1` is refused as B, not as
-    "unrecognized arguments: -1".
+    it, even a negative or fractional one, is B, so that `--bootstrap -1` is refused
+    as B, not as "unrecognized arguments: -1".
     """
     out = list(argv)
     for i, token in enumerate(out):
@@ -35,7 +35,7 @@ def prepare_argv(argv: list[str]) -> list[str]:
     return out
 
 
-_INTEGER = re.compile(r"[-+]?[0-9]+")
+_INTEGER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")  # B, good or bad
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -1,0 +1,443 @@
+"""The fuzz corpus of issue 15: malformed inputs x every reading command, TOML mutations,
+option extremes. Deterministic: the same cases, in the same order, on every machine.
+
+A case is an id, the files it needs (name → bytes, written to a fresh directory)
+and the argv of one `benchlab` invocation, in which "{dir}" stands for that
+directory. `harness.run_case` runs it in-process and checks the contract: exit
+code 0 or 2 (1 only with --fail-on), stderr one `benchlab:` line on exit 2, no
+traceback, no exception escaping main().
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FORMATS = ROOT / "tests" / "fixtures" / "formats"
+EXPERIMENTS = ROOT / "examples" / "experiments"
+STORE = EXPERIMENTS / "loop.db"
+SEED = 15
+
+
+@dataclass(frozen=True)
+class Case:
+    """One invocation: `argv` with "{dir}" for the directory holding `files`."""
+
+    id: str
+    argv: tuple[str, ...]
+    files: dict[str, bytes] = field(default_factory=dict, hash=False, compare=False)
+    exits: tuple[int, ...] = (0, 2)
+    ministat: bool = False  # ministat mode: its error lines are ministat's, word for word
+
+
+# -- malformed files ----------------------------------------------------------------
+PLAIN = b"1.5\n1.7\n1.6\n1.8\n1.55\n1.65\n"
+TABLE = (b"system,run,value\n" + b"".join(f"{s},{r},{v}\n".encode() for s, r, v in (
+    ("a", 1, 1.5), ("a", 1, 1.6), ("a", 2, 1.7), ("a", 2, 1.8),
+    ("b", 1, 2.5), ("b", 1, 2.6), ("b", 2, 2.7), ("b", 2, 2.9))))
+
+
+def _fixture(name: str) -> bytes:
+    return (FORMATS / name).read_bytes()
+
+
+def _json(doc: object) -> bytes:
+    return json.dumps(doc).encode()
+
+
+def _mutate_json(name: str, mutate: Callable[[dict | list], object]) -> bytes:
+    doc = json.loads(_fixture(name))
+    result = mutate(doc)
+    return _json(doc if result is None else result)
+
+
+def _set(path: list, value: object) -> Callable[[object], None]:
+    def apply(doc: object) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]  # type: ignore[index]
+        target[path[-1]] = value  # type: ignore[index]
+    return apply
+
+
+def _pop(path: list) -> Callable[[object], None]:
+    def apply(doc: object) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]  # type: ignore[index]
+        target.pop(path[-1])  # type: ignore[union-attr]
+    return apply
+
+
+def _base_files() -> dict[str, bytes]:
+    """Valid inputs of every format (the corpus also checks that they stay readable)."""
+    files = {"plain.txt": PLAIN, "table.csv": TABLE}
+    for name in ("hyperfine.json", "pyperf.json", "gbench.json", "jmh.json", "gotest.txt"):
+        files[name] = _fixture(name)
+    return files
+
+
+def _crafted() -> dict[str, bytes]:
+    """Hand-made malformed files: every kind the issue lists, and their neighbours."""
+    big = "\n".join(["1.0"] * 3)
+    out: dict[str, bytes] = {
+        "empty.txt": b"", "blank.txt": b"\n \n\t\n", "bom.txt": b"\xef\xbb\xbf" + PLAIN,
+        "bom_only.txt": b"\xef\xbb\xbf", "crlf.txt": PLAIN.replace(b"\n", b"\r\n"),
+        "cr.txt": PLAIN.replace(b"\n", b"\r"), "nul.txt": b"1.5\n\x00\x01\x02\n1.6\n",
+        "latin1.txt": b"1.5\n1.6 \xe9t\xe9\n", "one.txt": b"1.5\n",
+        "equal.txt": b"5\n5\n5\n5\n", "two.txt": b"1\n2\n",
+        "huge.txt": b"1e308\n1.7e308\n1.79e308\n1.5e308\n",
+        "overflow.txt": b"1.5\n1e309\n1.6\n", "neg_overflow.txt": b"1.5\n-1e400\n1.6\n",
+        "tiny.txt": b"1e-300\n2e-300\n1.5e-300\n", "subnormal.txt": b"5e-324\n1e-320\n3e-322\n",
+        "underflow.txt": b"1e-400\n2e-400\n1.5\n", "nan.txt": b"1.5\nnan\n1.6\n",
+        "NaN_word.txt": b"1.5\nNaN\n1.6\n", "inf.txt": b"1.5\ninf\n1.6\n",
+        "neg_inf.txt": b"1.5\n-Infinity\n1.6\n", "zeros.txt": b"0\n0\n0\n0\n",
+        "negative.txt": b"-1\n-2\n-3\n-1.5\n", "mixed_sign.txt": b"-1\n1\n-2\n2\n",
+        "long_token.txt": b"1" * 5000 + b"\n1.5\n1.6\n", "long_line.txt": b"1.5 " * 20000 + b"\n",
+        "many_columns.txt": b"\n".join(b" ".join(b"%d" % (i + j) for j in range(300))
+                                       for i in range(5)) + b"\n",
+        "words.txt": b"hello\nworld\n", "comment_only.txt": b"# nothing\n# here\n",
+        "hex.txt": b"0x10\n0x20\n", "underscore.txt": b"1_000\n2_000\n",
+        "spaces.txt": b"   1.5   \n\t1.6\t\n", "plus.txt": b"+1.5\n+1.6\n+1.7\n",
+        "binary.bin": bytes(random.Random(SEED).randrange(256) for _ in range(2048)),
+        "sqlite_header_only.db": b"SQLite format 3\x00",
+        "not_utf8_csv.csv": b"a,value\nx,1\n\xff\xfe,2\n",
+        "csv_header_only.csv": b"system,value\n",
+        "csv_ragged.csv": b"system,value\na,1\nb,2,3\na\n",
+        "csv_text_value.csv": b"system,value\na,1\na,abc\nb,2\nb,3\n",
+        "csv_empty_value.csv": b"system,value\na,1\na,\nb,2\nb,3\n",
+        "csv_dup_header.csv": b"value,value\n1,2\n3,4\n",
+        "csv_quoted_newline.csv": b'system,value\n"a\nb",1\na,2\nb,3\nb,4\n',
+        "csv_unclosed_quote.csv": b'system,value\n"a,1\na,2\n',
+        "csv_bom.csv": b"\xef\xbb\xbf" + TABLE, "csv_semicolon.csv": TABLE.replace(b",", b";"),
+        "csv_nan.csv": b"system,value\na,1\na,nan\nb,2\nb,3\n",
+        "csv_inf.csv": b"system,value\na,1\na,1e999\nb,2\nb,3\n",
+        "csv_1e400.csv": b"system,value\na,1e-400\na,1\nb,2\nb,3\n",
+        "csv_one_row.csv": b"system,value\na,1\n", "csv_one_column.csv": b"value\n1\n2\n3\n",
+        "tsv_mixed.tsv": b"system\tvalue\na,1\t2\n",
+        "json_empty_object.json": b"{}", "json_empty_array.json": b"[]",
+        "json_null.json": b"null", "json_number.json": b"42", "json_string.json": b'"x"',
+        "json_true.json": b"true", "json_unknown.json": b'{"a": 1, "b": [1, 2]}',
+        "json_array_of_numbers.json": b"[1, 2, 3]",
+        "json_deep_array.json": b"[" * 50000 + b"]" * 50000,
+        "json_deep_object.json": b'{"a":' * 20000 + b"1" + b"}" * 20000,
+        "json_deep_results.json": b'{"results": [' + b"[" * 30000 + b"]" * 30000 + b"]}",
+        "json_trailing_comma.json": b'{"results": [{"command": "x", "times": [1,2,],}]}',
+        "json_bom.json": b"\xef\xbb\xbf" + _fixture("hyperfine.json"),
+        "json_nan_literal.json": b'{"results": [{"command": "x", "times": [NaN, 1]}]}',
+        "json_inf_literal.json": b'{"results": [{"command": "x", "times": [Infinity, 1]}]}',
+        "json_big_int.json": b'{"results": [{"command": "x", "times": [' + b"9" * 400
+                              + b", 1]}]}",
+        "pytest_benchmark.json": _json({
+            "machine_info": {"node": "x"}, "commit_info": {"id": "abc"},
+            "benchmarks": [{"group": None, "name": "test_a", "fullname": "t.py::test_a",
+                            "stats": {"min": 1.0, "max": 2.0, "mean": 1.5, "rounds": 2}}],
+            "datetime": "2024-01-01T00:00:00", "version": "4.0.0"}),
+        "hyperfine_empty_times.json": _mutate_json("hyperfine.json",
+                                                   _set(["results", 0, "times"], [])),
+        "hyperfine_times_text.json": _mutate_json("hyperfine.json",
+                                                  _set(["results", 0, "times"], ["a", "b"])),
+        "hyperfine_times_object.json": _mutate_json("hyperfine.json",
+                                                    _set(["results", 0, "times"], {"a": 1})),
+        "hyperfine_command_number.json": _mutate_json("hyperfine.json",
+                                                      _set(["results", 0, "command"], 5)),
+        "hyperfine_results_object.json": _mutate_json("hyperfine.json", _set(["results"], {})),
+        "hyperfine_results_empty.json": _mutate_json("hyperfine.json", _set(["results"], [])),
+        "hyperfine_no_times.json": _mutate_json("hyperfine.json", _pop(["results", 0, "times"])),
+        "hyperfine_huge.json": _mutate_json("hyperfine.json",
+                                            _set(["results", 0, "times"], [1e308, 1.7e308])),
+        "hyperfine_negative.json": _mutate_json("hyperfine.json",
+                                                _set(["results", 0, "times"], [-1, -2, -3])),
+        "hyperfine_params_list.json": _mutate_json("hyperfine.json",
+                                                   _set(["results", 0, "parameters"], [1])),
+        "pyperf_empty_runs.json": _mutate_json("pyperf.json", _set(["benchmarks", 0, "runs"], [])),
+        "pyperf_runs_text.json": _mutate_json("pyperf.json", _set(["benchmarks", 0, "runs"], "x")),
+        "pyperf_values_text.json": _mutate_json(
+            "pyperf.json", _set(["benchmarks", 0, "runs", 1, "values"], ["x"])),
+        "pyperf_version.json": _mutate_json("pyperf.json", _set(["version"], "9.9")),
+        "pyperf_no_version.json": _mutate_json("pyperf.json", _pop(["version"])),
+        "pyperf_benchmarks_object.json": _mutate_json("pyperf.json", _set(["benchmarks"], {})),
+        "pyperf_unit.json": _mutate_json("pyperf.json", _set(["metadata", "unit"], "parsec")),
+        "pyperf_metadata_list.json": _mutate_json("pyperf.json", _set(["metadata"], [])),
+        "gbench_no_context.json": _mutate_json("gbench.json", _pop(["context"])),
+        "gbench_context_list.json": _mutate_json("gbench.json", _set(["context"], [])),
+        "gbench_schema.json": _mutate_json("gbench.json",
+                                           _set(["context", "json_schema_version"], 99)),
+        "gbench_benchmarks_empty.json": _mutate_json("gbench.json", _set(["benchmarks"], [])),
+        "gbench_benchmarks_object.json": _mutate_json("gbench.json", _set(["benchmarks"], {})),
+        "gbench_time_text.json": _mutate_json("gbench.json",
+                                              _set(["benchmarks", 0, "real_time"], "fast")),
+        "gbench_time_unit.json": _mutate_json("gbench.json",
+                                              _set(["benchmarks", 0, "time_unit"], "fortnight")),
+        "gbench_threads_text.json": _mutate_json("gbench.json",
+                                                 _set(["benchmarks", 0, "threads"], "x")),
+        "jmh_not_list.json": _mutate_json("jmh.json", lambda d: {"results": d}),
+        "jmh_empty_raw.json": _mutate_json("jmh.json",
+                                           _set([0, "primaryMetric", "rawData"], [])),
+        "jmh_raw_text.json": _mutate_json("jmh.json",
+                                          _set([0, "primaryMetric", "rawData"], [["x"]])),
+        "jmh_raw_flat.json": _mutate_json("jmh.json",
+                                          _set([0, "primaryMetric", "rawData"], [1, 2])),
+        "jmh_unit.json": _mutate_json("jmh.json",
+                                      _set([0, "primaryMetric", "scoreUnit"], "furlongs")),
+        "jmh_no_primary.json": _mutate_json("jmh.json", _pop([0, "primaryMetric"])),
+        "jmh_mode_number.json": _mutate_json("jmh.json", _set([0, "mode"], 3)),
+        "gotest_bad_count.txt": b"goos: linux\nBenchmarkA-8   abc   12 ns/op\n",
+        "gotest_no_unit.txt": b"goos: linux\nBenchmarkA-8   10   12\n",
+        "gotest_nan.txt": b"goos: linux\nBenchmarkA-8   10   NaN ns/op\nBenchmarkA-8 10 1 ns/op\n",
+        "gotest_inf.txt": b"BenchmarkA-8   10   1e999 ns/op\nBenchmarkA-8   10   2 ns/op\n",
+        "gotest_name_only.txt": b"goos: linux\nBenchmarkA",
+        "gotest_huge_iter.txt": b"BenchmarkA-8   " + b"9" * 400 + b"   1 ns/op\n"
+                                b"BenchmarkA-8   10   2 ns/op\n",
+        "gotest_mixed_units.txt": b"BenchmarkA-8 10 1 ns/op\nBenchmarkA-8 10 2 MB/s\n",
+        "stdin_like_dash.txt": big.encode(),
+    }
+    return out
+
+
+def _truncations(files: dict[str, bytes]) -> dict[str, bytes]:
+    """Every valid file cut at several points (mid-token, mid-line, mid-document)."""
+    out: dict[str, bytes] = {}
+    for name, data in files.items():
+        stem, _, ext = name.rpartition(".")
+        for fraction in (0.05, 0.2, 0.37, 0.5, 0.63, 0.8, 0.97):
+            cut = max(1, int(len(data) * fraction))
+            out[f"{stem}_cut{int(fraction * 100)}.{ext}"] = data[:cut]
+        out[f"{stem}_cut_last1.{ext}"] = data[:-1]
+        out[f"{stem}_cut_last2.{ext}"] = data[:-2]
+    return out
+
+
+def _byte_flips(files: dict[str, bytes], per_file: int) -> dict[str, bytes]:
+    """Each valid file with bytes replaced by random ones (deterministic)."""
+    rng = random.Random(SEED)
+    out: dict[str, bytes] = {}
+    for name, data in files.items():
+        stem, _, ext = name.rpartition(".")
+        for k in range(per_file):
+            raw = bytearray(data)
+            for _ in range(1 + k % 4):
+                raw[rng.randrange(len(raw))] = rng.choice(b'{}[]",:0123456789.e-+ \nxa\x00\xff')
+            out[f"{stem}_flip{k}.{ext}"] = bytes(raw)
+    return out
+
+
+def _token_swaps(files: dict[str, bytes]) -> dict[str, bytes]:
+    """Numbers in valid files replaced by extreme or non-numeric tokens."""
+    import re
+
+    tokens = [b"1e308", b"1.7976931348623157e308", b"1e-320", b"0", b"-1", b"NaN",
+              b"Infinity", b'"x"', b"null", b"1e999", b"-0"]
+    out: dict[str, bytes] = {}
+    number = re.compile(rb"(?<![\w.])\d+\.\d+(?![\w.])")
+    for name, data in files.items():
+        stem, _, ext = name.rpartition(".")
+        for k, token in enumerate(tokens):
+            out[f"{stem}_tok{k}.{ext}"] = number.sub(token, data, count=3)
+    return out
+
+
+# -- stores -------------------------------------------------------------------------
+STORE_EDITS = {
+    "value_text": "UPDATE measurements SET value = 'abc' WHERE rowid IN "
+                  "(SELECT rowid FROM measurements WHERE warmup = 0 LIMIT 3)",
+    "value_blob": "UPDATE measurements SET value = x'00ff' WHERE warmup = 0",
+    "value_huge": "UPDATE measurements SET value = 1.7e308 WHERE warmup = 0",
+    "value_inf": "UPDATE measurements SET value = 9e999 WHERE rowid = "
+                 "(SELECT rowid FROM measurements WHERE warmup = 0 LIMIT 1)",
+    "value_zero": "UPDATE measurements SET value = 0",
+    "meta_factors": "UPDATE benchlab_meta SET value = '{bad' WHERE key = 'factors'",
+    "meta_factors_type": "UPDATE benchlab_meta SET value = '[1, 2]' WHERE key = 'factors'",
+    "meta_metrics": "UPDATE benchlab_meta SET value = 'x' WHERE key = 'metrics'",
+    "meta_metrics_empty": "UPDATE benchlab_meta SET value = '[]' WHERE key = 'metrics'",
+    "meta_alternatives": "UPDATE benchlab_meta SET value = '5' WHERE key = 'alternatives'",
+    "meta_levels": "UPDATE benchlab_meta SET value = '[' WHERE key = 'factor_levels'",
+    "meta_schema": "UPDATE benchlab_meta SET value = 'two' WHERE key = 'schema_version'",
+    "meta_schema_new": "UPDATE benchlab_meta SET value = '99' WHERE key = 'schema_version'",
+    "meta_format": "DELETE FROM benchlab_meta WHERE key = 'format'",
+    "meta_int_value": "UPDATE benchlab_meta SET value = 5 WHERE key = 'name'",
+    "trial_factors": "UPDATE trials SET factors = 'nope'",
+    "trial_factors_type": "UPDATE trials SET factors = '{\"n\": [1]}'",
+    "trial_build_text": "UPDATE trials SET build = 'x'",
+    "trial_alternative_null": "UPDATE trials SET alternative = 5",
+    "environment": "UPDATE sessions SET environment = '[1,'",
+    "environment_type": "UPDATE sessions SET environment = '[]'",
+    "no_measurements": "DELETE FROM measurements",
+    "no_trials_ok": "UPDATE trials SET status = 'failed'",
+    "drop_table": "DROP TABLE sessions",
+    "iteration_text": "UPDATE measurements SET iteration = 'x' WHERE rowid = "
+                      "(SELECT rowid FROM measurements WHERE warmup = 0 LIMIT 1)",
+}
+
+
+def _stores() -> dict[str, bytes]:
+    out: dict[str, bytes] = {"store.db": STORE.read_bytes()}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, sql in STORE_EDITS.items():
+            path = Path(tmp) / f"{name}.db"
+            path.write_bytes(STORE.read_bytes())
+            conn = sqlite3.connect(path)
+            conn.execute(sql)
+            conn.commit()
+            conn.close()
+            out[f"store_{name}.db"] = path.read_bytes()
+    data = STORE.read_bytes()
+    rng = random.Random(SEED)
+    for fraction in (0.001, 0.01, 0.3, 0.5, 0.9):
+        out[f"store_cut{fraction}.db"] = data[: max(17, int(len(data) * fraction))]
+    for keep in (100, 1024, 4096, 16384):
+        out[f"store_garbage{keep}.db"] = data[:keep] + rng.randbytes(len(data) - keep)
+    out["store_bad_page_size.db"] = data[:16] + b"\x00\x03" + data[18:]
+    out["store_appended.db"] = data + b"junk" * 64
+    return out
+
+
+def malformed_files() -> dict[str, bytes]:
+    """Every input file of the corpus, by name (the extension tells its kind)."""
+    base = _base_files()
+    files = {**base, **_crafted(), **_truncations(base), **_byte_flips(base, 6),
+             **_token_swaps(base), **_stores()}
+    return files
+
+
+# -- commands -----------------------------------------------------------------------
+def _commands(name: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The reading commands, each given the file (and a valid second sample if needed)."""
+    f = "{dir}/" + name
+    other = "{dir}/plain.txt"
+    return [
+        ("compare", ("compare", f, other)),
+        ("compare2", ("compare", f, "{dir}/copy_" + name, "--tests")),  # the same format twice
+        ("summary", ("summary", f)),
+        ("plan", ("plan", f, "--levels", "run", "--budget", "1h")),
+        ("test", ("test", f, other)),
+        ("anova", ("anova", f, "--response", "value", "--factors", "system")),
+        ("qreg", ("qreg", f, "--response", "value", "--factors", "system", "--taus", "0.5")),
+        ("export", ("export", f, "-o", "{dir}/out.csv")),
+        ("ministat", ("compare", "--ministat", f, other)),
+    ]
+
+
+def file_cases() -> Iterator[Case]:
+    files = malformed_files()
+    support = {"plain.txt": PLAIN}
+    for name, data in files.items():
+        for command, argv in _commands(name):
+            yield Case(f"file/{name}/{command}", argv,
+                       {**support, name: data, "copy_" + name: data},
+                       ministat=command == "ministat")
+
+
+# -- TOML mutations -----------------------------------------------------------------
+_TOML_VALUES = ["1", "-1", "0", "99999999999999999", "1e400", "nan", "inf", '""', '"x"',
+                "[]", "[1, 2]", '["a", 1]', "{}", "{ X = 1 }", "true", '"\\u0000"',
+                '"1; touch /tmp/benchlab-fuzz-pwned"', "'/nonexistent/dir'", '"-5s"',
+                '"1e400h"', '"20 parsecs"']
+
+
+def _toml_mutations(text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
+    lines = text.split("\n")
+    yield "empty", ""
+    yield "bom", "\ufeff" + text
+    yield "nul", text.replace("\n", "\n\x00", 1)
+    for fraction in (0.1, 0.3, 0.5, 0.7, 0.9):
+        yield f"cut{int(fraction * 100)}", text[: int(len(text) * fraction)]
+    assignments = [i for i, line in enumerate(lines) if "=" in line and
+                   not line.lstrip().startswith("#")]
+    for i in assignments:
+        key = lines[i].split("=", 1)[0].strip()
+        yield f"drop_{i}", "\n".join(lines[:i] + lines[i + 1:])
+        for k, value in enumerate(rng.sample(_TOML_VALUES, 4)):
+            yield f"set_{i}_{k}", "\n".join(lines[:i] + [f"{key} = {value}"] + lines[i + 1:])
+    yield "dup_table", text + "\n" + "\n".join(line for line in lines if line.startswith("["))
+
+
+def toml_cases() -> Iterator[Case]:
+    rng = random.Random(SEED)
+    for path in sorted(EXPERIMENTS.glob("*.toml")):
+        text = path.read_text()
+        for tag, mutated in _toml_mutations(text, rng):
+            name = f"{path.stem}_{tag}.toml"
+            argv = ("run", "--dry-run", "--quiet", "{dir}/" + name, "-o", "{dir}/x.db")
+            yield Case(f"toml/{name}", argv, {name: mutated.encode("utf-8", "surrogatepass"),
+                                              "work.py": (EXPERIMENTS / "work.py").read_bytes()})
+
+
+# -- option extremes ----------------------------------------------------------------
+_A, _B = "{dir}/plain.txt", "{dir}/other.txt"
+_TABLE = "{dir}/table.csv"
+OPTION_ARGVS: list[tuple[str, ...]] = [
+    *[("compare", _A, _B, "--bootstrap", b) for b in ("-1", "0", "99", "1e4", "x", "100",
+                                                      "1000000000000", "99999999999999999999")],
+    *[("compare", _A, _B, "--bootstrap", "200", f"--seed={s}") for s in
+      ("-1", "0", "x", "1.5", "99999999999999999999999", "-99999999999999999999")],
+    *[("compare", _A, _B, "-C", c) for c in ("0", "-1", "2", "999", "x", "99999999999999999999")],
+    *[("compare", _A, _B, "-c", c) for c in ("0", "1", "50", "100", "99.999", "-5", "x", "nan",
+                                             "inf", "95%", "0.95", "1e400")],
+    *[("compare", _A, _B, "--threshold", t) for t in ("-1", "200%", "x", "nan", "1e400", "0")],
+    *[("compare", _A, _B, "-d", d) for d in ("", ",", "\t", "\x00", "1")],
+    *[("compare", "--ministat", _A, _B, "-w", w) for w in ("-5", "0", "1", "2", "100000", "x")],
+    *[("compare", "--ministat", _A, _B, "-C", c) for c in ("0", "-1", "999")],
+    *[("compare", "--ministat", _A, _B, "-c", c) for c in ("0", "80", "99.5", "100", "x")],
+    *[("compare", _TABLE, "--by", b) for b in ("system", "nope", "", "value")],
+    *[("compare", _TABLE, "--by", "system", "--levels", lv) for lv in
+      ("run", "nope", "run,run", "none", "", "value")],
+    *[("compare", _TABLE, "--by", "system", "--levels", "run", "--bootstrap", "200",
+       "--resample", r) for r in ("RR", "RN", "x", "RRR", "flat", "")],
+    ("compare", _A, _B, "--paired"), ("compare", _A, _A, "--paired"),
+    ("compare", _A, _A, "--paired", "--fail-on", "change"),
+    ("compare", _A, _B, "--baseline", "nope"), ("compare", _A, "--input-format", "jmh"),
+    ("compare", _A, _B, "--input-format", "nope"), ("compare", _A, _B, "--mode", "avgt"),
+    ("compare", _A, _B, "--metric", "B/op"), ("compare", _A, _B, "--unit", "parsec"),
+    ("compare", _A, _B, "--df", "nope"), ("compare", _A, _B, "--pair-by", "nope"),
+    ("compare", _A), ("compare",), ("compare", _A, "-", "-"),
+    *[("summary", _A, "-c", c) for c in ("0", "100", "x", "-1")],
+    *[("test", _A, _B, "-c", c) for c in ("0", "100", "x")],
+    ("test", _A, _B, "--protocol", "kruskal", "--posthoc", "dunn"), ("test", _A),
+    *[("plan", _TABLE, "--by", "system", "--levels", "run", "--budget", b) for b in
+      ("1e400h", "0", "-1h", "x", "1h", "0.000001s", "99999999d")],
+    *[("plan", _TABLE, "--by", "system", "--levels", "run", "--target", t) for t in
+      ("0", "-1%", "200%", "x", "1%", "1e-300")],
+    *[("plan", _TABLE, "--by", "system", "--levels", "run", "--budget", "1h", "--cost", c)
+      for c in ("run=1e400s", "run=-1s", "run=x", "nope=1s", "run", "=1s", "run=0s")],
+    *[("design", "--factor", f) for f in ("a=1,2", "a=", "=1,2", "a=1", "a=1,1", "a", "",
+                                          "a=1,2,3,4,5,6,7,8,9,10")],
+    *[("design", "--factor", "a=1,2", "-r", r) for r in ("0", "-1", "x", "1000000000000")],
+    *[("design", "--factor", "a=1,2", "--seed", s) for s in ("-1", "x", "0", "1e3")],
+    *[("anova", _TABLE, "--response", "value", "--factors", f) for f in
+      ("system", "system,run", "nope", "value", "", "system,system")],
+    *[("anova", _TABLE, "--response", "value", "--factors", "system,run", "--interactions", i)
+      for i in ("0", "-1", "99", "x")],
+    *[("anova", _TABLE, "--response", r, "--factors", "run") for r in ("system", "nope", "")],
+    *[("qreg", _TABLE, "--response", "value", "--factors", "system", "--taus", t) for t in
+      ("0", "1", "-0.5", "x", "0.1:0.9:0", "0.1:0.9:-0.1", "0.9:0.1:0.1", "0.5,0.5", "nan",
+       "0.001:0.999:0.000001", "")],
+    *[("qreg", _TABLE, "--response", "value", "--factors", "system", "--se", "boot", "-R", r)
+      for r in ("0", "-1", "1", "x", "1000000000")],
+    *[("qreg", _TABLE, "--response", "value", "--factors", "system", "--seed", s)
+      for s in ("-1", "x")],
+    *[("export", "{dir}/store.db", "-o", o) for o in ("{dir}/store.db", "{dir}/nodir/x.csv",
+                                                      "{dir}", "{dir}/x.txt", "-")],
+    *[("export", "{dir}/store.db", "--metric", m) for m in ("nope", "all", "")],
+    ("run", "{dir}/missing.toml", "--dry-run"),
+]
+
+
+def option_cases() -> Iterator[Case]:
+    files = {"plain.txt": PLAIN, "other.txt": b"2.5\n2.7\n2.6\n2.8\n2.55\n2.65\n",
+             "table.csv": TABLE, "store.db": STORE.read_bytes()}
+    for k, argv in enumerate(OPTION_ARGVS):
+        exits = (0, 1, 2) if "--fail-on" in argv else (0, 2)
+        yield Case(f"option/{k}/{' '.join(argv[:1] + argv[2:])}", argv, files, exits,
+                   ministat="--ministat" in argv)
+
+
+def all_cases() -> list[Case]:
+    """The full corpus, in a fixed order."""
+    return [*file_cases(), *toml_cases(), *option_cases()]

@@ -1,0 +1,85 @@
+"""A deterministic sample of the fuzz corpus (tests/fuzz/corpus.py) keeps benchlab's contract
+for bad input: exit 0 or 2, one `benchlab:` line on stderr, never a traceback (issue 15).
+
+The full corpus (over 3,000 cases) runs with `python3 validation/fuzz_corpus.py`,
+which prints the tallies; this test runs every SAMPLE-th case of it, always
+including every option-extreme case, in well under a minute.
+"""
+
+from __future__ import annotations
+
+import pytest
+from corpus import all_cases
+from harness import run_case
+
+SAMPLE = 3
+# Cases that fail today in code outside the readers (owned by other parts of issue 15):
+# the case ids, and why. They run, and pass again once fixed (xfail, not strict).
+_QUOTED = "table.py: a quoted CSV field with a newline (issue 15)"
+KNOWN = {
+    **{f"file/csv_quoted_newline.csv/{c}": _QUOTED
+       for c in ("compare", "compare2", "summary", "plan", "test", "anova", "qreg")},
+    "file/tiny.txt/compare": "stats: values near 1e-300 overflow (issue 15, item 3)",
+    **{f"file/subnormal.txt/{c}": "stats: subnormal values overflow (issue 15, item 3)"
+       for c in ("compare", "compare2")},
+}
+
+
+def _sample() -> list:
+    cases = all_cases()
+    return [c for k, c in enumerate(cases)
+            if k % SAMPLE == 0 or c.id.startswith("option/") or c.id in KNOWN]
+
+
+def _param(case):
+    reason = KNOWN.get(case.id)
+    marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in _sample()])
+def test_bad_input_is_one_line_and_exit_2(case):
+    outcome = run_case(case, timeout=60)
+    assert outcome.problem == "", f"{case.id}: {outcome.problem}"
+
+
+def test_the_corpus_is_large_and_covers_every_kind():
+    cases = all_cases()
+    assert len(cases) >= 1500
+    ids = [c.id for c in cases]
+    commands = {i.rsplit("/", 1)[-1] for i in ids if i.startswith("file/")}
+    assert commands >= {"compare", "summary", "plan", "test", "anova", "qreg", "export",
+                        "ministat"}
+    assert sum(i.startswith("toml/") for i in ids) >= 100
+    assert sum(i.startswith("option/") for i in ids) >= 100
+    names = {i.split("/")[1] for i in ids if i.startswith("file/")}
+    for kind in ("hyperfine_empty_times.json", "pyperf_empty_runs.json", "gbench_no_context.json",
+                 "json_empty_object.json", "json_empty_array.json", "pytest_benchmark.json",
+                 "store_value_text.db", "store_meta_factors.db", "store_cut0.5.db",
+                 "store_garbage4096.db", "gotest_cut97.txt", "bom.txt", "binary.bin",
+                 "json_deep_array.json", "nan.txt", "huge.txt"):
+        assert kind in names
+
+
+def test_the_harness_catches_a_traceback_and_a_second_stderr_line(monkeypatch):
+    """The contract check itself can fail: an escaping exception and a two-line error."""
+    from corpus import Case
+
+    import benchlab.cli.main as cli_main
+
+    case = Case("self-test", ("summary", "{dir}/x.txt"), {"x.txt": b"1\n2\n"})
+
+    def boom(argv=None):
+        raise ZeroDivisionError("x")
+
+    monkeypatch.setattr(cli_main, "main", boom)
+    assert run_case(case).kind == "traceback"
+
+    def two_lines(argv=None):
+        import sys
+
+        print("benchlab: one\nbenchlab: two", file=sys.stderr)
+        return 2
+
+    monkeypatch.setattr(cli_main, "main", two_lines)
+    assert run_case(case).kind == "stderr"
