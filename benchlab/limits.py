@@ -9,8 +9,8 @@ BENCHLAB_MAX_REPLICATES (10,000,000): bootstrap replicates (--bootstrap, -R);
 BENCHLAB_MAX_RESAMPLED (200,000,000,000): values one bootstrap draws (B × n);
 BENCHLAB_MAX_TAUS (1,000): quantiles of `qreg --taus`;
 BENCHLAB_MAX_MEMORY_MB (4,096): the largest arrays an analysis would hold;
-BENCHLAB_MAX_PAIRS (20,000): pairwise post hoc tests of `test --protocol kruskal`;
-BENCHLAB_MAX_COEFFICIENTS (2,000): columns of an `anova` model.
+BENCHLAB_MAX_PAIRS (5,000): the pairwise tests of `test` (kruskal post hoc, speedup);
+BENCHLAB_MAX_COEFFICIENTS (1,000): columns of an `anova` model.
 
 docs/limits.md lists them for users.
 """
@@ -25,8 +25,8 @@ MAX_REPLICATES = ("BENCHLAB_MAX_REPLICATES", 10_000_000)
 MAX_RESAMPLED = ("BENCHLAB_MAX_RESAMPLED", 200_000_000_000)
 MAX_TAUS = ("BENCHLAB_MAX_TAUS", 1_000)
 MAX_MEMORY_MB = ("BENCHLAB_MAX_MEMORY_MB", 4_096)
-MAX_PAIRS = ("BENCHLAB_MAX_PAIRS", 20_000)
-MAX_COEFFICIENTS = ("BENCHLAB_MAX_COEFFICIENTS", 2_000)
+MAX_PAIRS = ("BENCHLAB_MAX_PAIRS", 5_000)
+MAX_COEFFICIENTS = ("BENCHLAB_MAX_COEFFICIENTS", 1_000)
 
 
 def limit(setting: tuple[str, int]) -> int:
@@ -71,3 +71,9 @@ def check_memory(nbytes: int, what: str, how: str) -> None:
     if megabytes > bound:
         raise UsageError(f"{what} would take {megabytes:,} MB of memory, more than the limit "
                          f"of {bound:,} MB; {how}or set {MAX_MEMORY_MB[0]} to raise the limit")
+
+
+def check_pairs(samples: int, pairs: int, what: str) -> None:
+    """Tests run pair by pair (about a millisecond each, a line of output each)."""
+    check(pairs, MAX_PAIRS, f"{what} for {samples:,} samples: the number of tests", "compare "
+          "fewer samples (e.g. --by a column with fewer groups) ")

@@ -106,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
             confidence=args.confidence or "95", delimiters=args.delimiters,
             stats_only=args.stats_only, quiet=args.quiet, separate=args.separate,
             width=args.width, stdout=sys.stdout, stderr=sys.stderr)
-    return _run_default(args)
+    from benchlab import progress
+
+    with progress.showing(args.format != "json"):  # a bar on stderr for long bootstraps
+        return _run_default(args)
 
 
 def _run_default(args: argparse.Namespace) -> int:

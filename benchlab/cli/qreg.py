@@ -146,6 +146,13 @@ def _is_number(text: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchlab import progress
+
+    with progress.showing(not args.json):  # a bar on stderr for long work, never with --json
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from benchlab.cli.common import confidence

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from benchlab import limits
 from benchlab.cli import common
 from benchlab.warnings_capture import noting
 
@@ -64,6 +65,13 @@ def _per_benchmark(base, cand, column: str) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchlab import progress
+
+    with progress.showing(not args.json):  # a bar on stderr for long work, never with --json
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from benchlab.data.samples import pick_baseline, unify_units
     from benchlab.errors import UsageError
     from benchlab.report.protocols import kruskal_text, speedup_text, suite_text, test_document
@@ -79,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
                          "two or more groups)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     protocol = args.protocol or ("speedup-mean" if len(samples) == 2 else "kruskal")
+    k = len(samples)  # refused before the work: one test (and a line) per pair or candidate
+    limits.check_pairs(k, k * (k - 1) // 2 if protocol == "kruskal" else k - 1,
+                       "kruskal's post hoc pairs" if protocol == "kruskal"
+                       else f"{protocol} against the baseline")
     warnings = []
     if common.resolved_levels(args, samples):
         warnings.append("the data record levels (runs, forks); these protocols treat every "

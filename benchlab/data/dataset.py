@@ -75,11 +75,16 @@ class Dataset:
     def split(self, by: str) -> list[tuple[str, Dataset]]:
         """One Dataset per value of `by`, in order of first appearance."""
         column = self.columns[by]
+        # One stable sort, not a mask per group: 10,000 groups would cost O(groups × rows).
+        uniques, first, inverse = np.unique(column, return_index=True, return_inverse=True)
+        order = np.argsort(inverse.ravel(), kind="stable")  # rows of each group, in file order
+        ends = np.cumsum(np.bincount(inverse.ravel(), minlength=uniques.size))
         out = []
-        for name in self.group_names(by):
-            mask = column == name
-            cols = {k: v[mask] for k, v in self.columns.items()}
-            lines = self.lines[mask] if self.lines is not None else None
+        for g in np.argsort(first, kind="stable"):
+            rows = order[(ends[g - 1] if g else 0):ends[g]]
+            name = str(column[first[g]])
+            cols = {k: v[rows] for k, v in self.columns.items()}
+            lines = self.lines[rows] if self.lines is not None else None
             out.append((name, Dataset(cols, self.value, self.factors, self.levels,
                                       self.metric, self.unit, self.source, lines,
                                       self.default_by, self.ordered, self.synthetic)))

@@ -285,6 +285,26 @@ def _ratios(effects: list[Effect], two_level_terms: set[str]) -> list[Effect]:
     return out
 
 
+def _check_model_size(terms: list[Term], counts: Sequence[int], n: int,
+                      factors: Sequence[str]) -> None:
+    """Refuse, before the design matrix exists, a model too large to fit in seconds.
+
+    Each term has the product of its factors' (levels − 1) columns; the fit costs
+    about n·p² and type II/III sums of squares refit it once per term, so a
+    10,000-level factor (p ≈ 10,000) would take gigabytes and many minutes.
+    """
+    from benchlab import limits
+
+    p = sum(math.prod(counts[f] - 1 for f in t) for t in terms)
+    widest = max(range(len(counts)), key=lambda f: counts[f])
+    limits.check(p, limits.MAX_COEFFICIENTS,
+                 f"the number of the model's coefficients (factor {factors[widest]!r} has "
+                 f"{counts[widest]:,} levels)", "merge levels, use fewer factors or lower "
+                 "--interactions ")
+    limits.check_memory(8 * n * p, f"the design matrix ({n:,} rows × {p:,} columns)",
+                        "use fewer rows or factors ")
+
+
 def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
           levels: Sequence[Sequence[str]], *, response_name: str = "y",
           interactions: int | None = None, log: bool = False, confidence: float = 0.95,
@@ -338,6 +358,7 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
                             "`benchlab qreg` with its cluster bootstrap")
     balanced = not empty.size and per_cell.min() == per_cell.max()
     terms = _order_terms(k, order)
+    _check_model_size(terms, counts, n, factors)
     two_level = all(c == 2 for c in counts)
     if two_level and balanced:
         method = "sign table (balanced 2^k design, Jain ch. 18)"

@@ -9,6 +9,7 @@ half a second and the default comparison does not need it.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -47,6 +48,7 @@ def _has_ties(*arrays: np.ndarray) -> bool:
     return np.unique(joined).size < joined.size
 
 
+@functools.lru_cache(maxsize=64)
 def _rank_sum_cdf(m: int, n: int) -> np.ndarray:
     """Exact null CDF of the Mann–Whitney U for sample sizes m, n (no ties).
 
@@ -60,9 +62,12 @@ def _rank_sum_cdf(m: int, n: int) -> np.ndarray:
         shifted = np.zeros(size)
         shifted[n + i:] = poly[: size - n - i]
         poly = poly - shifted
-        for j in range(i, size):  # divide by (1 − q^i): running sum with stride i
-            poly[j] += poly[j - i]
-    return np.cumsum(poly) / poly.sum()
+        # divide by (1 − q^i): a running sum with stride i, one cumsum per residue mod i
+        padded = np.concatenate([poly, np.zeros(-size % i)]).reshape(-1, i)
+        poly = np.cumsum(padded, axis=0).ravel()[:size]
+    cdf = np.cumsum(poly) / poly.sum()
+    cdf.flags.writeable = False  # cached: shared by every pair of the same sizes
+    return cdf
 
 
 def _signed_rank_cdf(n: int) -> np.ndarray:

@@ -37,8 +37,14 @@ def _select(k: int, count_le: Callable[[float], int], next_above: Callable[[floa
 
 
 def kth_difference(a_sorted: np.ndarray, b_sorted: np.ndarray, k: int) -> float:
-    """The k-th smallest (1-based) of all differences b_j − a_i."""
+    """The k-th smallest (1-based) of all differences b_j − a_i.
+
+    Up to _MATERIALIZE pairs the differences are partitioned directly (exact, and
+    a hundred times faster for the small samples of a many-group post hoc test).
+    """
     a, b = a_sorted, b_sorted
+    if a.size * b.size <= _MATERIALIZE:
+        return float(np.partition(np.subtract.outer(b, a).ravel(), k - 1)[k - 1])
 
     def count_le(v: float) -> int:  # pairs with a_i >= b_j - v
         return int(np.sum(a.size - np.searchsorted(a, b - v, side="left")))
