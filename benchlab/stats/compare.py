@@ -19,6 +19,7 @@ from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.diagnostics import Diagnostic, diagnose
 from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
 from benchlab.stats.fieller import DF_METHODS, RatioInterval, fieller_interval, ratio_df
+from benchlab.stats.scaling import power_of_two_scale
 from benchlab.stats.verdict import Verdict, classify, more_measurements, verdict_sentence
 from benchlab.units import Unit, make_unit
 
@@ -106,8 +107,11 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
 def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                  cand: Descriptives, *, confidence: float, threshold: float, df_method: str,
                  paired: bool, unit: Unit, bootstrap: int | None, seed: int | None,
-                 tests: bool, noun: str = "measurements") -> Comparison:
-    """The analysis of one candidate against the baseline."""
+                 tests: bool, noun: str = "measurements", scale: float = 1.0) -> Comparison:
+    """The analysis of one candidate against the baseline.
+
+    The data and descriptives may be multiplied by `scale` (a power of two, see
+    stats/scaling.py); results in data units are divided by it, exactly."""
     if paired and base.n != cand.n:
         raise InputError(f"--paired needs samples of equal length: {base.name} has {base.n} "
                          f"values, {cand.name} has {cand.n}")
@@ -119,6 +123,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         difference = paired_difference(diff_desc, confidence)
     else:
         difference = welch_difference(base, cand, confidence)
+    difference = _in_data_units(difference, scale)
 
     ratio = None
     ratio_note = None
@@ -126,8 +131,8 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         ratio = _ratio(base, cand, confidence, df_method, cov,
                        (base_x, cand_x) if paired else None)
     else:
-        ratio_note = (f"the baseline mean of {base.name} is {base.mean:.6g}: a ratio needs a "
-                      "positive baseline mean, so only the difference is reported")
+        ratio_note = (f"the baseline mean of {base.name} is {base.mean / scale:.6g}: a ratio "
+                      "needs a positive baseline mean, so only the difference is reported")
 
     if ratio is None:
         verdict = _verdict_from_difference(difference, base.name, cand.name, threshold, unit)
@@ -175,7 +180,39 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         found.append(ct.kolmogorov_smirnov(base_x, cand_x))
         found.append(ct.f_test(base, cand, confidence))
     return Comparison(base.name, cand.name, paired, ratio, difference, verdict, tuple(boot),
-                      tuple(found), ratio_note)
+                      tuple(_in_data_units(t, scale) for t in found), ratio_note)
+
+
+# Tests whose estimate and CI are in the data's unit (a location shift); the others'
+# statistics are invariant under rescaling the data.
+_SHIFT_ESTIMATES = ("Mann-Whitney U", "Wilcoxon signed-rank")
+
+
+def _in_data_units(result, scale: float):
+    """A difference of means or a shift estimate computed on data × `scale`, unscaled."""
+    from dataclasses import replace
+
+    if scale == 1.0:
+        return result
+    if isinstance(result, MeanDifference):
+        return replace(result, estimate=result.estimate / scale, low=result.low / scale,
+                       high=result.high / scale)
+    if getattr(result, "name", None) in _SHIFT_ESTIMATES:
+        return replace(result, **{k: getattr(result, k) / scale for k in ("estimate", "low", "high")
+                                  if getattr(result, k) is not None})
+    return result
+
+
+def _unscaled(d: Descriptives, scale: float) -> Descriptives:
+    from dataclasses import replace
+
+    if scale == 1.0:
+        return d
+    return replace(d, mean=d.mean / scale, median=d.median / scale, stddev=d.stddev / scale,
+                   min=d.min / scale, max=d.max / scale, q1=d.q1 / scale, q3=d.q3 / scale)
+
+
+LARGEST = 1e300  # beyond this a spread or a sum of squares cannot be represented
 
 
 def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
@@ -209,22 +246,32 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
         if x.size < 2:
             raise InputError(f"sample {name} has {x.size} value{'s' if x.size != 1 else ''}; "
                              "at least 2 are needed for a spread")
+        peak = float(np.max(np.abs(x)))
+        if peak > LARGEST:
+            raise InputError(f"sample {name} has a value of magnitude {peak:.3g}; benchlab "
+                             f"computes with magnitudes up to {LARGEST:g} (change the unit)")
         arrays.append(x)
-    described = tuple(describe(x, name) for (name, _), x in zip(samples, arrays, strict=True))
+    # One exact power-of-two scale for every sample: ratios are unchanged, and variances of
+    # values near 1e-300 or 1e300 neither underflow nor overflow.
+    scale = power_of_two_scale(*arrays)
+    scaled = [x * scale for x in arrays] if scale != 1.0 else arrays
+    described_scaled = tuple(describe(x, name)
+                             for (name, _), x in zip(samples, scaled, strict=True))
+    described = tuple(_unscaled(d, scale) for d in described_scaled)
     found: list[Diagnostic] = []
     if diagnostics:
         for d, x in zip(described, arrays, strict=True):
             found.extend(diagnose(x, d.name))
     comparisons = tuple(
-        compare_pair(arrays[baseline], arrays[i], described[baseline], described[i],
-                     confidence=confidence, threshold=threshold, df_method=df_method,
-                     paired=paired, unit=unit, bootstrap=bootstrap, seed=seed, tests=tests,
-                     noun=noun)
+        compare_pair(scaled[baseline], scaled[i], described_scaled[baseline],
+                     described_scaled[i], confidence=confidence, threshold=threshold,
+                     df_method=df_method, paired=paired, unit=unit, bootstrap=bootstrap,
+                     seed=seed, tests=tests, noun=noun, scale=scale)
         for i in range(len(samples)) if i != baseline)
     if tests and not paired:
         from benchlab.stats.classic_tests import shapiro_wilk
 
-        extra = [shapiro_wilk(x, d.name) for d, x in zip(described, arrays, strict=True)]
+        extra = [shapiro_wilk(x, d.name) for d, x in zip(described, scaled, strict=True)]
         comparisons = tuple(
             Comparison(c.baseline, c.candidate, c.paired, c.ratio, c.difference, c.verdict,
                        c.bootstrap, c.tests + tuple(t for t in extra if t is not None),
@@ -269,7 +316,10 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                           noun=f"{level_names[0]} units")
     top_name = level_names[0]
     comparisons = []
-    trees = [build_tree(x, levels) for _, x, levels in samples] if bootstrap else []
+    # Bootstrap ratios do not change when every value is multiplied by one power of two,
+    # and their variances then neither overflow nor underflow (stats/scaling.py).
+    scale = power_of_two_scale(*[x for _, x, _ in samples])
+    trees = [build_tree(x * scale, levels) for _, x, levels in samples] if bootstrap else []
     for c in top.comparisons:
         i = next(j for j, h in enumerate(summaries) if h.name == c.candidate)
         ratio = c.ratio
@@ -287,7 +337,7 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                     continue
         difference = replace(c.difference, method=f"{c.difference.method} on {top_name} means")
         comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
-    described = tuple(describe(x, name) for name, x, _ in samples)
+    described = tuple(_unscaled(describe(x * scale, name), scale) for name, x, _ in samples)
     found: list[Diagnostic] = []
     in_order = list(ordered) if ordered is not None else [True] * len(samples)
     # Unordered measurements are sampled operations (JMH sample mode), whose count per unit
@@ -303,7 +353,7 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                                 "means, the bootstrap resamples its own units)"))
     for (name, x, levels), h, keeps_order in zip(samples, summaries, in_order, strict=True):
         if diagnostics:
-            found.extend(diagnose_hierarchy(x, levels, name, ordered=keeps_order))
+            found.extend(diagnose_hierarchy(x * scale, levels, name, ordered=keeps_order))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
     used = (resample or "R" * (len(level_names) + 1)) if bootstrap else None
     return CompareResult(confidence, threshold, df_method, seed, top.unit, described,

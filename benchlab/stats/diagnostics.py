@@ -127,8 +127,11 @@ def multimodality(x: np.ndarray, name: str) -> list[Diagnostic]:
 
 def diagnose(x: np.ndarray, name: str) -> tuple[Diagnostic, ...]:
     """Every check on one sample, in measurement order."""
+    from benchlab.stats.scaling import power_of_two_scale
+
     x = np.asarray(x, dtype=float)
+    scaled = x * power_of_two_scale(x)  # exact: no overflow in squares at 1e200
     found: list[Diagnostic] = []
     for check in (outliers, trend, autocorrelation, warmup, multimodality):
-        found.extend(check(x, name))
+        found.extend(check(x if check is warmup else scaled, name))  # warm-up names a value
     return tuple(found)

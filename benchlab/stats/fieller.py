@@ -68,6 +68,10 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
     if not b > 0:
         raise ValueError("Fieller's interval needs a positive denominator mean")
     rho = a / b
+    if pivot_variance is not None and pivot_variance == 0.0:
+        # Paired data with a_i = rho * b_i in every pair: the ratio is known exactly (the
+        # pivot a - r b has zero variance only at r = rho), however uncertain b is.
+        return RatioInterval(rho, rho, rho, confidence, method, df, EXACT_PROPORTIONAL)
     t = critical_t(confidence, df)
     g = t * t * v_b / (b * b)
     if g >= 1.0:
@@ -76,6 +80,8 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
         return RatioInterval(rho, None, None, confidence, method, df, note)
     if v_b == 0.0:
         # No uncertainty in the denominator: the interval is (a ± t·sqrt(v_a)) / b exactly.
+        if v_a == 0.0:
+            return RatioInterval(rho, rho, rho, confidence, method, df, EXACT_NO_SPREAD)
         half = t * math.sqrt(v_a) / b
         return RatioInterval(rho, rho - half, rho + half, confidence, method, df)
     pivot = v_a - 2.0 * rho * v_ab + rho * rho * v_b if pivot_variance is None else pivot_variance
@@ -85,4 +91,12 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
     centre = rho - g * v_ab / v_b
     low = (centre - half) / (1.0 - g)
     high = (centre + half) / (1.0 - g)
-    return RatioInterval(rho, low, high, confidence, method, df)
+    # Rounding in centre / (1 - g) can move a (nearly) zero-width interval a few ulps off
+    # the estimate; a confidence set always contains its own point estimate.
+    return RatioInterval(rho, min(low, rho), max(high, rho), confidence, method, df)
+
+
+EXACT_NO_SPREAD = ("exact: neither sample has any spread, so the ratio of means is known "
+                   "exactly (the CI has zero width)")
+EXACT_PROPORTIONAL = ("exact: every candidate value is the same multiple of its paired "
+                      "baseline value, so the ratio is known exactly (the CI has zero width)")

@@ -18,7 +18,7 @@ Arrays are ordered highest level first to match the data's level columns.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -160,9 +160,15 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     values: the measurements; levels: one label array per level column,
     highest first (e.g. [build, run]); level_names: their names.
     """
+    from benchlab.stats.scaling import power_of_two_scale
+
     x = np.asarray(values, dtype=float)
     if not levels:
         raise ValueError("summarize needs at least one level column")
+    # Computed on x times an exact power of two (no overflow of squares near 1e200, no
+    # underflow near 1e-200); means and variances are scaled back at the end.
+    scale = power_of_two_scale(x)
+    x = x * scale
     codes = _nested_codes(levels)
     k = len(codes)
     # Depth k is the measurements; depth d < k are the units of level column d.
@@ -232,16 +238,21 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     if not balanced:
         warnings.append(f"{name}: unbalanced data (unequal repetitions): the variance "
                         "estimators are approximate")
+    # Variances in data units (divided by the scale twice: its square may underflow) can
+    # overflow or underflow for data near 1e±200; the relative SDs and shares cannot.
+    components = tuple(replace(c, s2=float(c.s2) / scale / scale, t2=float(c.t2) / scale / scale)
+                       for c in components) if scale != 1.0 else components
     for c in components:
         if c.droppable:
             warnings.append(f"{name}: level {c.name!r} adds no detectable variation "
                             f"(T² = {c.t2:.4g} ≤ 0); it could be merged into the level above")
     if t2[0] <= 0:  # the top level cannot be merged away: its means are what the CI rests on
         warnings.append(f"{name}: the top level {names[0]!r} adds no detectable variation of "
-                        f"its own (T² = {t2[0]:.4g} ≤ 0): its units differ no more than the "
-                        "levels below explain")
-    return HierarchySummary(name, int(x.size), grand, grand - half, grand + half, confidence,
-                            df, r_top, top, components, balanced, tuple(warnings))
+                        f"its own (T² = {components[0].t2:.4g} ≤ 0): its units differ no more "
+                        "than the levels below explain")
+    return HierarchySummary(name, int(x.size), grand / scale, (grand - half) / scale,
+                            (grand + half) / scale, confidence, df, r_top, top / scale,
+                            components, balanced, tuple(warnings))
 
 
 @dataclass(frozen=True)
@@ -344,6 +355,12 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     comps = summary.components
     names = [c.name for c in comps]
     t2 = [c.t2 for c in comps]
+    mean = summary.grand_mean
+    if mean != 0 and all(math.isfinite(c.relative_sd) for c in comps):
+        # T²/mean² (exact from the relative SDs): the plan depends only on it, and data near
+        # 1e±200 have T² that a float cannot hold
+        t2 = [c.relative_sd ** 2 if c.relative_sd > 0 else min(c.t2, 0.0) for c in comps]
+        mean = 1.0
     k = len(comps) - 1
     if len(costs) != len(comps):
         raise ValueError(f"need {len(comps)} costs, one per level")
@@ -368,7 +385,6 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
         reps[d] = max(1, math.ceil(r))
     for name in dropped:
         notes.append(f"level {name!r} adds no detectable variation (T² ≤ 0): one per parent")
-    mean = summary.grand_mean
     reps[0] = _top_units(t2, reps, costs, mean, confidence, budget, target)
     single = [0] + [1] * k
     single[0] = _top_units(t2, single, costs, mean, confidence, budget, target)
@@ -394,7 +410,8 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
         return PlanOption(tuple(r), per_top, per_top * r[0],
                           _relative_halfwidth(t2, r, mean, confidence))
 
-    return Plan(tuple(names), tuple(costs), tuple(t2), tuple(unrounded), tuple(dropped),
+    return Plan(tuple(names), tuple(costs), tuple(c.t2 for c in comps), tuple(unrounded),
+                tuple(dropped),
                 option(reps), option(single), budget, target, confidence, tuple(notes))
 
 

@@ -37,6 +37,8 @@ def classify(low: float | None, high: float | None, threshold: float) -> str:
     """Place [low, high] against 1 ± threshold (STATS.md §4 table)."""
     if low is None or high is None:
         return "inconclusive"
+    if low == high == 1.0:
+        return "equivalent"  # exactly no difference: within any threshold, even 0
     if high < 1.0 - threshold or low > 1.0 + threshold:
         return "change"
     if threshold > 0 and 1.0 - threshold < low and high < 1.0 + threshold:
@@ -107,6 +109,7 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
     decrease the words name the decrease ("faster": 1 − ratio).
     """
     level = f"{100 * confidence:g}% CI"
+    exact = low is not None and low == high
     if low is None or high is None:
         ci = f"{level} unbounded"
     else:
@@ -122,7 +125,12 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                 f"({level} {_pct(lo)} .. {_pct(hi)})")
         if threshold > 0:
             text += f", more than the {_pct(threshold)} threshold"
+        if exact:
+            text += "; exact: the data have no spread that could move it (zero-width CI)"
         return text
+    if outcome == "equivalent" and exact:
+        return (f"no difference: {candidate} and {baseline} have the same mean, exactly "
+                f"(ratio 1, a zero-width {level}: the data have no spread that could move it)")
     if outcome == "equivalent":
         return (f"{candidate} and {baseline} are equivalent within ±{_pct(threshold)}: "
                 f"change {_signed_pct(ratio - 1)} ({ci})")
