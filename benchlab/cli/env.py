@@ -51,9 +51,11 @@ def run(args: argparse.Namespace) -> int:
             _dump({"benchlab_version": __version__, "command": "env", "store": args.store,
                    "sessions": sessions})
             return 0
+        from benchlab.report.escape import terminal  # a stored command line: no controls
+
         for s in sessions:
-            print(f"session {s['id']}: {s['started']} .. {s['finished'] or '(killed)'}, "
-                  f"{s['outcome'] or 'interrupted'}: {' '.join(s['argv'])}")
+            print(terminal(f"session {s['id']}: {s['started']} .. {s['finished'] or '(killed)'}, "
+                           f"{s['outcome'] or 'interrupted'}: {' '.join(s['argv'])}"))
             warnings = []
             for w in s["warnings"]:
                 message, _, fix = w.partition(" (fix: ")

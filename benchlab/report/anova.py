@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
-from benchlab.report.escape import terminal, terminal_lines
+from benchlab.report.escape import plot_text, terminal, terminal_lines
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 
@@ -194,7 +194,7 @@ def residual_plots(r: AnovaResult, path: str) -> None:
     right.set_ylabel("residual")
     right.set_title("Normal Q-Q")
     response = f"ln({r.response})" if r.transform == "log" else r.response
-    fig.suptitle(f"anova of {response}: residual diagnostics")
+    fig.suptitle(f"anova of {plot_text(response)}: residual diagnostics")
     from benchlab.output_file import replacing
 
     try:

@@ -10,6 +10,7 @@ newline that forges a report line, a `|` that adds a Markdown table column, a
   ``\\n``, ``\\u202e``): C0, DEL, C1, the Unicode bidirectional overrides and
   the line and paragraph separators. The text reports pass every line through
   it (`terminal_lines`), so nothing from data reaches the terminal as a control.
+- `plot_text` does the same for a matplotlib title, and keeps ``$`` literal.
 - `markdown` does the same, then escapes what Markdown (GitHub-flavoured:
   tables, strikethrough, extended autolinks, math) would interpret, so the
   name renders as the literal text in one table cell.
@@ -49,6 +50,15 @@ def terminal(text: str) -> str:
     if _CONTROL.search(text) is None:  # the usual case: nothing to copy
         return text
     return _CONTROL.sub(_visible, text)
+
+
+def plot_text(text: str) -> str:
+    """`text` for a matplotlib title or label: controls escaped, every ``$`` literal.
+
+    matplotlib reads the text between two ``$`` as mathtext: a name holding
+    ``$\\frac{x$`` would fail to draw (a ValueError) instead of showing itself.
+    """
+    return terminal(text).replace("$", r"\$")
 
 
 def terminal_lines(lines: Iterable[str]) -> str:

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from benchlab.errors import UsageError
+from benchlab.report.escape import plot_text
 from benchlab.stats.qreg import QregResult
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -39,12 +40,12 @@ def write_qreg_plot(result: QregResult, path: str) -> None:
                             alpha=0.25, linewidth=0)
         ax.plot(result.taus, result.coef[:, j], "o-", color="tab:blue", markersize=3)
         ax.axhline(0.0, color="black", linewidth=0.6)
-        ax.set_title(name, fontsize=9)
+        ax.set_title(plot_text(name), fontsize=9)
         ax.set_xlabel("tau", fontsize=8)
         ax.tick_params(labelsize=7)
     for j in range(p, rows * cols):
         axes[j // cols][j % cols].set_visible(False)
-    fig.suptitle(f"quantile regression of {result.response}: coefficients and "
+    fig.suptitle(f"quantile regression of {plot_text(result.response)}: coefficients and "
                  f"{100 * result.confidence:g}% intervals", fontsize=10)
     fig.tight_layout()
     from benchlab.output_file import replacing

@@ -348,3 +348,22 @@ def test_progress_shows_names_as_text(kind):
     for raw in ("\x1b[31m", "\x1b]0;", "\x07", "\x1b[2J", "x\ny"):
         assert raw not in text
     assert "[/]\\x1b[31mfast[bold] n=x\\ny" in text and "\\x1b]0;pwned\\x07" in text
+
+
+@pytest.mark.parametrize("command", ["anova", "qreg"])
+def test_plots_draw_dollar_names_literally(run_cli, tmp_path, command):
+    """matplotlib would read "$...$" in a name as mathtext and fail to draw (exit 3)."""
+    path = tmp_path / "f.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["$\\frac{a$", "b", "$\\frac{t$"])
+        for r in range(4):
+            for i, a in enumerate(("x$_", "y^{")):
+                for j, b in enumerate(("p", "q")):
+                    w.writerow([a, b, 1 + 0.1 * r + 0.3 * i + 0.2 * j])
+    plot = tmp_path / "plot.png"
+    args = (command, path, "--response", "$\\frac{t$", "--factors", "$\\frac{a$,b",
+            "--plot", plot) + (("--taus", "0.5") if command == "qreg" else ())
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert plot.stat().st_size > 0
