@@ -367,3 +367,13 @@ def test_plots_draw_dollar_names_literally(run_cli, tmp_path, command):
     code, out, err = run_cli(*args)
     assert code == 0, err
     assert plot.stat().st_size > 0
+
+
+def test_no_ratio_note_is_inert(run_cli, tmp_path):
+    base = tmp_path / "n\x1b[31m.txt"
+    base.write_text("-1\n1\n-0.5\n0.4\n")
+    other = tmp_path / "p.txt"
+    other.write_text("1\n2\n3\n")
+    code, out, err = run_cli("compare", base, other)
+    assert code == 2 and "n\\x1b[31m" in err
+    assert_inert(out, err)
