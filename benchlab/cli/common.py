@@ -19,7 +19,10 @@ def duration(text: str) -> float:
     match = _DURATION.match(text)
     if not match or match.group(2) not in _SECONDS:
         raise UsageError(f"not a duration: {text!r} (say 6s, 20m, 1.5h)")
-    return float(match.group(1)) * _SECONDS[match.group(2)]
+    seconds = float(match.group(1)) * _SECONDS[match.group(2)]
+    if not seconds < 1e15:  # about 30 million years; beyond it (or inf) is not a plan
+        raise UsageError(f"duration too large: {text!r}")
+    return seconds
 
 
 def duration_type(text: str) -> float:

@@ -325,7 +325,11 @@ def _top_units(t2: list[float], reps: list[int], costs: list[float], mean: float
                confidence: float, budget: float | None, target: float | None) -> int:
     """r_n from the budget, or the smallest r_n ≥ 2 whose CI half-width meets the target."""
     if budget is not None:
-        return int(budget // _cost_per_top_unit(costs, reps))
+        units = budget // _cost_per_top_unit(costs, reps)
+        if not units <= 1e12:  # inf included: a cost that rounds to nothing beside the budget
+            raise InputError(f"the budget buys {units:.3g} top-level units, more than "
+                             "10^12: check the costs and the budget (their units?)")
+        return int(units)
     lo, hi = 2, 2
     while _relative_halfwidth(t2, [hi, *reps[1:]], mean, confidence) > target:  # type: ignore
         lo, hi = hi, hi * 2
