@@ -81,7 +81,7 @@ def internal_error(exc: BaseException, argv: Sequence[str]) -> int:
     what = str(exc).strip().splitlines()
     kind = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
     detail = f"{kind}: {what[0][:200]}" if what else kind
-    where = f"traceback saved in {saved}" if saved else "the traceback could not be saved"
+    where = f"traceback saved in {saved}" if saved else "traceback (it could not be saved)"
     if os.environ.get("BENCHLAB_TRACEBACK"):
         sys.stderr.write(text)
     print(f"benchlab: internal error ({detail}); please report it with the command line, "

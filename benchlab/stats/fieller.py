@@ -33,12 +33,16 @@ class RatioInterval:
 
 
 def welch_ratio_df(ratio: float, v_a: float, v_b: float, n_a: int, n_b: int) -> float:
-    """Welch–Satterthwaite df of the pivot a − ρb (STATS.md §3)."""
-    num = (v_a + ratio**2 * v_b) ** 2
-    den = v_a**2 / (n_a - 1) + ratio**4 * v_b**2 / (n_b - 1)
-    if den == 0.0:
+    """Welch–Satterthwaite df of the pivot a − ρb (STATS.md §3).
+
+    (v_a + ρ²v_b)² / (v_a²/(n_a−1) + ρ⁴v_b²/(n_b−1)), written with the share u of v_a in
+    the pivot's variance so that no power of ρ can overflow."""
+    part_a, part_b = v_a, (abs(ratio) * math.sqrt(v_b)) ** 2
+    total = part_a + part_b
+    if total == 0.0 or not math.isfinite(total):
         return float(n_a + n_b - 2)  # both variances zero: df does not matter (t · 0)
-    return num / den
+    u = part_a / total
+    return 1.0 / (u * u / (n_a - 1) + (1.0 - u) ** 2 / (n_b - 1))
 
 
 def ratio_df(method: str, ratio: float, v_a: float, v_b: float, n_a: int, n_b: int) -> float:
@@ -73,7 +77,7 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
         # pivot a - r b has zero variance only at r = rho), however uncertain b is.
         return RatioInterval(rho, rho, rho, confidence, method, df, EXACT_PROPORTIONAL)
     t = critical_t(confidence, df)
-    g = t * t * v_b / (b * b)
+    g = (t * math.sqrt(v_b) / b) ** 2 if v_b > 0 else 0.0  # t²v_b/b², b² may underflow
     if g >= 1.0:
         note = ("the baseline mean is not significantly different from zero at this "
                 "confidence, so the confidence set for the ratio is unbounded")

@@ -20,4 +20,6 @@ def power_of_two_scale(*arrays: np.ndarray) -> float:
     if peak == 0.0 or not math.isfinite(peak):
         return 1.0
     _, exponent = math.frexp(peak)
-    return math.ldexp(1.0, -exponent)
+    # 2**1000 at most: a subnormal peak (exponent -1073) is brought near 1e-19, close
+    # enough that its squares stay normal numbers, and 2**-exponent would overflow
+    return math.ldexp(1.0, min(max(-exponent, -1000), 1000))

@@ -70,8 +70,8 @@ def more_measurements(ratio: float, threshold: float, base_mean: float, base_var
     if paired_var is not None:
         spread = paired_var / n_base
     else:
-        spread = cand_var / n_cand + ratio * ratio * base_var / n_base
-    if spread <= 0:
+        spread = cand_var / n_cand + (ratio * math.sqrt(base_var / n_base)) ** 2
+    if not 0 < spread < math.inf:
         return None
     scale = 1.0
     for _ in range(50):  # fixed point: the t quantile depends on the scaled counts
@@ -93,6 +93,11 @@ def _pct(x: float, sign: str = "") -> str:
     while digits < 4 and value != 0 and round(value, digits) == 0:
         digits += 1
     return f"{value:{sign}.{digits}f}%"
+
+
+def _times(x: float) -> str:
+    """A factor with three significant digits: 6.52×, 1.2e+03×."""
+    return f"{x:.3g}×"
 
 
 def _signed_pct(x: float) -> str:
@@ -117,12 +122,18 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
     if outcome == "change":
         above = ratio > 1.0
         word = unit.direction_word(above)
-        if above:
-            size, lo, hi = ratio - 1, low - 1, high - 1  # type: ignore[operator]
+        if ratio > 1.5 or ratio < 0.5:  # beyond ±50%: a factor reads better ("6.52× slower")
+            factor, lo, hi = ((ratio, low, high) if above  # type: ignore[operator]
+                              else (1 / ratio, 1 / high, 1 / low))  # type: ignore[operator]
+            text = (f"{candidate} is {_times(factor)} {word} than {baseline} "
+                    f"({level} {_times(lo)} .. {_times(hi)})")
         else:
-            size, lo, hi = 1 - ratio, 1 - high, 1 - low  # type: ignore[operator]
-        text = (f"{candidate} is {_pct(size)} {word} than {baseline} "
-                f"({level} {_pct(lo)} .. {_pct(hi)})")
+            if above:
+                size, lo, hi = ratio - 1, low - 1, high - 1  # type: ignore[operator]
+            else:
+                size, lo, hi = 1 - ratio, 1 - high, 1 - low  # type: ignore[operator]
+            text = (f"{candidate} is {_pct(size)} {word} than {baseline} "
+                    f"({level} {_pct(lo)} .. {_pct(hi)})")
         if threshold > 0:
             text += f", more than the {_pct(threshold)} threshold"
         if exact:
