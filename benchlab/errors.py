@@ -17,7 +17,7 @@ class BenchlabError(Exception):
 
     def __str__(self) -> str:
         """The one line shown; control characters from data (a file name, a token) escaped."""
-        from benchlab.report.escape import terminal
+        from benchlab.escape import terminal
 
         return terminal(f"{self.where}: {self.message}" if self.where else self.message)
 

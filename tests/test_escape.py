@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from benchlab.report.escape import markdown, terminal, terminal_lines
+from benchlab.escape import markdown, terminal, terminal_lines
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "a|b", "x\ny", "x\r\ny",
            "\x1b]0;pwned\x07", "\x1b[31mred", "`tick`", "``a`b``", "**bold**", "_em_", "~~del~~",

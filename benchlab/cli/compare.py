@@ -264,7 +264,7 @@ def _finish(args: argparse.Namespace, result) -> int:
     """Exit status: 2 when a ratio could not be formed, 1 when --fail-on trips, else 0."""
     no_ratio = [c for c in result.comparisons if c.ratio is None]
     if no_ratio:
-        from benchlab.report.escape import terminal  # the note names a sample: no controls
+        from benchlab.escape import terminal  # the note names a sample: no controls
 
         print(f"benchlab: {terminal(no_ratio[0].ratio_note or '')}", file=sys.stderr)
         return 2

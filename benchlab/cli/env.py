@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             _dump({"benchlab_version": __version__, "command": "env", "store": args.store,
                    "sessions": sessions})
             return 0
-        from benchlab.report.escape import terminal  # a stored command line: no controls
+        from benchlab.escape import terminal  # a stored command line: no controls
 
         for s in sessions:
             print(terminal(f"session {s['id']}: {s['started']} .. {s['finished'] or '(killed)'}, "

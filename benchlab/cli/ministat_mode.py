@@ -21,8 +21,8 @@ from typing import TextIO
 from benchlab.data.readers.numbers import DEFAULT_DELIMITERS, InvalidToken, extract, parse_number
 from benchlab.data.source import STDIN_NAME, Source, open_source
 from benchlab.errors import InputError
+from benchlab.escape import terminal
 from benchlab.report import ministat as report
-from benchlab.report.escape import terminal
 from benchlab.stats import ministat as stats
 
 EXIT_ERROR = 2

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if note:
             lines += [f"note: {note}", ""]
-        from benchlab.report.escape import terminal_lines  # names from data: no controls
+        from benchlab.escape import terminal_lines  # names from data: no controls
 
         sys.stdout.write(terminal_lines(lines))
     return 0

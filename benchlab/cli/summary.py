@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             lines += ["", f"note: {note}"]
         if warnings:
             lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
-        from benchlab.report.escape import terminal_lines  # names from data: no controls
+        from benchlab.escape import terminal_lines  # names from data: no controls
 
         sys.stdout.write(terminal_lines(lines) + "\n")
     return 0

@@ -137,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     lines += [f"note: {note}"] if note else []
     lines += [f"warning: {w}" for w in warnings]
-    from benchlab.report.escape import terminal_lines  # names from data: no controls
+    from benchlab.escape import terminal_lines  # names from data: no controls
 
     sys.stdout.write(terminal_lines(lines) + "\n")
     return 0

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchlab.errors import UsageError
+from benchlab.result import Result
 
 ORDERS = ("random", "blocks", "standard")
 RESERVED = ("run", "id", "replicate")
@@ -46,7 +47,7 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Design:
+class Design(Result):
     """A full factorial design and its run order."""
 
     factors: tuple[Factor, ...]
@@ -94,11 +95,6 @@ class Design:
         return [{"run": r.run, "id": r.id, **dict(zip(self.names, r.levels, strict=True)),
                  "replicate": r.replicate} for r in self.runs]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document of `benchlab design --json` (docs/design.md)."""
-        from benchlab.report.design import design_document
-
-        return design_document(self)
 
 
 def parse_factor(text: str) -> Factor:

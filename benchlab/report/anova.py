@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
-from benchlab.report.escape import plot_text, terminal, terminal_lines
+from benchlab.escape import plot_text, terminal, terminal_lines
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.design.factorial import Design
-from benchlab.report.escape import terminal, terminal_lines
+from benchlab.escape import terminal, terminal_lines
 
 
 def plan_csv(design: Design) -> str:

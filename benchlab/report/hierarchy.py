@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.units import Unit
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from benchlab.report.escape import markdown as md
+from benchlab.escape import markdown as md
 from benchlab.report.text import fmt_p
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.stats.ministat import SYMBOLS, MinistatComparison, MinistatSample
 
 DEFAULT_WIDTH = 74

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.stats.descriptive import Descriptives
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"

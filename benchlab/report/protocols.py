@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.report.text import fmt_p
 from benchlab.stats.classic_tests import TestResult
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult

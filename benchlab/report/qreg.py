@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.stats.qreg import QregResult
 
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from benchlab.errors import UsageError
-from benchlab.report.escape import plot_text
+from benchlab.escape import plot_text
 from benchlab.stats.qreg import QregResult
 
 FORMATS = (".png", ".svg", ".pdf")

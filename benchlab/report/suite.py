@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from benchlab import __version__
+from benchlab.escape import markdown as md
+from benchlab.escape import terminal, terminal_lines
 from benchlab.report.document import comparison_document
-from benchlab.report.escape import markdown as md
-from benchlab.report.escape import terminal, terminal_lines
 from benchlab.report.text import fmt_p, fmt_ratio_ci
 from benchlab.stats.suite import SuiteResult
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from benchlab.report.escape import terminal, terminal_lines
+from benchlab.escape import terminal, terminal_lines
 from benchlab.report.plot import distribution_plot
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference

@@ -3,7 +3,7 @@
 Every form shows the current trial and an estimate of the time left (the mean
 duration of this session's trials times the trials left). What comes from the
 experiment file (names, levels) or from a failed command (its error) is shown
-inert: control characters escaped (`report.escape.terminal`) and, in the rich
+inert: control characters escaped (`escape.terminal`) and, in the rich
 bar, never read as rich markup.
 """
 
@@ -13,7 +13,7 @@ import sys
 import time
 from typing import TextIO
 
-from benchlab.report.escape import terminal
+from benchlab.escape import terminal
 from benchlab.runner.plan import Trial
 
 

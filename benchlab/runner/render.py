@@ -1,13 +1,13 @@
 """Text and JSON of the runner's results: the plan (--dry-run), a run's outcome, the environment.
 
 (Kept beside the runner rather than in report/: these render runner objects only.)
-Every text line is inert (`report.escape.terminal`): names, levels, commands, paths
+Every text line is inert (`escape.terminal`): names, levels, commands, paths
 and a failed command's stderr come from the experiment file or the commands run.
 """
 
 from __future__ import annotations
 
-from benchlab.report.escape import terminal, terminal_lines
+from benchlab.escape import terminal, terminal_lines
 from benchlab.runner.plan import Trial, command_for
 from benchlab.runner.progress import format_seconds
 

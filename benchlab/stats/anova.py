@@ -20,11 +20,11 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from benchlab.errors import InputError, UsageError
+from benchlab.result import Result
 from benchlab.stats.coding import Term, cell_index, sign_table, yates_cells, yates_terms
 
 EFFECT_NOTE = ("q: half the change of the mean from the low (-1) to the high (+1) level "
@@ -86,7 +86,7 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
-class AnovaResult:
+class AnovaResult(Result):
     """The whole factorial analysis of one response."""
 
     method: str
@@ -110,12 +110,6 @@ class AnovaResult:
     warnings: tuple[str, ...]
     fitted: np.ndarray = field(repr=False, compare=False)
     residuals: np.ndarray = field(repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document of `benchlab anova --json` (docs/anova.md)."""
-        from benchlab.report.anova import anova_document
-
-        return anova_document(self)
 
 
 def _t(confidence: float, df: int) -> float:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.result import Result
 from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
 from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.diagnostics import Diagnostic, diagnose
@@ -44,7 +45,7 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class CompareResult(Result):
     """Everything `benchlab compare` found; fields mirror its JSON document."""
 
     confidence: float
@@ -84,7 +85,8 @@ def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method:
 
 
 def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, threshold: float,
-                             unit: Unit) -> Verdict:
+                             unit: Unit, why: str = "the baseline mean is not positive"
+                             ) -> Verdict:
     """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered."""
     level = f"{100 * diff.confidence:g}% CI"
     if diff.low > 0 or diff.high < 0:
@@ -92,15 +94,14 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
         text = (f"{cand} is {unit.direction_word(above)} than {base} by "
                 f"{unit.format(abs(diff.estimate))} ({level} {unit.format(diff.low)} .. "
                 f"{unit.format(diff.high)}, "
-                "difference of means; no ratio: the baseline mean is not positive)")
+                f"difference of means; no ratio: {why})")
         if threshold > 0:
             text += "; the relative threshold cannot be applied"
             return Verdict("inconclusive", text, threshold, None, False)
         return Verdict("change", text, threshold, "increase" if above else "decrease",
                        unit.is_regression(above))
     text = (f"no difference proven between {cand} and {base} ({level} of the difference "
-            f"{unit.format(diff.low)} .. {unit.format(diff.high)}; no ratio: the baseline mean is "
-            "not positive)")
+            f"{unit.format(diff.low)} .. {unit.format(diff.high)}; no ratio: {why})")
     return Verdict("inconclusive", text, threshold, None, False)
 
 
@@ -127,7 +128,10 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
 
     ratio = None
     ratio_note = None
-    if base.mean > 0:
+    if base.mean > 0 and not math.isfinite(cand.mean / base.mean):
+        ratio_note = (f"the ratio of means ({cand.mean / scale:.6g} / {base.mean / scale:.6g}) is "
+                      "beyond what a float can hold, so only the difference is reported")
+    elif base.mean > 0:
         ratio = _ratio(base, cand, confidence, df_method, cov,
                        (base_x, cand_x) if paired else None)
     else:
@@ -135,7 +139,10 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                       "needs a positive baseline mean, so only the difference is reported")
 
     if ratio is None:
-        verdict = _verdict_from_difference(difference, base.name, cand.name, threshold, unit)
+        why = ("the baseline mean is not positive" if base.mean <= 0
+               else "the ratio is beyond a float's range")
+        verdict = _verdict_from_difference(difference, base.name, cand.name, threshold, unit,
+                                           why)
     else:
         outcome = classify(ratio.low, ratio.high, threshold)
         more = None

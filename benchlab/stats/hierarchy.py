@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.result import Result
 from benchlab.stats.distributions import critical_t
 
 
@@ -60,7 +61,7 @@ class LevelComponent:
 
 
 @dataclass(frozen=True)
-class HierarchySummary:
+class HierarchySummary(Result):
     """Grand mean with its CI and the per-level variance components (highest level first)."""
 
     name: str
@@ -266,7 +267,7 @@ class PlanOption:
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Result):
     """Optimal repetitions (STATS.md §6) beside the single-level default, as in K&J Table 8.5.
 
     levels: names highest first; unrounded: the optimal r before rounding up

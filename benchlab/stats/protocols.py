@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab.result import Result
 from benchlab.stats.classic_tests import (
     TestResult,
     f_test,
@@ -52,7 +53,7 @@ class Speedups:
 
 
 @dataclass(frozen=True)
-class SpeedupTestResult:
+class SpeedupTestResult(Result):
     """One Speedup-Test protocol: the checks, the one-sided test and its decision.
 
     decision: "significant" (the candidate is better at level alpha), "not significant",
@@ -72,14 +73,6 @@ class SpeedupTestResult:
     decision: str
     message: str
     warnings: tuple[str, ...]
-
-    def to_dict(self) -> dict:
-        """The JSON document `benchlab test --json` prints for this one comparison."""
-        from benchlab.report.protocols import test_document
-        from benchlab.units import make_unit
-
-        return test_document(self.protocol, self.alpha,
-                             make_unit(None, self.higher_is_better), [self], [])
 
 
 @dataclass(frozen=True)
@@ -107,7 +100,7 @@ class PairTest:
 
 
 @dataclass(frozen=True)
-class KruskalResult:
+class KruskalResult(Result):
     """Kruskal–Wallis H (df = k - 1), one-way ANOVA F, and Holm-adjusted pairwise tests."""
 
     groups: tuple[GroupRank, ...]
@@ -121,13 +114,6 @@ class KruskalResult:
     alpha: float
     method: str
     posthoc: str = "mann-whitney"
-
-    def to_dict(self) -> dict:
-        """The JSON document `benchlab test --protocol kruskal --json` prints."""
-        from benchlab.report.protocols import test_document
-        from benchlab.units import make_unit
-
-        return test_document("kruskal", self.alpha, make_unit(None), self, [])
 
 
 def _speedups(base: np.ndarray, cand: np.ndarray, higher_is_better: bool) -> Speedups:
@@ -240,7 +226,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
 
 
 @dataclass(frozen=True)
-class SpeedupSuite:
+class SpeedupSuite(Result):
     """The Speedup-Test over the benchmarks of a suite: per benchmark, and overall.
 
     gain: Σ_b statistic(baseline_b) / Σ_b statistic(candidate_b) of the protocol's
@@ -265,14 +251,6 @@ class SpeedupSuite:
     @property
     def proportion(self) -> float:
         return self.improved / self.total
-
-    def to_dict(self) -> dict:
-        """The JSON document `benchlab test --benchmark COL --json` prints for this suite."""
-        from benchlab.report.protocols import test_document
-        from benchlab.units import make_unit
-
-        hib = self.benchmarks[0][1].higher_is_better
-        return test_document(self.protocol, self.alpha, make_unit(None, hib), [self], [])
 
 
 def speedup_suite(data: Sequence[tuple[str, np.ndarray, np.ndarray]], *,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchlab.result import Result
 from benchlab.stats.qreg_design import FactorialModel, build_model, cell_quantiles
 
 SE_METHODS = ("iid", "nid", "ker", "rank", "rank-nid", "boot", "cluster")
@@ -27,7 +28,7 @@ LP_SOLVER = "Frisch-Newton interior point with a certified vertex (exact LP)"
 
 
 @dataclass(frozen=True)
-class QregResult:
+class QregResult(Result):
     """Coefficients per τ (rows) and term (columns) with CIs, p-values and how they were made."""
 
     response: str
@@ -51,29 +52,6 @@ class QregResult:
     df: int | None = None
     levels: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        """The JSON document of `benchlab qreg --json` (keys in docs/qreg.md)."""
-        from benchlab import __version__
-
-        def num(v: float) -> float | None:
-            return float(v) if np.isfinite(v) else None
-
-        rows = []
-        for t, tau in enumerate(self.taus):
-            rows.append({"tau": float(tau), "objective": float(self.objective[t]),
-                         "coefficients": [
-                             {"term": name, "estimate": float(self.coef[t, j]),
-                              "low": num(self.low[t, j]), "high": num(self.high[t, j]),
-                              "se": num(self.se[t, j]), "pvalue": num(self.pvalue[t, j])}
-                             for j, name in enumerate(self.names)]})
-        return {"benchlab_version": __version__, "command": "qreg", "response": self.response,
-                "unit": self.unit, "n": self.n, "levels": self.levels, "terms": self.names,
-                "solver": self.solver,
-                "se": self.se_method, "se_reason": self.se_reason,
-                "confidence": self.confidence, "df": self.df, "replicates": self.replicates,
-                "seed": self.seed, "cluster": self.cluster, "quantiles": rows,
-                "warnings": list(self.warnings)}
 
 
 def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:

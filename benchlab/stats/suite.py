@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.result import Result
 from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
 from benchlab.stats.compare import CompareResult, compare_hierarchical, compare_samples
 
@@ -35,7 +36,7 @@ class GeometricMean:
 
 
 @dataclass(frozen=True)
-class SuiteResult:
+class SuiteResult(Result):
     """One CompareResult per benchmark, the geometric means, and Holm-adjusted p-values.
 
     holm: for each (benchmark, candidate) the difference's p-value adjusted by

@@ -1,0 +1,89 @@
+"""JSON documents of every result, registered for `render(result, "json")`.
+
+Each document keeps the keys its command has always printed (docs/<command>.md);
+`report/envelope.py` adds the provenance every command shares.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchlab import __version__
+from benchlab.design.factorial import Design
+from benchlab.result import RenderContext, renders
+from benchlab.stats.anova import AnovaResult
+from benchlab.stats.compare import CompareResult
+from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
+from benchlab.stats.qreg import QregResult
+from benchlab.stats.suite import SuiteResult
+from benchlab.units import make_unit
+
+
+def _num(v: float | None) -> float | None:
+    return None if v is None or not np.isfinite(v) else float(v)
+
+
+@renders("json", CompareResult)
+def compare_json(result: CompareResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.document import comparison_document
+
+    return comparison_document(result)
+
+
+@renders("json", SuiteResult)
+def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.suite import suite_document
+
+    return suite_document(result)
+
+
+@renders("json", AnovaResult)
+def anova_json(result: AnovaResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.anova import anova_document
+
+    return anova_document(result)
+
+
+@renders("json", Design)
+def design_json(result: Design, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.design import design_document
+
+    return design_document(result)
+
+
+@renders("json", SpeedupTestResult, SpeedupSuite)
+def speedup_json(result: SpeedupTestResult | SpeedupSuite,
+                 context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.protocols import test_document
+
+    first = result.benchmarks[0][1] if isinstance(result, SpeedupSuite) else result
+    return test_document(result.protocol, result.alpha,
+                         make_unit(None, first.higher_is_better), [result], [])
+
+
+@renders("json", KruskalResult)
+def kruskal_json(result: KruskalResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.protocols import test_document
+
+    return test_document("kruskal", result.alpha, make_unit(None), result, [])
+
+
+@renders("json", QregResult)
+def qreg_json(result: QregResult, context: RenderContext) -> dict[str, Any]:
+    """The document of `benchlab qreg --json` (keys in docs/qreg.md)."""
+    rows = []
+    for t, tau in enumerate(result.taus):
+        rows.append({"tau": float(tau), "objective": float(result.objective[t]),
+                     "coefficients": [
+                         {"term": name, "estimate": float(result.coef[t, j]),
+                          "low": _num(result.low[t, j]), "high": _num(result.high[t, j]),
+                          "se": _num(result.se[t, j]), "pvalue": _num(result.pvalue[t, j])}
+                         for j, name in enumerate(result.names)]})
+    return {"benchlab_version": __version__, "command": "qreg", "response": result.response,
+            "unit": result.unit, "n": result.n, "levels": result.levels, "terms": result.names,
+            "solver": result.solver, "se": result.se_method, "se_reason": result.se_reason,
+            "confidence": result.confidence, "df": result.df, "replicates": result.replicates,
+            "seed": result.seed, "cluster": result.cluster, "quantiles": rows,
+            "warnings": list(result.warnings)}
