@@ -35,7 +35,7 @@ class RenderContext:
 
 def renders(fmt: str, *types: type) -> Callable:
     """Register the decorated function as the `fmt` renderer of `types`."""
-    if fmt not in FORMATS and fmt != "rows":
+    if fmt not in FORMATS and fmt not in ("rows", "figure"):
         raise ValueError(f"unknown format {fmt!r}")
 
     def register(function: Callable) -> Callable:

@@ -1,0 +1,66 @@
+"""Figures of every analysis: one matplotlib Figure per result, by type (docs/architecture.md).
+
+A figure module registers `@renders("figure", ResultType)` functions that take
+(result, context) and return a matplotlib Figure; `report/figures/style.py` is
+the one style every figure uses. matplotlib is imported only when a figure is
+asked for. `write_figure` saves by extension (PNG/SVG/PDF) through a temporary
+file; `svg_text` gives the inline SVG that the HTML report embeds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchlab.errors import UsageError
+from benchlab.result import RenderContext, has_renderer, render
+
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def check_path(path: str, option: str = "--plot") -> None:
+    """Refuse an extension the figure writer does not know (before any work is done)."""
+    if not path.lower().endswith(FORMATS):
+        raise UsageError(f"{option} {path}: say .png, .svg or .pdf")
+
+
+def has_figure(result: Any) -> bool:
+    return has_renderer("figure", result)
+
+
+def make_figure(result: Any, context: RenderContext | None = None):
+    """The matplotlib Figure of `result` (LookupError when its type has none)."""
+    from benchlab.report.figures import style
+
+    style.use()
+    return render(result, "figure", context)
+
+
+def write_figure(result: Any, path: str, context: RenderContext | None = None, *,
+                 inputs: tuple[str, ...] = (), force: bool = False) -> None:
+    """Draw `result` and save it to `path` atomically; the format from the extension."""
+    import matplotlib.pyplot as plt
+
+    from benchlab.output_file import replacing
+
+    check_path(path)
+    fig = make_figure(result, context)
+    try:
+        with replacing(path, inputs, force=force) as tmp:
+            fig.savefig(tmp, metadata={"Date": None} if path.lower().endswith(".svg") else None)
+    finally:
+        plt.close(fig)
+
+
+def svg_text(result: Any, context: RenderContext | None = None) -> str:
+    """The figure of `result` as an SVG document (for embedding in HTML)."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    fig = make_figure(result, context)
+    try:
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None})
+        return out.getvalue()
+    finally:
+        plt.close(fig)
