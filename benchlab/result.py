@@ -48,6 +48,11 @@ def renders(fmt: str, *types: type) -> Callable:
 
 def renderer(fmt: str, result: Any) -> Callable[[Any, RenderContext], Any]:
     """The renderer of `fmt` for `result`'s type or its nearest registered base class."""
+    # The one upward import of the layers, made on first use and allowed by
+    # tests/test_architecture.py: it registers report/'s renderers, so that a result
+    # prints without its caller importing report/ (and `import benchlab` stays light).
+    import benchlab.report.renderers  # noqa: F401
+
     for kind in type(result).__mro__:
         function = _RENDERERS.get((fmt, kind))
         if function is not None:
@@ -66,11 +71,6 @@ def has_renderer(fmt: str, result: Any) -> bool:
 def render(result: Any, fmt: str, context: RenderContext | None = None) -> Any:
     """`result` in format `fmt` (text, markdown, html, csv: str; json: a dict; rows: the
     tidy rows as a list of dicts)."""
-    # The one upward import of the layers, made on first use and allowed by
-    # tests/test_architecture.py: it registers report/'s renderers, so that a result
-    # prints without its caller importing report/ (and `import benchlab` stays light).
-    import benchlab.report.renderers  # noqa: F401
-
     return renderer(fmt, result)(result, context or RenderContext())
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 
 from benchlab import limits
-from benchlab.cli import common, option_types
+from benchlab.cli import common, option_types, output_options
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -71,11 +70,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--pair-by", metavar="COLUMN", help="column whose values pair the rows")
     a.add_argument("--no-diagnostics", action="store_true",
                    help="skip the outlier/drift/autocorrelation/multimodality checks")
-    o = p.add_argument_group("output")
-    o.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    o.add_argument("--json", action="store_const", const="json", dest="format",
-                   help="same as --format json")
-    o.add_argument("--no-plot", action="store_true", help="omit the distribution plot")
+    o = output_options.add(p)
+    o.add_argument("--no-plot", action="store_true",
+                   help="omit the distribution plot from the text output")
     o.add_argument("--fail-on", choices=["change", "regression"],
                    help="exit 1 if a verdict is a change / a change in the bad direction")
     m = p.add_argument_group("ministat mode (FreeBSD ministat's exact output)")
@@ -128,6 +125,7 @@ def _run_default(args: argparse.Namespace) -> int:
     if args.paired and args.df_method is not None:
         raise UsageError("--df does not apply to --paired: paired data use n - 1 degrees "
                          "of freedom")
+    output_options.check(args, args.files)  # before the work: the targets can be written
     inputs = common.load(args)
     samples = inputs.samples
     if inputs.benchmark and not args.benchmark:
@@ -195,7 +193,6 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
 
 def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
                confidence: float, names: list[str], spec: str | None) -> int:
-    from benchlab.report.suite import suite_document, suite_markdown, suite_text
     from benchlab.stats.suite import compare_suite
 
     if args.paired:
@@ -220,13 +217,8 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
         from dataclasses import replace
 
         result = replace(result, notes=(args.unit_note,))
-    if args.format == "json":
-        json.dump(suite_document(result), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    elif args.format == "markdown":
-        sys.stdout.write(suite_markdown(result))
-    else:
-        sys.stdout.write(suite_text(result))
+    output_options.emit(args, result, output_options.context(args, "compare", args.files),
+                        args.files)
     if args.fail_on == "change" and any(c.verdict.outcome == "change"
                                         for _, r in result.benchmarks for c in r.comparisons):
         return 1
@@ -244,20 +236,9 @@ def _render(args: argparse.Namespace, result, named) -> None:
 
         result = replace(result, diagnostics=(Diagnostic("units", args.unit_note),
                                               *result.diagnostics))
-    if args.format == "json":
-        from benchlab.report.document import comparison_document
-
-        json.dump(comparison_document(result), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    elif args.format == "markdown":
-        from benchlab.report.markdown import render_markdown
-
-        sys.stdout.write(render_markdown(result))
-    else:
-        from benchlab.report.text import render_text
-
-        sys.stdout.write(render_text(result, named, plot=not args.no_plot))
-    sys.stdout.flush()
+    ctx = output_options.context(args, "compare", args.files, samples=named,
+                                 plot=not args.no_plot)
+    output_options.emit(args, result, ctx, args.files)
 
 
 def _finish(args: argparse.Namespace, result) -> int:

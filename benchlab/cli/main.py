@@ -52,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv = prepare_argv(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
+    args.argv = list(argv)  # the command line as given, for the JSON envelope
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

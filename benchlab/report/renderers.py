@@ -1,3 +1,3 @@
 """Import every format module so its renderers are registered (benchlab.result.render)."""
 
-from benchlab.report import json_format  # noqa: F401
+from benchlab.report import compare_formats, csv_format, json_format  # noqa: F401

@@ -1,0 +1,111 @@
+"""Text, Markdown and tidy rows of `compare` results (single comparisons and suites).
+
+The functions that lay the text and Markdown out live in report/text.py,
+report/markdown.py and report/suite.py; this module registers them for their
+result types. Rows are tidy: one per estimate, with the table it belongs to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchlab.result import RenderContext, renders
+from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.stats.suite import SuiteResult
+
+
+@renders("text", CompareResult)
+def compare_text(result: CompareResult, context: RenderContext) -> str:
+    from benchlab.report.text import render_text
+
+    samples = context.option("samples") or []
+    return render_text(result, samples, plot=bool(samples) and context.option("plot", True))
+
+
+@renders("markdown", CompareResult)
+def compare_markdown(result: CompareResult, context: RenderContext) -> str:
+    from benchlab.report.markdown import render_markdown
+
+    return render_markdown(result)
+
+
+@renders("text", SuiteResult)
+def suite_text(result: SuiteResult, context: RenderContext) -> str:
+    from benchlab.report.suite import suite_text as text
+
+    return text(result)
+
+
+@renders("markdown", SuiteResult)
+def suite_markdown(result: SuiteResult, context: RenderContext) -> str:
+    from benchlab.report.suite import suite_markdown as markdown
+
+    return markdown(result)
+
+
+def _comparison_rows(c: Comparison, confidence: float, unit: str) -> list[dict[str, Any]]:
+    pair = {"baseline": c.baseline, "candidate": c.candidate}
+    rows = []
+    if c.ratio is not None:
+        rows.append({"table": "comparisons", **pair, "statistic": "ratio of means",
+                     "estimate": c.ratio.estimate, "low": c.ratio.low, "high": c.ratio.high,
+                     "confidence": confidence, "pvalue": None, "unit": "",
+                     "method": c.ratio.method, "verdict": c.verdict.outcome,
+                     "direction": c.verdict.direction})
+    d = c.difference
+    rows.append({"table": "comparisons", **pair, "statistic": "difference of means",
+                 "estimate": d.estimate, "low": d.low, "high": d.high, "confidence": confidence,
+                 "pvalue": d.pvalue, "unit": unit, "method": d.method,
+                 "verdict": c.verdict.outcome if c.ratio is None else None,
+                 "direction": c.verdict.direction if c.ratio is None else None})
+    for b in c.bootstrap:
+        for kind, low, high in (("percentile", b.low, b.high), ("BCa", b.bca_low, b.bca_high),
+                                ("studentized", b.studentized_low, b.studentized_high)):
+            if low is None and high is None:
+                continue
+            rows.append({"table": "bootstrap", **pair,
+                         "statistic": f"ratio of {b.statistic}s", "estimate": b.estimate,
+                         "low": low, "high": high, "confidence": confidence, "pvalue": None,
+                         "unit": "", "method": f"bootstrap {kind}, B = {b.replicates}"})
+    for t in c.tests:
+        name = getattr(t, "name", None) or getattr(t, "method", "")
+        rows.append({"table": "tests", **pair, "statistic": name,
+                     "estimate": getattr(t, "estimate", None), "low": getattr(t, "low", None),
+                     "high": getattr(t, "high", None), "confidence": confidence,
+                     "pvalue": t.pvalue, "unit": "", "method": getattr(t, "method", "")})
+    return rows
+
+
+@renders("rows", CompareResult)
+def compare_rows(result: CompareResult, context: RenderContext) -> list[dict[str, Any]]:
+    """Samples (one row per statistic) and comparisons (one row per estimate)."""
+    unit = result.unit.name or ""
+    rows: list[dict[str, Any]] = []
+    for s in result.samples:
+        for statistic, value in (("n", s.n), ("mean", s.mean), ("median", s.median),
+                                 ("stddev", s.stddev), ("min", s.min), ("max", s.max),
+                                 ("q1", s.q1), ("q3", s.q3), ("cv", s.cv)):
+            rows.append({"table": "samples", "sample": s.name, "statistic": statistic,
+                         "estimate": value,
+                         "unit": "" if statistic in ("n", "cv") else unit})
+    for c in result.comparisons:
+        rows.extend(_comparison_rows(c, result.confidence, unit))
+    return rows
+
+
+@renders("rows", SuiteResult)
+def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, Any]]:
+    """Every benchmark's rows with its name, then the geometric means and Holm's p-values."""
+    rows = []
+    for bench, r in result.benchmarks:
+        rows.extend({"benchmark": bench, **row} for row in compare_rows(r, context))
+    for g in result.geometric_means:
+        rows.append({"benchmark": "(geometric mean)", "table": "geometric_means",
+                     "candidate": g.candidate, "statistic": "geometric mean of ratios",
+                     "estimate": g.estimate, "low": g.low, "high": g.high,
+                     "confidence": result.confidence, "method": "percentile bootstrap"})
+    for bench, candidate, p, q, significant in result.holm:
+        rows.append({"benchmark": bench, "table": "holm", "candidate": candidate,
+                     "statistic": "Holm-adjusted p-value", "estimate": q, "pvalue": p,
+                     "significant": significant})
+    return rows
