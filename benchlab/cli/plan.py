@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchlab.cli import common
+from benchlab.cli import common, output_options
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -35,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                       help="target CI half-width relative to the mean, e.g. 1%%")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    output_options.add(p)
     p.set_defaults(run=noting(run))
 
 
@@ -66,12 +64,12 @@ def _costs(args: argparse.Namespace, level_names: list[str], unit, mean: float) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchlab import __version__
     from benchlab.data.samples import unify_units
-    from benchlab.report.hierarchy import plan_document, plan_text, summary_text
     from benchlab.stats.hierarchy import plan_experiment, summarize
+    from benchlab.stats.summary import PlanGroup, PlanReport
 
     confidence = common.confidence(args.confidence)
+    output_options.check(args, args.files)
     pairs = common.per_benchmark(args, common.load(args))
     samples = [s for _, s in pairs]
     level_names = common.resolved_levels(args, samples)
@@ -81,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--target must be above 0% (no finite experiment gives a CI of "
                          "width 0)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
-    docs, lines = [], []
+    groups = []
     for (bench, _), s in zip(pairs, samples, strict=True):
         with common.naming_files(samples):
             h = summarize(s.values, common.level_arrays(s, level_names), level_names,
@@ -89,18 +87,8 @@ def run(args: argparse.Namespace) -> int:
         costs = _costs(args, level_names, unit, h.grand_mean)
         plan = plan_experiment(h, costs, budget=args.budget, target=args.target,
                                confidence=confidence)
-        docs.append({"name": s.name, **({} if bench is None else {"benchmark": bench}),
-                     **plan_document(plan)})
-        lines += summary_text(h, unit) + [""] + plan_text(plan) + [""]
-    if args.json:
-        json.dump({"benchlab_version": __version__, "command": "plan", "unit": unit.name,
-                   "notes": [note] if note else [], "level_columns": level_names,
-                   "groups": docs}, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        if note:
-            lines += [f"note: {note}", ""]
-        from benchlab.escape import terminal_lines  # names from data: no controls
-
-        sys.stdout.write(terminal_lines(lines))
+        groups.append(PlanGroup(bench, h, plan))
+    result = PlanReport(unit, tuple(level_names), tuple(groups), (note,) if note else ())
+    output_options.emit(args, result, output_options.context(args, "plan", args.files),
+                        args.files)
     return 0
