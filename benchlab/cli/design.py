@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from benchlab.cli import option_types
+from benchlab.cli import option_types, output_options
 
 EXAMPLE = """examples:
   benchlab design --factor sched=BFS,CFS --factor machine=core2,p4 \\
@@ -32,35 +31,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "of every cell), standard (Yates order, first factor fastest)")
     p.add_argument("--seed", type=option_types.seed, default=None,
                    help="seed of the random order (default: drawn and reported)")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the plan CSV here (default: standard output)")
-    p.add_argument("--force", action="store_true",
-                   help="write -o even over a benchlab store (refused by default)")
     p.add_argument("--sign-table", action="store_true",
                    help="print the sign table of the 2^k design (I, A, B, AB, ...)")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    g = output_options.add(p, plot=False)
+    g.description = ("text (the default) is the plan CSV, or the sign table with "
+                     "--sign-table; -o FILE with text writes the plan CSV there")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from benchlab.design.factorial import full_factorial, parse_factor
     from benchlab.output_file import write_text
-    from benchlab.report.design import describe, design_document, plan_csv, sign_table_text
+    from benchlab.report.design import describe, plan_csv
 
+    output_options.check(args, [])
     design = full_factorial([parse_factor(text) for text in args.factor],
                             replicates=args.replicates, order=args.order, seed=args.seed)
     if args.sign_table:
         design.sign_table()  # refuse a general design before writing anything
-    if args.output:
-        write_text(args.output, plan_csv(design), force=args.force)
-    if args.json:
-        json.dump(design_document(design), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+    ctx = output_options.context(args, "design", [], sign_table=args.sign_table)
+    if args.output and args.format == "text":  # the plan file: the CSV anova and qreg read
+        path, args.output = args.output, None
+        write_text(path, plan_csv(design), force=args.force)
+        if args.sign_table:
+            output_options.emit(args, design, ctx)
+        sys.stdout.write(f"wrote {path}: {describe(design)}\n")
         return 0
-    if args.sign_table:
-        sys.stdout.write(sign_table_text(design))
-    if args.output:
-        sys.stdout.write(f"wrote {args.output}: {describe(design)}\n")
-    elif not args.sign_table:
-        sys.stdout.write(plan_csv(design))
+    output_options.emit(args, design, ctx)
     return 0

@@ -13,7 +13,6 @@ from typing import Any
 
 from benchlab.result import RenderContext, Result, field_names, render, renders
 
-
 # Identifying columns first, then the estimate and its interval, whatever order the
 # rows give them in.
 LEADING = ("table", "benchmark", "metric", "group", "sample", "baseline", "candidate", "term",

@@ -1,4 +1,10 @@
-"""Import every format module so its renderers are registered (benchlab.result.render)."""
+"""Import every format module so its renderers are registered (benchlab.result.render).
 
-from benchlab.report import compare_formats, csv_format, json_format, summary_formats  # noqa: F401
-from benchlab.report import html_format  # noqa: F401
+One line per module, in alphabetical order: a new format module adds its line here.
+"""
+
+import benchlab.report.compare_formats  # noqa: F401
+import benchlab.report.csv_format  # noqa: F401
+import benchlab.report.design_formats  # noqa: F401
+import benchlab.report.json_format  # noqa: F401
+import benchlab.report.summary_formats  # noqa: F401
