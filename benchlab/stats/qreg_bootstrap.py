@@ -34,6 +34,14 @@ def _groups(cell: np.ndarray, cluster: np.ndarray | None) -> tuple[np.ndarray, n
     there is no cluster column."""
     if cluster is None:
         return np.arange(len(cell)), cell.copy()
+    if (np.issubdtype(cluster.dtype, np.integer) and np.issubdtype(cell.dtype, np.integer)
+            and cluster.size and cluster.min() >= 0 and cell.min() >= 0
+            and (int(cell.max()) + 1) * (int(cluster.max()) + 1) < 2**62):
+        # One integer per (cell, cluster), in the same (lexicographic) order as the rows of
+        # np.unique(pairs, axis=0), which sorts structured rows about 15× slower.
+        width = int(cluster.max()) + 1
+        keys, group = np.unique(cell.astype(np.int64) * width + cluster, return_inverse=True)
+        return group.ravel(), keys // width
     pairs = np.stack([cell, cluster], axis=1)
     uniq, group = np.unique(pairs, axis=0, return_inverse=True)
     return group.ravel(), uniq[:, 0]
