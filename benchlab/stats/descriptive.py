@@ -37,6 +37,16 @@ class Descriptives:
         return self.stddev**2
 
 
+def mean_interval(d: Descriptives, confidence: float = 0.95) -> tuple[float, float]:
+    """Student's t CI of the mean, mean ± t·s/√n; NaNs below 2 values (no spread)."""
+    from benchlab.stats.distributions import critical_t
+
+    if d.n < 2 or not math.isfinite(d.stddev):
+        return math.nan, math.nan
+    half = critical_t(confidence, d.n - 1) * d.sem
+    return d.mean - half, d.mean + half
+
+
 def describe(values: np.ndarray, name: str = "sample") -> Descriptives:
     """Describe a sample of at least one finite value."""
     x = np.asarray(values, dtype=float)

@@ -287,6 +287,7 @@ class Plan(Result):
     target: float | None
     confidence: float
     notes: tuple[str, ...]
+    relative_t2: tuple[float, ...] = ()  # T_i² / mean² as planned with; () when the mean is 0
 
 
 def _seconds(x: float | None) -> str:
@@ -361,11 +362,13 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     names = [c.name for c in comps]
     t2 = [c.t2 for c in comps]
     mean = summary.grand_mean
+    relative: tuple[float, ...] = ()
     if mean != 0 and all(math.isfinite(c.relative_sd) for c in comps):
         # T²/mean² (exact from the relative SDs): the plan depends only on it, and data near
         # 1e±200 have T² that a float cannot hold
         t2 = [c.relative_sd ** 2 if c.relative_sd > 0 else min(c.t2, 0.0) for c in comps]
         mean = 1.0
+        relative = tuple(t2)
     k = len(comps) - 1
     if len(costs) != len(comps):
         raise ValueError(f"need {len(comps)} costs, one per level")
@@ -417,7 +420,32 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
 
     return Plan(tuple(names), tuple(costs), tuple(c.t2 for c in comps), tuple(unrounded),
                 tuple(dropped),
-                option(reps), option(single), budget, target, confidence, tuple(notes))
+                option(reps), option(single), budget, target, confidence, tuple(notes),
+                relative)
+
+
+def halfwidth_by_budget(plan: Plan, budgets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The relative CI half-width each budget buys with the plan's optimal repetitions below
+    the top level and with the single-level plan (one of each below the top).
+
+    The repetitions below the top level do not depend on the budget (STATS.md §6:
+    only on costs and T² ratios), so a budget buys floor(budget / cost per top
+    unit) top-level units; fewer than 2 give no CI (NaN). Both curves are NaN
+    when the plan has no relative variances (a zero mean).
+    """
+    budgets = np.asarray(budgets, dtype=float)
+    curves = []
+    for option in (plan.optimal, plan.single_level):
+        below = list(option.repetitions[1:])
+        per_top = _cost_per_top_unit(list(plan.costs), [0, *below])
+        widths = np.full(budgets.shape, np.nan)
+        for i, b in enumerate(budgets.flat):
+            units = math.floor(b / per_top) if per_top > 0 else 0
+            if plan.relative_t2 and units >= 2:
+                widths.flat[i] = _relative_halfwidth(list(plan.relative_t2), [units, *below],
+                                                     1.0, plan.confidence)
+        curves.append(widths)
+    return curves[0], curves[1]
 
 
 def optimal_repetitions(t2_low_to_high: list[float],

@@ -52,6 +52,11 @@ class QregResult(Result):
     df: int | None = None
     levels: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # The mean (OLS) fit of the same model with its CI: the reference a figure draws beside
+    # the quantile effects (`ols_reference`); None when not computed.
+    ols: np.ndarray | None = None
+    ols_low: np.ndarray | None = None
+    ols_high: np.ndarray | None = None
 
 
 def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
@@ -254,6 +259,8 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
     if np.any(~np.isfinite(se_arr)) and se_method not in RANK_METHODS and not single_runs:
         warnings.append("some standard errors could not be estimated (a singular density "
                         "matrix); their intervals are left undefined")
+    ols, ols_low, ols_high = ols_reference(model, confidence,
+                                           cluster_codes if se_method == "cluster" else None)
     return QregResult(response=response, names=model.names, taus=taus_arr, coef=coef, low=low,
                       high=high, se=se_arr, pvalue=pvalue, objective=objective, n=model.n,
                       solver=_solver_name(model),
@@ -262,7 +269,43 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
                       seed=used_seed, cluster=cluster_name if se_method == "cluster" else None,
                       unit=unit, warnings=warnings, df=None if se_method in RANK_METHODS else rdf,
                       levels={str(f): [str(v) for v in names]
-                              for f, names in zip(factor_names, level_names, strict=True)})
+                              for f, names in zip(factor_names, level_names, strict=True)},
+                      ols=ols, ols_low=ols_low, ols_high=ols_high)
+
+
+def ols_reference(model: FactorialModel, confidence: float,
+                  cluster: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The least-squares (mean) coefficients of the model with their t CIs.
+
+    The quantile effects are read against it (de Oliveira et al. 2013, Fig. 7):
+    where the mean effect lies outside a quantile's interval, the mean alone
+    would misdescribe that part of the distribution. Errors are iid, or, given
+    the run of each row (`cluster`), cluster-robust (CR1 with G - 1 df), since
+    measurements of one run are not independent. A coefficient the data cannot
+    separate (singular X'X) gets NaN bounds.
+    """
+    from benchlab.stats.distributions import critical_t
+
+    x = model.matrix()
+    beta, *_ = np.linalg.lstsq(x, model.y, rcond=None)
+    resid = model.y - x @ beta
+    n, p = x.shape
+    bread = np.linalg.pinv(x.T @ x)
+    if cluster is not None:
+        groups = int(cluster.max()) + 1
+        scores = np.zeros((groups, p))
+        np.add.at(scores, cluster, x * resid[:, None])
+        cov = bread @ (scores.T @ scores) @ bread
+        cov *= groups / max(groups - 1, 1) * (n - 1) / max(n - p, 1)
+        df = groups - 1
+    else:
+        df = n - p
+        cov = bread * (float(resid @ resid) / df if df > 0 else np.nan)
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.diag(cov))
+    half = critical_t(confidence, df) * se if df > 0 else np.full(p, np.nan)
+    return beta, beta - half, beta + half
 
 
 def _solver_name(model: FactorialModel) -> str:

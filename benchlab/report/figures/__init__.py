@@ -46,9 +46,21 @@ def write_figure(result: Any, path: str, context: RenderContext | None = None, *
     fig = make_figure(result, context)
     try:
         with replacing(path, inputs, force=force) as tmp:
-            fig.savefig(tmp, metadata={"Date": None} if path.lower().endswith(".svg") else None)
+            fig.savefig(tmp, format=path.lower().rsplit(".", 1)[-1],
+                        metadata=_metadata(path))
     finally:
         plt.close(fig)
+
+
+def _metadata(path: str) -> dict[str, Any] | None:
+    """No date in the file: the same result gives the same bytes (SVG ids are salted by the
+    style, PNG carries none)."""
+    lowered = path.lower()
+    if lowered.endswith(".svg"):
+        return {"Date": None}
+    if lowered.endswith(".pdf"):
+        return {"CreationDate": None, "ModDate": None}
+    return None
 
 
 def svg_text(result: Any, context: RenderContext | None = None) -> str:

@@ -1,0 +1,184 @@
+"""Figures of `compare`: each sample's distribution with its mean CI, and the ratio CIs
+against the threshold band; for a suite, a forest plot of every benchmark's ratio CI.
+
+The raw values come from the CLI (`context.option("samples")`, a list of
+(name, values)); without them the means and their CIs are drawn from the
+result alone. Hierarchical results draw the top-level unit means, which are
+what the CI rests on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchlab.report.figures import style
+from benchlab.result import RenderContext, renders
+from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.stats.descriptive import mean_interval
+from benchlab.stats.suite import SuiteResult
+
+
+def _values(result: CompareResult, context: RenderContext) -> dict[str, np.ndarray]:
+    """What each sample's strip shows: top-level unit means, the raw values, or nothing."""
+    if result.hierarchies:
+        return {h.name: np.asarray(h.top_means, dtype=float) for h in result.hierarchies}
+    raw = context.option("samples") or []
+    return {name: np.asarray(x, dtype=float) for name, x in raw}
+
+
+def _mean_ci(result: CompareResult, i: int) -> tuple[float, float, float]:
+    if result.hierarchies:
+        h = result.hierarchies[i]
+        return h.grand_mean, h.low, h.high
+    d = result.samples[i]
+    low, high = mean_interval(d, result.confidence)
+    return d.mean, low, high
+
+
+def _distributions(ax: Any, result: CompareResult, context: RenderContext) -> None:
+    values = _values(result, context)
+    names = [d.name for d in result.samples]
+    everything = [x for x in values.values()] + [np.array([d.mean for d in result.samples])]
+    divisor, unit_label = style.display_unit(result.unit, np.concatenate(everything))
+    level = f"{100 * result.confidence:g}% CI"
+    positions = list(range(len(names), 0, -1))  # the first sample at the top
+    for i, (name, y) in enumerate(zip(names, positions, strict=True)):
+        x = values.get(name)
+        if x is not None and x.size:
+            style.strip(ax, y, x / divisor, style.colour(i), violin=not result.hierarchies,
+                        size=14 if result.hierarchies else 6)
+        mean, low, high = _mean_ci(result, i)
+        style.mean_with_ci(ax, y, mean / divisor, low / divisor, high / divisor,
+                           offset=0.3 if values else 0.0, label_=f"mean and its {level}")
+    style.category_axis(ax, names, positions)
+    ax.set_ylim(0.4, len(names) + 0.6)
+    what = (f"mean of each {result.hierarchies[0].components[0].name}"
+            if result.hierarchies else "measurement")
+    ax.set_xlabel(style.with_unit(style.label(what), unit_label))
+    shown = ("top-level unit means, and the mean with its" if result.hierarchies
+             else "distributions, and the mean with its" if values else "means with their")
+    ax.set_title(f"{shown} {level}")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def _look(c: Comparison) -> tuple[str, str, bool]:
+    v = c.verdict
+    return style.verdict_look(v.outcome, v.regression, v.direction)
+
+
+def _ratios(ax: Any, result: CompareResult) -> None:
+    comps = result.comparisons
+    positions = list(range(len(comps), 0, -1))
+    bounded = [c.ratio for c in comps if c.ratio is not None]
+    limits = style.ratio_scale(ax, [r.low for r in bounded] + [r.estimate for r in bounded],
+                               [r.high for r in bounded], result.threshold)
+    style.threshold_band(ax, result.threshold)
+    for c, y in zip(comps, positions, strict=True):
+        v = c.verdict
+        name = style.verdict_name(v.outcome, v.regression, v.direction)
+        if c.ratio is None:
+            ax.text(1.0, y, "no ratio (baseline mean ≤ 0 or out of range)", ha="center",
+                    va="center", fontsize=8, color=style.INK)
+            continue
+        style.interval(ax, y, c.ratio.estimate, c.ratio.low, c.ratio.high, limits, _look(c),
+                       label_=name)
+    style.category_axis(ax, [f"{c.candidate} / {c.baseline}" for c in comps], positions)
+    ax.set_ylim(0.4, len(comps) + 0.6)
+    ax.set_xlabel(f"ratio of means with its {100 * result.confidence:g}% CI")
+    ax.set_title("candidate / baseline")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6, which="both")
+    ax.set_axisbelow(True)
+
+
+@renders("figure", CompareResult)
+def compare_figure(result: CompareResult, context: RenderContext):
+    """Distributions (left) beside the ratio CIs with the threshold band (right)."""
+    import matplotlib.pyplot as plt
+
+    rows = max(len(result.samples), len(result.comparisons))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(10, 1.6 + 0.55 * rows), width_ratios=(3, 2),
+        layout="constrained")
+    _distributions(left, result, context)
+    _ratios(right, result)
+    style.legend_below(fig, (left, right))
+    return fig
+
+
+@renders("figure", SuiteResult)
+def suite_figure(result: SuiteResult, context: RenderContext):
+    """A forest plot: every benchmark's ratio CI per candidate, the threshold band, 1 marked,
+    and the geometric mean(s) with their bootstrap CI below a rule."""
+    import matplotlib.pyplot as plt
+
+    candidates = list(dict.fromkeys(c.candidate for _, r in result.benchmarks
+                                    for c in r.comparisons))
+    several = len(candidates) > 1
+    rows = len(result.benchmarks) + len(result.geometric_means) + 1
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.24 * rows * (1 + 0.35 * several)),
+                           layout="constrained")
+    bounded = [c.ratio for _, r in result.benchmarks for c in r.comparisons
+               if c.ratio is not None]
+    geo = result.geometric_means
+    threshold = result.benchmarks[0][1].threshold
+    limits = style.ratio_scale(ax, [r.low for r in bounded] + [g.low for g in geo],
+                               [r.high for r in bounded] + [g.high for g in geo], threshold)
+    style.threshold_band(ax, threshold)
+    step = 0.7 / len(candidates)
+    names, positions = [], []
+    seen: set[str] = set()
+    y = rows
+    for bench, r in result.benchmarks:
+        names.append(bench)
+        positions.append(y)
+        for c in r.comparisons:
+            k = candidates.index(c.candidate)
+            at = y + (len(candidates) - 1) * step / 2 - k * step
+            if c.ratio is None:
+                ax.plot([1.0], [at], marker="x", color=style.INK, linestyle="none")
+                continue
+            look = _look(c)
+            if several:
+                look = (style.colour(k + 1), look[1], look[2])
+            v = c.verdict
+            name = style.verdict_name(v.outcome, v.regression, v.direction)
+            seen.add(name)
+            style.interval(ax, at, c.ratio.estimate, c.ratio.low, c.ratio.high, limits, look,
+                           size=5, label_=None if several else name)
+        y -= 1
+    ax.axhline(y, color=style.INK, linewidth=0.6)  # the rule above the summary rows
+    for g in geo:
+        y -= 1
+        k = candidates.index(g.candidate) if g.candidate in candidates else 0
+        ax.errorbar([g.estimate], [y], xerr=[[g.estimate - g.low], [g.high - g.estimate]],
+                    fmt="D", markersize=7, color=style.colour(k + 1) if several else style.INK,
+                    markerfacecolor="white", capsize=3, linewidth=1.6, zorder=4,
+                    label=None if several else "geometric mean (bootstrap CI)")
+        names.append(f"geometric mean {g.candidate}" if several else "geometric mean")
+        positions.append(y)
+    style.category_axis(ax, names, positions)
+    ax.set_ylim(y - 0.7, rows + 0.7)
+    for tick in ax.get_yticklabels()[len(result.benchmarks):]:
+        tick.set_fontweight("bold")
+    if len(result.benchmarks) > 30:
+        ax.tick_params(axis="y", labelsize=7)
+    level = f"{100 * result.confidence:g}% CI"
+    ax.set_xlabel(f"ratio of means (candidate / baseline) with its {level}")
+    base = result.benchmarks[0][1].comparisons[0].baseline
+    title = ", ".join(style.label(c, 30) for c in candidates)
+    ax.set_title(f"{title} against {style.label(base, 30)}: "
+                 f"{len(result.benchmarks)} benchmarks")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6, which="both")
+    ax.set_axisbelow(True)
+    if several:  # colour tells the candidate; shape and fill tell the verdict
+        for name in sorted(seen):
+            colour_, shape, filled = style.VERDICTS[name]
+            ax.plot([], [], marker=shape, color=style.INK, linestyle="none", label=name,
+                    markerfacecolor=style.INK if filled else "white")
+        for k, name in enumerate(candidates):
+            ax.plot([], [], color=style.colour(k + 1), linewidth=2, label=style.label(name, 30))
+    style.legend_below(fig, (ax,))
+    return fig

@@ -1,0 +1,7 @@
+"""Import every figure module so its `@renders("figure", ...)` functions are registered.
+
+`report/renderers.py` imports this module; a new figure module adds its line here.
+matplotlib is not imported by any of them until a figure is drawn.
+"""
+
+import benchlab.report.figures.compare  # noqa: F401
