@@ -1,0 +1,393 @@
+"""HTML sections of every result, registered for `render(result, "html")` (`--format html`).
+
+Each renderer gives one `<section class="benchlab">` of tables. With the
+context option `fragment` true (what `benchlab report` asks for) the section
+is bare, for a page that carries the style once; otherwise it is wrapped in a
+minimal self-contained document (inline CSS, nothing fetched), which is what
+`benchlab compare --format html` prints and what Jupyter shows.
+
+Every string that comes from data (sample, benchmark, level and unit names,
+messages) goes through `html.escape`, so `<script>` in a benchmark name is
+text on the page. Numbers print at the precision of the text report; the
+exact values ride along in `data-*` attributes (what the browser tests check
+against the JSON).
+
+Compare results and suites have their own tables; every other result (anova,
+qreg, designs, tests, summaries, plans) is laid out from its JSON document, or
+its tidy rows, or at least its text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from benchlab import __version__
+from benchlab.result import RenderContext, Result, render, renders
+from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.stats.hierarchy import HierarchySummary, Plan
+from benchlab.stats.suite import SuiteResult
+from benchlab.units import Unit
+
+# Verdict colours differ in lightness as well as hue (they read in grey), and every
+# verdict cell also carries a symbol and a word: colour is never the only signal.
+STYLE = """
+.benchlab{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111}
+.benchlab h2,.benchlab h3,.benchlab h4{margin:1.2em 0 .4em}
+.benchlab table{border-collapse:collapse;margin:.4em 0 1em}
+.benchlab th,.benchlab td{border:1px solid #bbb;padding:.25em .6em;text-align:left;
+ vertical-align:top}
+.benchlab th{background:#eee}
+.benchlab td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.benchlab .name{white-space:pre-wrap}
+.benchlab table.sortable th{cursor:pointer;user-select:none}
+.benchlab table.sortable th::after{content:" \\2195";color:#777}
+.benchlab table.sortable th[aria-sort=ascending]::after{content:" \\25B2";color:#111}
+.benchlab table.sortable th[aria-sort=descending]::after{content:" \\25BC";color:#111}
+.benchlab .worse{background:#8b1a1a;color:#fff;font-weight:bold}
+.benchlab .better{background:#cfe3f5;color:#000;font-weight:bold}
+.benchlab .change{background:#f0d9a8;color:#000;font-weight:bold}
+.benchlab .equivalent{background:#fafafa;color:#000}
+.benchlab .inconclusive{background:#dcdcdc;color:#000;font-style:italic}
+.benchlab .warnings li{margin:.2em 0}
+.benchlab pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}
+.benchlab figure{margin:.5em 0 1em}
+.benchlab figure svg{max-width:100%;height:auto}
+.benchlab .muted{color:#555}
+"""
+
+
+def esc(value: Any) -> str:
+    """Any value as inert HTML text (quotes escaped too: safe in attributes)."""
+    return html.escape(str(value), quote=True)
+
+
+def num(x: float | None, digits: int = 4) -> str:
+    """A number with `digits` decimals, "n/a" when missing or not finite."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def exact(x: float | None) -> str:
+    """The exact value for a data attribute: repr of the float, "" when missing."""
+    return "" if x is None or not math.isfinite(x) else repr(float(x))
+
+
+def cell(text: str, *, cls: str = "", attrs: dict[str, str] | None = None,
+         raw: bool = False) -> str:
+    """One `<td>`: `text` escaped unless `raw`; attribute values always escaped."""
+    extra = "".join(f' {k}="{esc(v)}"' for k, v in (attrs or {}).items())
+    klass = f' class="{esc(cls)}"' if cls else ""
+    return f"<td{klass}{extra}>{text if raw else esc(text)}</td>"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "",
+          caption: str = "") -> str:
+    """A table of already rendered `<td>` cells under escaped headers."""
+    klass = f' class="{esc(cls)}"' if cls else ""
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
+    body = "\n".join(f"<tr>{''.join(r)}</tr>" for r in rows)
+    return f"<table{klass}>{cap}<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>"
+
+
+def document(title: str, body: str) -> str:
+    """A minimal self-contained HTML document around `body` (inline style, no requests)."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<meta name=\"generator\" content=\"benchlab {esc(__version__)}\">"
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n"
+            f"<body>\n{body}\n</body></html>\n")
+
+
+def _wrap(kind: str, title: str, inner: str, context: RenderContext) -> str:
+    section = f'<section class="benchlab {esc(kind)}">\n{inner}\n</section>'
+    if context.option("fragment"):
+        return section
+    return document(f"benchlab {title}", section)
+
+
+# -- verdicts ------------------------------------------------------------------------
+def _size(ratio: float) -> str:
+    """The change as the text reports say it: a percentage within ±50%, else a factor."""
+    if ratio > 1.5 or ratio < 0.5:
+        factor = ratio if ratio > 1 else 1 / ratio
+        return f"{factor:.3g}×"
+    return f"{100 * abs(ratio - 1):.1f}%"
+
+
+def verdict_label(c: Comparison, unit: Unit) -> tuple[str, str]:
+    """(CSS class, text) of a verdict: a symbol, the outcome, the size and its direction.
+
+    ▲/▼ say whether the candidate's mean is above or below the baseline's; the
+    class says whether that is worse, better or (no known direction) a change.
+    """
+    v = c.verdict
+    estimate = c.ratio.estimate if c.ratio is not None else None
+    if estimate is None or not math.isfinite(estimate):
+        return "inconclusive", f"? {v.outcome} (no ratio)"
+    above = estimate > 1.0
+    symbol = "▲" if above else "▼"
+    if v.outcome == "change":
+        word = unit.direction_word(above)
+        if v.regression:
+            cls = "worse"
+        elif unit.higher_is_better is not None or unit.is_time:
+            cls = "better"
+        else:
+            cls = "change"
+        return cls, f"{symbol} change: {_size(estimate)} {word}"
+    if v.outcome == "equivalent":
+        return "equivalent", f"≈ equivalent ({100 * (estimate - 1):+.1f}%)"
+    return "inconclusive", f"? inconclusive ({100 * (estimate - 1):+.1f}%)"
+
+
+def comparison_cells(c: Comparison, unit: Unit, confidence: float) -> list[str]:
+    """Baseline, candidate, ratio, CI and verdict cells of one comparison.
+
+    The ratio cells carry the exact estimate, low and high (`data-estimate`,
+    `data-low`, `data-high`) and sort by them (`data-sort`).
+    """
+    r = c.ratio
+    est, low, high = (r.estimate, r.low, r.high) if r is not None else (None, None, None)
+    cls, label = verdict_label(c, unit)
+    exact_attrs = {"data-estimate": exact(est), "data-low": exact(low), "data-high": exact(high)}
+    ci = "unbounded" if low is None or high is None else f"{num(low)} .. {num(high)}"
+    return [cell(c.baseline, cls="name"), cell(c.candidate, cls="name"),
+            cell(num(est), cls="num ratio", attrs={**exact_attrs, "data-sort": exact(est)}),
+            cell(ci, cls="num ci", attrs={"data-sort": exact(low)}),
+            cell(label, cls=f"verdict {cls}",
+                 attrs={"data-outcome": c.verdict.outcome, "title": c.verdict.text,
+                        "data-sort": label})]
+
+
+COMPARISON_HEADERS = ("baseline", "candidate", "ratio", "CI", "verdict")
+
+
+# -- compare -------------------------------------------------------------------------
+def samples_table(result: CompareResult) -> str:
+    """n, mean ± sd, median, min, max and CV per sample, in the result's unit."""
+    u = result.unit
+    rows = [[cell(s.name, cls="name"), cell(str(s.n), cls="num"),
+             cell(u.format(s.mean), cls="num", attrs={"data-value": exact(s.mean)}),
+             cell(u.format(s.stddev), cls="num"), cell(u.format(s.median), cls="num"),
+             cell(u.format(s.min), cls="num"), cell(u.format(s.max), cls="num"),
+             cell(num(100 * s.cv, 2) + "%" if math.isfinite(s.cv) else "n/a", cls="num")]
+            for s in result.samples]
+    return table(("sample", "n", "mean", "stddev", "median", "min", "max", "CV"), rows,
+                 cls="samples")
+
+
+def comparisons_table(result: CompareResult) -> str:
+    level = f"{100 * result.confidence:g}% CI"
+    rows = []
+    for c in result.comparisons:
+        rows.append([*comparison_cells(c, result.unit, result.confidence),
+                     cell(c.verdict.text)])
+    headers = ("baseline", "candidate", "ratio", level, "verdict", "in words")
+    return table(headers, rows, cls="comparisons")
+
+
+def hierarchy_table(summaries: Sequence[HierarchySummary]) -> str:
+    """Variance shares per level for each sample (highest level first)."""
+    rows = []
+    for s in summaries:
+        for c in s.components:
+            rows.append([cell(s.name, cls="name"), cell(c.name, cls="name"),
+                         cell(f"{c.repetitions:.4g}", cls="num"),
+                         cell(_pct(c.relative_sd, 2), cls="num"),
+                         cell(_pct(c.share), cls="num",
+                              attrs={"data-share": exact(c.share)}),
+                         cell("can be dropped" if c.droppable else "")])
+    return table(("sample", "level", "repetitions", "relative SD", "share of variance", ""),
+                 rows, cls="hierarchy",
+                 caption="variance of the mean by level (what each level adds)")
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.{digits}f}%"
+
+
+def warnings_list(messages: Iterable[str], title: str = "warnings") -> str:
+    items = "".join(f"<li>{esc(m)}</li>" for m in messages)
+    return f'<h4>{esc(title)}</h4><ul class="warnings">{items}</ul>' if items else ""
+
+
+def compare_body(result: CompareResult) -> str:
+    """The tables of one comparison: samples, comparisons, variance shares, warnings."""
+    parts = [samples_table(result), comparisons_table(result)]
+    if result.hierarchies:
+        parts.append(hierarchy_table(result.hierarchies))
+    parts.append(warnings_list(d.message for d in result.diagnostics))
+    return "\n".join(p for p in parts if p)
+
+
+@renders("html", CompareResult)
+def compare_html(result: CompareResult, context: RenderContext) -> str:
+    unit = f" ({esc(result.unit.name)})" if result.unit.name else ""
+    inner = f"<h3>comparison{unit}</h3>\n{compare_body(result)}"
+    return _wrap("compare", "compare", inner, context)
+
+
+# -- suites --------------------------------------------------------------------------
+def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float,
+                   holm: Sequence[tuple[str, str, float, float, bool]] = (),
+                   anchors: Sequence[str] = ()) -> str:
+    """Every comparison in one sortable table: benchmark, baseline, candidate, ratio, CI,
+    verdict (and Holm's adjusted p for a suite); `anchors` link each benchmark to its part
+    of the page."""
+    adjusted = {(b, c): (q, sig) for b, c, _, q, sig in holm}
+    rows = []
+    for k, (bench, r) in enumerate(items):
+        name = esc(bench)
+        if k < len(anchors):
+            name = f'<a href="#{esc(anchors[k])}">{name}</a>'
+        for c in r.comparisons:
+            row = [cell(name, cls="name benchmark", attrs={"data-sort": bench}, raw=True),
+                   *comparison_cells(c, r.unit, confidence)]
+            if holm:
+                q, sig = adjusted.get((bench, c.candidate), (None, None))
+                p_text = "n/a" if q is None or not math.isfinite(q) else f"{q:.4f}"
+                row += [cell(p_text, cls="num", attrs={"data-sort": exact(q)}),
+                        cell("" if sig is None else ("yes" if sig else "no"))]
+            rows.append(row)
+    level = f"{100 * confidence:g}% CI"
+    headers = ["benchmark", "baseline", "candidate", "ratio", level, "verdict"]
+    if holm:
+        headers += ["Holm p", "Holm sig."]
+    return table(headers, rows, cls="sortable headline")
+
+
+def suite_headline(result: SuiteResult, anchors: Sequence[str] = ()) -> str:
+    """One sortable row per benchmark and comparison, with Holm's adjusted p."""
+    return headline_table(result.benchmarks, result.confidence, result.holm, anchors)
+
+
+def geomean_table(result: SuiteResult) -> str:
+    rows = [[cell(g.candidate, cls="name"), cell(str(g.benchmarks), cls="num"),
+             cell(num(g.estimate), cls="num", attrs={"data-estimate": exact(g.estimate)}),
+             cell(f"{num(g.low)} .. {num(g.high)}", cls="num"),
+             cell(f"B = {g.replicates}, seed = {g.seed}")] for g in result.geometric_means]
+    level = f"bootstrap {100 * result.confidence:g}% CI"
+    return table(("candidate", "benchmarks", "geometric mean of ratios", level, "bootstrap"),
+                 rows, cls="geomean") if rows else ""
+
+
+def suite_warnings(result: SuiteResult) -> list[str]:
+    return [*result.notes, *result.skipped,
+            *(f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics)]
+
+
+@renders("html", SuiteResult)
+def suite_html(result: SuiteResult, context: RenderContext) -> str:
+    inner = "\n".join(p for p in (
+        f"<h3>suite of {len(result.benchmarks)} benchmarks</h3>", suite_headline(result),
+        geomean_table(result), warnings_list(suite_warnings(result))) if p)
+    return _wrap("suite", "suite comparison", inner, context)
+
+
+# -- summaries and plans -------------------------------------------------------------
+@renders("html", HierarchySummary)
+def hierarchy_html(result: HierarchySummary, context: RenderContext) -> str:
+    level = f"{100 * result.confidence:g}% CI"
+    head = table(("sample", "n", "mean", level, "df", "top-level units"), [[
+        cell(result.name, cls="name"), cell(str(result.n), cls="num"),
+        cell(f"{result.grand_mean:.6g}", cls="num"),
+        cell(f"{result.low:.6g} .. {result.high:.6g}", cls="num"),
+        cell(f"{result.df:g}", cls="num"), cell(str(result.top_units), cls="num")]])
+    inner = "\n".join(p for p in (f"<h3>{esc(result.name)}</h3>", head,
+                                  hierarchy_table([result]),
+                                  warnings_list(result.warnings)) if p)
+    return _wrap("summary", "summary", inner, context)
+
+
+@renders("html", Plan)
+def plan_html(result: Plan, context: RenderContext) -> str:
+    from benchlab.report.hierarchy import plan_document
+
+    body = document_html(plan_document(result))
+    return _wrap("plan", "plan", f"<h3>plan</h3>\n{body}", context)
+
+
+# -- every other result: laid out from its JSON document -------------------------------
+_SKIP = ("benchlab_version", "command")
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else "n/a"
+    if isinstance(value, (str, int)):
+        return str(value)
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        return ", ".join(_show(v) for v in value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _records(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """List items with one nested list of records expanded: a row per child record,
+    carrying its parent's scalar fields (qreg's quantiles × coefficients)."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        nested = [k for k, v in item.items() if isinstance(v, list) and v
+                  and all(isinstance(x, dict) for x in v)]
+        if len(nested) != 1:
+            out.append(item)
+            continue
+        parent = {k: v for k, v in item.items() if k != nested[0]}
+        out.extend({**parent, **child} for child in item[nested[0]])
+    return out
+
+
+def _records_table(items: list[dict[str, Any]], caption: str) -> str:
+    rows = _records(items)
+    headers: dict[str, None] = {}
+    for row in rows:
+        headers.update(dict.fromkeys(row))
+    body = [[cell(_show(row.get(h, "")),
+                  cls="num" if isinstance(row.get(h), (int, float)) else "")
+             for h in headers] for row in rows]
+    return table(list(headers), body, caption=caption)
+
+
+def document_html(doc: dict[str, Any], depth: int = 0) -> str:
+    """A JSON document as tables: its scalars in one key/value table, each list of
+    records as a table, each nested object as a titled part of its own."""
+    scalars = [[cell(k, cls="name"), cell(_show(v))] for k, v in doc.items()
+               if k not in _SKIP and (_scalar(v) or (isinstance(v, list)
+                                                     and all(_scalar(x) for x in v)))]
+    parts = [table(("", "value"), scalars)] if scalars else []
+    heading = "h4" if depth else "h3"
+    for key, value in doc.items():
+        if key in _SKIP or _scalar(value):
+            continue
+        if isinstance(value, dict):
+            parts.append(f"<{heading}>{esc(key)}</{heading}>\n{document_html(value, depth + 1)}")
+        elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+            parts.append(_records_table(value, key))
+    return "\n".join(parts)
+
+
+@renders("html", Result)
+def result_html(result: Result, context: RenderContext) -> str:
+    """Any other result: its JSON document as tables, else its tidy rows, else its text."""
+    name = type(result).__name__
+    try:
+        body = document_html(render(result, "json", context))
+    except LookupError:
+        try:
+            body = _records_table(render(result, "rows", context), "")
+        except LookupError:
+            body = f"<pre>{esc(str(result))}</pre>"
+    return _wrap(name.lower(), name, f"<h3>{esc(name)}</h3>\n{body}", context)

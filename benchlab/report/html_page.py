@@ -1,0 +1,217 @@
+"""The page `benchlab report` writes: one self-contained HTML file (docs/report.md).
+
+Everything is inline — CSS, SVG figures, a few lines of JavaScript that sort the
+headline table — and nothing is fetched: the file reads the same offline, in a
+mail attachment or years later. Its parts, top to bottom:
+
+- the headline table of every comparison (benchmark, baseline, candidate,
+  ratio with its CI, verdict with its direction), sortable by any column;
+  verdict colours differ in lightness and every verdict has a symbol and a
+  word, so it reads in grey and without colour;
+- for a suite, the geometric means (and the suite's figure when one is
+  registered);
+- per benchmark (or the one comparison): its figure when report/figures has
+  one for the result, its tables (samples, comparisons, variance shares per
+  level for hierarchical data, warnings) and, for a store, the run-order plot;
+- for each store, the machine's environment record per session, with its
+  warnings;
+- a provenance footer: benchlab's version, the command line, every input with
+  its SHA-256, the seed, the date.
+
+Data-borne text is escaped by the section renderers (report/html_format.py).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from benchlab import __version__
+from benchlab.report import html_format as hf
+from benchlab.report.figures.run_order import RunOrder, run_order_svg
+from benchlab.result import RenderContext
+from benchlab.stats.compare import CompareResult
+from benchlab.stats.suite import SuiteResult
+
+# Sorting by a header click: numbers by their exact data-sort value, text otherwise;
+# a second click reverses. aria-sort tells assistive technology and the CSS arrow.
+SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(function (th) {
+  th.tabIndex = 0;
+  function sort() {
+    var table = th.closest("table"), body = table.tBodies[0], i = th.cellIndex;
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    function key(row) {
+      var c = row.cells[i], v = c.getAttribute("data-sort");
+      if (v === null) { v = c.textContent; }
+      var n = Number(v);
+      return v !== "" && !isNaN(n) ? n : v;
+    }
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a), y = key(b), d;
+      if (typeof x === "number" && typeof y === "number") { d = x - y; }
+      else if (typeof x === "number") { d = -1; } else if (typeof y === "number") { d = 1; }
+      else { d = String(x).localeCompare(String(y)); }
+      return asc ? d : -d;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  th.addEventListener("click", sort);
+  th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
+});
+"""
+
+PAGE_STYLE = """
+body{margin:0 auto;max-width:1100px;padding:1em 1.5em}
+.benchlab h1{font-size:1.6em;margin:.3em 0}
+.benchlab section.bench{border-top:2px solid #ccc;margin-top:1.5em}
+.benchlab footer{border-top:2px solid #ccc;margin-top:2em;padding-top:.5em;font-size:.9em}
+.benchlab code{font-size:.95em;word-break:break-all}
+"""
+
+
+@dataclass(frozen=True)
+class StoreRecord:
+    """What a `benchlab run` store adds to the page: its sessions (argv, environment,
+    warnings) and its run-order plots, keyed by benchmark (None: the whole store)."""
+
+    path: str
+    sessions: list[dict[str, Any]]
+    run_orders: list[RunOrder] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PageInput:
+    """The analysis and what the page shows beside it.
+
+    samples: per benchmark (None for a comparison that is not a suite) the samples
+    as (name, values), which the distribution figures draw.
+    """
+
+    result: CompareResult | SuiteResult
+    samples: dict[str | None, list[tuple[str, Any]]]
+    stores: Sequence[StoreRecord] = ()
+    title: str = "benchlab report"
+    figures: bool = True
+    date: str | None = None
+
+
+def figure_html(result: Any, context: RenderContext) -> str:
+    """The result's figure as inline SVG, or "" when report/figures has none for it."""
+    from benchlab.report import figures
+
+    if not figures.has_figure(result):
+        return ""
+    try:
+        svg = figures.svg_text(result, context)
+    except ModuleNotFoundError as exc:  # matplotlib is an extra: the page works without it
+        return f'<p class="muted">figure left out: {hf.esc(exc)}</p>'
+    start = svg.find("<svg")
+    return f'<figure class="figure">{svg[start:] if start >= 0 else svg}</figure>'
+
+
+def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageInput,
+                   context: RenderContext) -> str:
+    """One benchmark's part: heading, figure, tables, run-order plots."""
+    title = "the comparison" if bench is None else f"benchmark {bench}"
+    parts = [f'<section class="bench" id="b{k}"><h2>{hf.esc(title)}</h2>']
+    if page.figures:
+        ctx = replace(context, options={**context.options, "samples":
+                                        page.samples.get(bench, []), "fragment": True})
+        parts.append(figure_html(result, ctx))
+    parts.append(hf.compare_body(result))
+    for store in page.stores:
+        for plot in store.run_orders:
+            if plot.group is None or plot.group == bench:
+                where = f" ({store.path})" if len(page.stores) > 1 else ""
+                parts.append(f"<h4>run order{hf.esc(where)}</h4>"
+                             f'<figure class="figure">{run_order_svg(plot)}</figure>')
+    parts.append("</section>")
+    return "\n".join(p for p in parts if p)
+
+
+def _environment(store: StoreRecord) -> str:
+    """Each session of a store: when, how it ended, its command, the machine, warnings."""
+    from benchlab.runner.render import environment_text
+
+    parts = [f"<h3>environment recorded in {hf.esc(store.path)}</h3>"]
+    for s in store.sessions:
+        head = (f"session {s['id']}: {s['started']} .. {s['finished'] or '(killed)'}, "
+                f"{s['outcome'] or 'interrupted'}")
+        argv = " ".join(str(a) for a in s["argv"]) if isinstance(s["argv"], list) else ""
+        rows = []
+        for line in environment_text(s["environment"], []).split("\n"):
+            key, sep, value = line.partition(":")
+            if sep and key and not line.startswith(" ") and key != "warnings":
+                rows.append([hf.cell(key, cls="name"), hf.cell(value.strip())])
+        warnings = []
+        for w in s["warnings"] if isinstance(s["warnings"], list) else []:
+            message, _, fix = str(w).partition(" (fix: ")
+            warnings.append(f"{message} — fix: {fix[:-1]}" if fix else message)
+        parts += [f"<h4>{hf.esc(head)}</h4>", f"<p><code>{hf.esc(argv)}</code></p>",
+                  hf.table(("", "value"), rows, cls="environment"),
+                  hf.warnings_list(warnings, "noise warnings") or
+                  '<p class="muted">no noise warnings</p>']
+    return "\n".join(parts)
+
+
+def _footer(page: PageInput, context: RenderContext) -> str:
+    seed = getattr(page.result, "seed", None)
+    date = page.date or datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M:%S UTC")
+    inputs = hf.table(("input", "SHA-256"), [
+        [hf.cell(path, cls="name"), hf.cell(sha or "(not a file)")]
+        for path, sha in context.inputs], cls="inputs")
+    command = " ".join(["benchlab", context.command or "report", *context.argv])
+    return (f'<footer class="provenance"><h3>provenance</h3>'
+            f"<p>benchlab {hf.esc(__version__)} · {hf.esc(date)} · seed "
+            f"{hf.esc('none' if seed is None else seed)}</p>"
+            f"<p>command: <code>{hf.esc(command)}</code></p>{inputs}</footer>")
+
+
+def build_page(page: PageInput, context: RenderContext) -> str:
+    """The whole report as one HTML document."""
+    result = page.result
+    items: list[tuple[str | None, CompareResult]]
+    if isinstance(result, SuiteResult):
+        items = list(result.benchmarks)
+        confidence = result.confidence
+        headline = hf.headline_table(result.benchmarks, confidence, result.holm,
+                                     [f"b{k}" for k in range(len(items))])
+        extra = [hf.geomean_table(result)]
+        if page.figures:
+            extra.append(figure_html(result, replace(
+                context, options={**context.options, "fragment": True})))
+        warnings = hf.suite_warnings(result)
+    else:
+        items = [(None, result)]
+        confidence = result.confidence
+        label = " vs ".join(s.name for s in result.samples[:2])
+        headline = hf.headline_table([(label if len(result.samples) == 2 else "(all)",
+                                       result)], confidence, anchors=["b0"])
+        extra, warnings = [], []
+    unit = next((r.unit.name for _, r in items if r.unit.name), None)
+    threshold = items[0][1].threshold if items else 0.0
+    facts = (f"{sum(len(r.comparisons) for _, r in items)} comparisons · "
+             f"{100 * confidence:g}% confidence · threshold {100 * threshold:g}%"
+             + (f" · unit {unit}" if unit else ""))
+    body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>',
+            "<h2>headline</h2>", headline, *extra,
+            hf.warnings_list(warnings)]
+    body += [_bench_section(k, bench, r, page, context) for k, (bench, r) in enumerate(items)]
+    if page.stores:
+        body.append('<section class="environment"><h2>machine</h2>'
+                    + "\n".join(_environment(s) for s in page.stores) + "</section>")
+    body.append(_footer(page, context))
+    main = '<main class="benchlab">\n' + "\n".join(p for p in body if p) + "\n</main>"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<meta name=\"generator\" content=\"benchlab {hf.esc(__version__)}\">"
+            f"<title>{hf.esc(page.title)}</title>"
+            f"<style>{hf.STYLE}{PAGE_STYLE}</style></head>\n<body>\n{main}\n"
+            f"<script>{SORT_SCRIPT}</script>\n</body></html>\n")
