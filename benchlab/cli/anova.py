@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from benchlab.cli import factor_options
+from benchlab.cli import factor_options, output_options
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -36,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="confidence level of the effect CIs (default 95)")
     p.add_argument("--plot", metavar="FILE", help="write residuals-vs-fitted and normal Q-Q "
                    "plots (.png, .svg or .pdf)")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    output_options.add(p, plot=False)
     p.set_defaults(run=noting(run))
 
 
@@ -51,7 +49,7 @@ def _runs(table):
 def run(args: argparse.Namespace) -> int:
     from benchlab import progress
 
-    with progress.showing(not args.json):  # a bar on stderr for long work, never with --json
+    with progress.showing(args.format != "json"):  # a bar on stderr for long work, not in JSON
         return _run(args)
 
 
@@ -60,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from benchlab.cli import common
     from benchlab.errors import InputError, UsageError
-    from benchlab.report.anova import PLOT_FORMATS, anova_document, anova_text, residual_plots
+    from benchlab.report.anova import PLOT_FORMATS, residual_plots
     from benchlab.stats.anova import anova
 
     confidence = common.confidence(args.confidence)
@@ -70,6 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         from benchlab.output_file import check_target
 
         check_target(args.plot, [args.file])  # before the work, not after it
+    output_options.check(args, [args.file])
     table = factor_options.load(args)
     for j, name in enumerate(table.factors):
         seen = np.bincount(table.codes[:, j], minlength=len(table.levels[j]))
@@ -84,9 +83,6 @@ def _run(args: argparse.Namespace) -> int:
                    source=table.source, runs=_runs(table))
     if args.plot:
         residual_plots(result, args.plot)
-    if args.json:
-        json.dump(anova_document(result), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(anova_text(result, table.source))
+    ctx = output_options.context(args, "anova", [args.file], source=table.source)
+    output_options.emit(args, result, ctx, [args.file])
     return 0

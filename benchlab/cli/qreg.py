@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import TYPE_CHECKING
 
 from benchlab import limits
-from benchlab.cli import factor_options, option_types
+from benchlab.cli import factor_options, option_types, output_options
 from benchlab.errors import InputError, UsageError
 from benchlab.warnings_capture import noting
 
@@ -56,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="confidence level (default 95)")
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="write the coefficients-against-tau figure (.png, .svg or .pdf)")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    output_options.add(p, plot=False)
     p.set_defaults(run=noting(run))
 
 
@@ -148,7 +146,7 @@ def _is_number(text: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     from benchlab import progress
 
-    with progress.showing(not args.json):  # a bar on stderr for long work, never with --json
+    with progress.showing(args.format != "json"):  # a bar on stderr for long work, not in JSON
         return _run(args)
 
 
@@ -156,7 +154,6 @@ def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from benchlab.cli.common import confidence
-    from benchlab.report.qreg import qreg_text
     from benchlab.stats.qreg import quantile_regression
 
     taus = parse_taus(args.taus)
@@ -170,6 +167,7 @@ def _run(args: argparse.Namespace) -> int:
 
         check_plot_path(args.plot)
         check_target(args.plot, [args.file])  # before the work, not after it
+    output_options.check(args, [args.file])
     table = factor_options.load(args)
     order = factor_options.interactions(args.interactions, len(table.factors))
     empty = np.flatnonzero(table.cell_counts() == 0)
@@ -192,9 +190,6 @@ def _run(args: argparse.Namespace) -> int:
         from benchlab.report.qreg_plot import write_qreg_plot
 
         write_qreg_plot(result, args.plot)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
-        print()
-    else:
-        print("\n".join(qreg_text(result, ", ".join(table.factors))))
+    ctx = output_options.context(args, "qreg", [args.file], factors=list(table.factors))
+    output_options.emit(args, result, ctx, [args.file])
     return 0

@@ -16,6 +16,7 @@ from benchlab import __version__
 from benchlab.result import RenderContext
 
 SCHEMA_VERSION = 1
+KEYS = ("schema", "benchlab_version", "command", "argv", "seed", "inputs", "notes", "warnings")
 
 
 def file_sha256(path: str) -> str | None:

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchlab.report.envelope import KEYS as ENVELOPE_KEYS
+
 from ..conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +47,7 @@ def _true_coefficients(tau: float) -> dict[str, float]:
 def test_example_default_is_the_run_bootstrap_on_the_saturated_model(run_cli):
     doc = _json(run_cli, LATENCY, "--response", "latency", *FACTORS, "--taus", "0.5,0.9",
                 "--seed", "3", "-R", "400")
-    assert set(doc) == JSON_KEYS
+    assert set(doc) == JSON_KEYS | set(ENVELOPE_KEYS)
     assert doc["command"] == "qreg" and doc["n"] == 16000 and len(doc["terms"]) == 16
     assert doc["solver"].startswith("order statistics")
     assert doc["se"] == "cluster" and doc["cluster"] == "run" and doc["replicates"] == 400
