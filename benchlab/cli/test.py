@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from benchlab import limits
-from benchlab.cli import common
+from benchlab.cli import common, output_options
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -39,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "holding several benchmarks)")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level 1 - alpha (default 95)")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    output_options.add(p)
     p.set_defaults(run=noting(run))
 
 
@@ -67,14 +65,13 @@ def _per_benchmark(base, cand, column: str) -> list:
 def run(args: argparse.Namespace) -> int:
     from benchlab import progress
 
-    with progress.showing(not args.json):  # a bar on stderr for long work, never with --json
+    with progress.showing(args.format != "json"):  # a bar on stderr for long work, not in JSON
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
     from benchlab.data.samples import pick_baseline, unify_units
     from benchlab.errors import UsageError
-    from benchlab.report.protocols import kruskal_text, speedup_text, suite_text, test_document
     from benchlab.stats.descriptive import describe
     from benchlab.stats.protocols import kruskal_test, speedup_suite, speedup_test
 
@@ -85,6 +82,7 @@ def _run(args: argparse.Namespace) -> int:
     if len(samples) < 2:
         raise UsageError("a test needs two or more samples (two files, or --by a column with "
                          "two or more groups)")
+    output_options.check(args, args.files)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     protocol = args.protocol or ("speedup-mean" if len(samples) == 2 else "kruskal")
     k = len(samples)  # refused before the work: one test (and a line) per pair or candidate
@@ -109,14 +107,12 @@ def _run(args: argparse.Namespace) -> int:
                                   posthoc=args.posthoc or "mann-whitney")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        lines = kruskal_text(result, unit)
     elif benchmark is not None:
         b = pick_baseline(samples, args.baseline)
         result = [speedup_suite(_per_benchmark(samples[b], s, benchmark), protocol=protocol,
                                 alpha=alpha, names=(samples[b].name, s.name),
                                 higher_is_better=bool(unit.higher_is_better))
                   for i, s in enumerate(samples) if i != b]
-        lines = suite_text(result)
     else:
         b = pick_baseline(samples, args.baseline)
         result = [speedup_test(samples[b].values, s.values, protocol=protocol, alpha=alpha,
@@ -127,17 +123,11 @@ def _run(args: argparse.Namespace) -> int:
             warnings.append(f"{len(result)} candidates are each tested against "
                             f"{samples[b].name} at level {alpha:g}, without a correction "
                             "for multiple comparisons")
-        lines = speedup_text(result, {s.name: describe(s.values, s.name) for s in samples},
-                             unit)
-    if args.json:
-        json.dump(test_document(protocol, alpha, unit, result, warnings,
-                                notes=[note] if note else []),
-                  sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
-        return 0
-    lines += [f"note: {note}"] if note else []
-    lines += [f"warning: {w}" for w in warnings]
-    from benchlab.escape import terminal_lines  # names from data: no controls
+    from benchlab.stats.protocols import TestReport
 
-    sys.stdout.write(terminal_lines(lines) + "\n")
+    report = TestReport(protocol, alpha, unit, result, tuple(warnings),
+                        (note,) if note else (),
+                        tuple(describe(s.values, s.name) for s in samples))
+    output_options.emit(args, report, output_options.context(args, "test", args.files),
+                        args.files)
     return 0

@@ -10,3 +10,4 @@ import benchlab.report.figures.registered  # noqa: F401
 import benchlab.report.json_format  # noqa: F401
 import benchlab.report.model_formats  # noqa: F401
 import benchlab.report.summary_formats  # noqa: F401
+import benchlab.report.test_formats  # noqa: F401

@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings as py_warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,8 +36,9 @@ from benchlab.stats.classic_tests import (
     mann_whitney,
     shapiro_wilk,
 )
-from benchlab.stats.descriptive import describe
+from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.suite import holm_adjust
+from benchlab.units import Unit
 
 PROTOCOLS = ("speedup-mean", "speedup-median", "kruskal")
 POSTHOC = ("mann-whitney", "dunn")
@@ -345,3 +347,21 @@ def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
                          float(ow.pvalue), pairs, float(alpha),
                          "Kruskal-Wallis (tie-corrected chi-squared approximation); pairwise "
                          f"{pairwise} with Holm adjustment", posthoc)
+
+
+@dataclass(frozen=True)
+class TestReport(Result):
+    """Everything `benchlab test` found: the protocol's results and what the caller adds.
+
+    results: a KruskalResult, or one SpeedupTestResult (or SpeedupSuite) per candidate.
+    """
+
+    __test__ = False  # not a pytest class, whatever its name
+
+    protocol: str
+    alpha: float
+    unit: Unit
+    results: Any
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    samples: tuple[Descriptives, ...] = ()  # the Speedup-Test table shows each sample
