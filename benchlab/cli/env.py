@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+
+from benchlab.cli import output_options
 
 EXAMPLE = """examples:
   benchlab env
@@ -31,7 +32,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchlab import __version__
     from benchlab.runner import environment
     from benchlab.runner.render import environment_text
 
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             store.close()
         if args.json:
-            _dump({"benchlab_version": __version__, "command": "env", "store": args.store,
-                   "sessions": sessions})
+            output_options.dump_json(args, "env", {"store": args.store, "sessions": sessions},
+                                     [args.store])
             return 0
         from benchlab.escape import terminal  # a stored command line: no controls
 
@@ -72,14 +72,11 @@ def run(args: argparse.Namespace) -> int:
     env = environment.collect()
     warnings = environment.check(env, cpus)
     if args.json:
-        _dump({"benchlab_version": __version__, "command": "env", "environment": env,
-               "warnings": [{"key": w.key, "message": w.message, "fix": w.fix}
-                            for w in warnings]})
+        document = {"environment": env,
+                    "warnings": [{"key": w.key, "message": w.message, "fix": w.fix}
+                                 for w in warnings]}
+        output_options.dump_json(args, "env", document,
+                                 [args.experiment] if args.experiment else [])
     else:
         sys.stdout.write(environment_text(env, warnings))
     return 1 if args.strict and warnings else 0
-
-
-def _dump(doc: dict) -> None:
-    json.dump(doc, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")

@@ -113,3 +113,13 @@ def emit(args: argparse.Namespace, result: Any, ctx: RenderContext,
         if not has_figure(result):
             raise UsageError(f"--plot: no figure for {ctx.command or 'this'} results yet")
         write_figure(result, args.figure, ctx, inputs=tuple(inputs), force=args.force)
+
+
+def dump_json(args: argparse.Namespace, command: str, document: dict[str, Any],
+              inputs: list[str] = ()) -> None:
+    """Print a command's own document in the shared envelope (env and run, whose output is
+    not a registered result)."""
+    from benchlab.report.envelope import envelope
+
+    ctx = context(args, command, list(inputs))
+    sys.stdout.write(json.dumps(envelope(document, ctx), indent=2, allow_nan=False) + "\n")

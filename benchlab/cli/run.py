@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
+
+from benchlab.cli import output_options
 
 EXAMPLE = """examples:
   benchlab run examples/experiments/sleep.toml --dry-run --seed 1
@@ -62,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
                             estimate_from=args.estimate_from)
         if args.json:
-            _dump(dry_run_document(planned, store))
+            output_options.dump_json(args, "run", dry_run_document(planned, store),
+                                     [args.experiment])
         else:
             sys.stdout.write(dry_run_text(planned, store))
         return 0
@@ -92,12 +94,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress, argv=["benchlab", "run", *sys.argv[2:]],
         warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
     if args.json:
-        _dump(run_document(result))
+        output_options.dump_json(args, "run", run_document(result), [args.experiment])
     else:
         sys.stdout.write(run_text(result))
     return 1 if result.status == "failed" else 0
-
-
-def _dump(doc: dict) -> None:
-    json.dump(doc, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
