@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from benchlab import __version__
-from benchlab.escape import plot_text, terminal, terminal_lines
+from benchlab.escape import terminal, terminal_lines
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 
@@ -165,40 +165,9 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
 
 
 def residual_plots(r: AnovaResult, path: str) -> None:
-    """Residuals vs fitted and the normal Q-Q plot of the residuals, side by side.
+    """The anova figure (report/figures/models.py): the effects with their CIs above the
+    residuals against fitted and the normal Q-Q plot. The format follows the file
+    extension (png, svg, pdf)."""
+    from benchlab.report.figures import write_figure
 
-    The format follows the file extension (png, svg, pdf).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from benchlab.stats.anova import normal_qq
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4), constrained_layout=True)
-    left.scatter(r.fitted, r.residuals, s=12, alpha=0.7)
-    left.axhline(0.0, color="grey", lw=1)
-    left.set_xlabel("fitted value")
-    left.set_ylabel("residual")
-    left.set_title("Residuals vs fitted")
-    theory, ordered = normal_qq(r.residuals)
-    right.scatter(theory, ordered, s=12, alpha=0.7)
-    if ordered.size > 1:
-        q1, q3 = ordered[[len(ordered) // 4, (3 * len(ordered)) // 4]]
-        t1, t3 = theory[[len(theory) // 4, (3 * len(theory)) // 4]]
-        if t3 != t1:
-            slope = (q3 - q1) / (t3 - t1)
-            right.axline((t1, q1), slope=slope, color="grey", lw=1)
-    right.set_xlabel("normal quantile")
-    right.set_ylabel("residual")
-    right.set_title("Normal Q-Q")
-    response = f"ln({r.response})" if r.transform == "log" else r.response
-    fig.suptitle(f"anova of {plot_text(response)}: residual diagnostics")
-    from benchlab.output_file import replacing
-
-    try:
-        with replacing(path) as tmp:
-            fig.savefig(tmp, metadata={"Date": None} if path.endswith(".svg") else None)
-    finally:
-        plt.close(fig)
+    write_figure(r, path)
