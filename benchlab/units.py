@@ -82,6 +82,16 @@ class Unit:
                 break
         return name, factor / _TIME_SECONDS[self.name or "s"]
 
+    def display(self, magnitude: float) -> tuple[str | None, float]:
+        """The unit to show values of this magnitude in, and what to divide them by.
+
+        Times move along ns, µs, ms, s (86150 µs shows as ms); other units stay as
+        they are (factor 1). One call per table row keeps a row in one unit.
+        """
+        if self.is_time and math.isfinite(magnitude):
+            return self._scale(abs(magnitude))
+        return self.name, 1.0
+
     def format(self, value: float | None, digits: int = 6, like: float | None = None) -> str:
         """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value)."""
         if value is None or not math.isfinite(value):

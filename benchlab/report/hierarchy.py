@@ -38,19 +38,37 @@ def _pct(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.{digits}f}%"
 
 
+def mean_cells(s: HierarchySummary, unit: Unit) -> list[str]:
+    """The grand mean and its CI bounds, to the digit the CI's half-width justifies."""
+    from benchlab.report.numbers import fmt_interval
+
+    return fmt_interval(s.grand_mean, s.low, s.high, unit)
+
+
+def component_cells(s: HierarchySummary, unit: Unit) -> list[tuple[str, str, str]]:
+    """Per level: repetitions, S² and T² in the squared unit of the data (scaled as the
+    grand mean is: "96.84 ms²"), so no variance is a bare number in an unnamed unit."""
+    from benchlab.report.numbers import fmt_squared
+
+    return [(f"{c.repetitions:.4g}", fmt_squared(c.s2, unit, s.grand_mean),
+             fmt_squared(c.t2, unit, s.grand_mean)) for c in s.components]
+
+
 def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
     level = f"{100 * s.confidence:g}% CI"
     half = (s.high - s.low) / 2
     relative = half / abs(s.grand_mean) if s.grand_mean else None
-    lines = [f"{s.name}: mean {unit.format(s.grand_mean)}  {level} {unit.format(s.low)} .. "
-             f"{unit.format(s.high)} (±{_pct(relative, 2)}"
+    mean, low, high = mean_cells(s, unit)
+    cells = component_cells(s, unit)
+    w2 = max(14, *(len(c[1]) + 2 for c in cells), *(len(c[2]) + 2 for c in cells))
+    lines = [f"{s.name}: mean {mean}  {level} {low} .. {high} (±{_pct(relative, 2)}"
              f"; t on {s.top_units} {s.components[0].name} means, df = {s.df:g})",
-             f"  {'level':<14}{'reps':>8}{'S²':>14}{'T²':>14}{'rel. SD':>10}{'share':>9}"]
-    for c in s.components:
+             f"  {'level':<14}{'reps':>8}{'S²':>{w2}}{'T²':>{w2}}{'rel. SD':>10}{'share':>9}"]
+    for c, (reps, s2, t2) in zip(s.components, cells, strict=True):
         drop = "  (no detectable variation: can be dropped)" if c.droppable else ""
         if c is s.components[0] and c.t2 <= 0:
             drop = "  (no detectable variation of its own)"
-        lines.append(f"  {terminal(c.name):<14}{c.repetitions:>8.4g}{c.s2:>14.6g}{c.t2:>14.6g}"
+        lines.append(f"  {terminal(c.name):<14}{reps:>8}{s2:>{w2}}{t2:>{w2}}"
                      f"{_pct(c.relative_sd, 2):>10}{_pct(c.share):>9}{drop}")
     return [terminal(line) for line in lines]
 

@@ -24,15 +24,19 @@ def _pct(x: float | None) -> str:
 
 def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
     """One system's grand mean with its CI and the per-level table (as `summary` prints it)."""
+    from benchlab.report.hierarchy import component_cells, mean_cells
+
     half = (h.high - h.low) / 2
     rel = f" (±{100 * half / abs(h.grand_mean):.2f}%)" if h.grand_mean else ""
-    lines = [f"**{md(h.name)}**: mean {md(unit.format(h.grand_mean))}, "
-             f"{100 * h.confidence:g}% CI {md(unit.format(h.low))} .. {md(unit.format(h.high))}"
+    mean, low, high = mean_cells(h, unit)
+    lines = [f"**{md(h.name)}**: mean {md(mean)}, "
+             f"{100 * h.confidence:g}% CI {md(low)} .. {md(high)}"
              f"{rel}; t on {h.top_units} {md(h.components[0].name)} means, df = {h.df:g}", "",
              "| level | reps | S² | T² | rel. SD | share |", "|---|---:|---:|---:|---:|---:|"]
-    for i, c in enumerate(h.components):
+    cells = component_cells(h, unit)
+    for i, (c, (reps, s2, t2)) in enumerate(zip(h.components, cells, strict=True)):
         drop = " (no detectable variation)" if c.droppable or i == 0 and c.t2 <= 0 else ""
-        lines.append(f"| {md(c.name)}{drop} | {c.repetitions:.4g} | {c.s2:.6g} | {c.t2:.6g} | "
+        lines.append(f"| {md(c.name)}{drop} | {reps} | {md(s2)} | {md(t2)} | "
                      f"{_share(c.relative_sd, 2)} | {_share(c.share, 1)} |")
     return lines
 

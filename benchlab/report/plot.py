@@ -2,7 +2,8 @@
 
 All samples share one axis so their positions compare at a glance: the
 histogram uses block heights ▁..█, the box row marks min/max (├ ┤), the
-quartile box (═), the median (M) and the mean (A).
+quartile box (═), the median (M) and the mean (A). Names longer than the
+terminal leaves them (COLUMNS) lose their middle to an ellipsis.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchlab.escape import terminal
+from benchlab.report.numbers import shorten, terminal_width
 from benchlab.stats.descriptive import Descriptives
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -27,7 +29,8 @@ def distribution_plot(samples: list[tuple[Descriptives, np.ndarray]], width: int
     if hi == lo:
         return ["(no plot: every value is the same)"]
     span = hi - lo
-    names = [terminal(d.name) for d, _ in samples]  # escaped before the width is taken
+    room = max(terminal_width() - width - 6, 12)  # the names and the plot fit COLUMNS
+    names = [shorten(terminal(d.name), room) for d, _ in samples]  # escaped, then measured
     name_w = max(len(name) for name in names)
     lines = []
     for name, (d, x) in zip(names, samples, strict=True):

@@ -6,14 +6,28 @@ Benchmark and sample names come from data: the text keeps them inert with
 
 from __future__ import annotations
 
+import math
+import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 from benchlab import __version__
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal, terminal_lines
 from benchlab.report.document import comparison_document
-from benchlab.report.text import fmt_p, fmt_ratio_ci
+from benchlab.report.numbers import (
+    fmt_change,
+    fmt_pvalue,
+    fmt_quantity,
+    fmt_row,
+    fmt_spread,
+    shorten,
+    terminal_width,
+)
+from benchlab.stats.compare import CompareResult
+from benchlab.stats.descriptive import Descriptives
 from benchlab.stats.suite import SuiteResult
+from benchlab.units import Unit
 
 
 def suite_document(result: SuiteResult) -> dict[str, Any]:
@@ -78,24 +92,139 @@ def _bootstrap_caption(result: SuiteResult) -> str:
             f"(B = {first.replicates}, seed = {first.seed})")
 
 
-def suite_text(result: SuiteResult) -> str:
-    level = f"{100 * result.confidence:g}% CI"
-    holm = {(b, c): (q, sig) for b, c, _, q, sig in result.holm}
+@dataclass(frozen=True)
+class SuiteRow:
+    """One line of the suite table, in cells any format lays out (names still raw)."""
+
+    benchmark: str
+    candidate: str
+    old: str
+    new: str
+    change: str
+    pvalue: str
+    word: str
+    outcome: str  # change/equivalent/inconclusive, or "regression" (for Markdown's icon)
+    geomean: bool = False  # the geometric-mean row (a benchmark may be named "geomean")
+
+
+def _verdict_word(outcome: str, above: bool | None, unit: Unit) -> str:
+    """"faster"/"slower" (or better/worse, higher/lower) for a change, "~" when the CI sits
+    within the threshold, "?" when it cannot tell."""
+    if outcome == "change" and above is not None:
+        return unit.direction_word(above)
+    return "~" if outcome == "equivalent" else "?"
+
+
+def _halfwidth(r: CompareResult, d: Descriptives) -> float | None:
+    """The half-width of d's mean CI: the hierarchy's (t on top-level means), else t·s/√n."""
+    for h in r.hierarchies:
+        if h.name == d.name and math.isfinite(h.high - h.low):
+            return (h.high - h.low) / 2
+    if d.n < 2 or not math.isfinite(d.sem):
+        return None
+    from benchlab.stats.distributions import critical_t
+
+    return critical_t(r.confidence, d.n - 1) * d.sem
+
+
+def _cell(r: CompareResult, d: Descriptives, like: float) -> str:
+    """Center ± spread and n: "1.23 ms ± 2%  n=10" (the spread the mean's CI, relative)."""
+    half = _halfwidth(r, d)
+    center = fmt_quantity(d.mean, r.unit, half, like)
+    relative = half / abs(d.mean) if half is not None and d.mean else None
+    return f"{center} {fmt_spread(relative)}  n={d.n}"
+
+
+def suite_rows(result: SuiteResult) -> list[SuiteRow]:
+    """Every benchmark's comparisons, then one geometric-mean row per candidate."""
+    holm = {(b, c): q for b, c, _, q, _ in result.holm}
     rows = []
     for bench, r in result.benchmarks:
+        by_name = {d.name: d for d in r.samples}
         for c in r.comparisons:
+            base, cand = by_name[c.baseline], by_name[c.candidate]
             ratio = c.ratio
-            est = "n/a" if ratio is None else f"{ratio.estimate:.4f}"
-            ci = "n/a" if ratio is None else fmt_ratio_ci(ratio.low, ratio.high)
-            q, sig = holm[(bench, c.candidate)]
-            rows.append((terminal(bench), terminal(f"{c.candidate} vs {c.baseline}"), est, ci,
-                         fmt_p(q).removeprefix("p ").removeprefix("= "),
-                         ("yes" if sig else "no"), c.verdict.outcome))
-    head = ("benchmark", "comparison", "ratio", level, "Holm p", "Holm sig.", "verdict")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+            change = "n/a" if ratio is None else fmt_change(ratio.estimate, ratio.low, ratio.high)
+            above = None if c.verdict.direction is None else c.verdict.direction == "increase"
+            rows.append(SuiteRow(bench, c.candidate, _cell(r, base, base.mean),
+                                 _cell(r, cand, base.mean), change,
+                                 fmt_pvalue(holm[(bench, c.candidate)]),
+                                 _verdict_word(c.verdict.outcome, above, r.unit),
+                                 "regression" if c.verdict.regression else c.verdict.outcome))
+    return rows + _geomean_rows(result)
+
+
+def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
+    """Per candidate: the geometric means of the baseline's and the candidate's means over
+    the benchmarks its geometric mean covers, and that ratio with its bootstrap CI."""
+    from benchlab.stats.verdict import classify
+
+    first = result.benchmarks[0][1]
+    unit = first.unit
+    rows = []
+    for g in result.geometric_means:
+        pairs = []
+        for _, r in result.benchmarks:
+            by_name = {d.name: d for d in r.samples}
+            for c in r.comparisons:
+                if c.candidate == g.candidate and c.ratio is not None:
+                    pairs.append((by_name[c.baseline].mean, by_name[c.candidate].mean))
+        old = new = math.nan
+        if pairs and all(a > 0 and b > 0 for a, b in pairs):
+            old = math.exp(sum(math.log(a) for a, _ in pairs) / len(pairs))
+            new = math.exp(sum(math.log(b) for _, b in pairs) / len(pairs))
+        outcome = classify(g.low, g.high, first.threshold)
+        above = g.estimate > 1 if g.estimate != 1 else None
+        regression = outcome == "change" and above is not None and unit.is_regression(above)
+        old_text, new_text = fmt_row((old, new), unit, None, old)
+        rows.append(SuiteRow("geomean", g.candidate, old_text, new_text,
+                             fmt_change(g.estimate, g.low, g.high), "",
+                             _verdict_word(outcome, above, unit),
+                             "regression" if regression else outcome, geomean=True))
+    return rows
+
+
+def _several_candidates(result: SuiteResult) -> bool:
+    return len({c.candidate for _, r in result.benchmarks for c in r.comparisons}) > 1
+
+
+def _head(result: SuiteResult) -> list[str]:
+    """Column heads: the benchmark, the baseline's name, the candidate's (or a column of
+    candidate names when there are several), the change, Holm's p, the verdict."""
+    level = f"{100 * result.confidence:g}% CI"
+    first = result.benchmarks[0][1].comparisons[0]
+    if _several_candidates(result):
+        middle = [first.baseline, "candidate", "value"]
+    else:
+        middle = [first.baseline, first.candidate]
+    return ["benchmark", *middle, f"change ({level})", "Holm p", "verdict"]
+
+
+def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
+    middle = ([row.old, row.candidate, row.new] if _several_candidates(result)
+              else [row.old, row.new])
+    return [row.benchmark, *middle, row.change, row.pvalue, row.word]
+
+
+def _legend(result: SuiteResult) -> str:
+    level = f"{100 * result.confidence:g}%"
+    m = len(result.benchmarks)
+    return (f"± is the half-width of the {level} CI of the mean; change: ratio of means − 1 "
+            f"({_method(result)}), beyond +50% as a factor; Holm p: difference of means, "
+            f"Holm-adjusted over {m} benchmark{'s' if m != 1 else ''}; verdict against the "
+            f"{_threshold(result)} threshold: ~ no change, ? inconclusive")
+
+
+def _threshold(result: SuiteResult) -> str:
+    return f"{100 * result.benchmarks[0][1].threshold:g}%"
+
+
+def suite_text(result: SuiteResult) -> str:
+    """The suite as benchstat-like columns, cut to the terminal's width (COLUMNS)."""
+    level = f"{100 * result.confidence:g}% CI"
+    head = [terminal(h) for h in _head(result)]
+    rows = [[terminal(c) for c in _cells(result, r)] for r in suite_rows(result)]
+    lines = _columns(head, rows, names=1 + _several_candidates(result))
     lines.append("")
     head, boot, notes = _bootstrap_table(result)
     if boot:
@@ -109,14 +238,33 @@ def suite_text(result: SuiteResult) -> str:
         lines += [f"note: {n}" for n in notes] + [""]
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        lines.append(f"geometric mean over {g.benchmarks} benchmark{plural}, {g.candidate}: "
-                     f"{g.estimate:.4f}  bootstrap {level} {g.low:.4f} .. {g.high:.4f} "
-                     f"(B = {g.replicates}, seed = {g.seed}"
+        lines.append(f"geometric mean over {g.benchmarks} benchmark{plural}, "
+                     f"{terminal(g.candidate)}: {fmt_change(g.estimate, g.low, g.high)}, "
+                     f"bootstrap {level} (B = {g.replicates}, seed = {g.seed}"
                      + (f", resampling {result.resample})" if result.resample else ")"))
+    lines += textwrap.wrap(_legend(result), terminal_width() - 1, break_on_hyphens=False)
     warnings = _warnings(result)
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
     return terminal_lines(lines) + "\n"
+
+
+def _columns(head: list[str], rows: list[list[str]], names: int) -> list[str]:
+    """Aligned columns: the first `names` columns (and the candidate-name column) left,
+    numbers right; the benchmark names cut with an ellipsis so a row fits COLUMNS."""
+    n = len(head)
+    numeric = [i not in (0, 2 if names == 2 else -1) for i in range(n)]
+    numeric[-1] = False  # the verdict word
+    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(n)]
+    room = terminal_width() - sum(w + 2 for w in widths[1:])
+    if widths[0] > room:
+        widths[0] = max(room, 12, len(head[0]))
+        rows = [[shorten(r[0], widths[0]), *r[1:]] for r in rows]
+    out = []
+    for r in (head, *rows):
+        out.append("  ".join(c.rjust(w) if numeric[i] else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip())
+    return out
 
 
 def _method(result: SuiteResult) -> str:
@@ -131,22 +279,18 @@ def suite_markdown(result: SuiteResult) -> str:
     """The suite as a pull-request comment: one row per benchmark, the geometric means."""
     from benchlab.report.markdown import _ICONS
 
-    level = f"{100 * result.confidence:g}% CI"
-    holm = {(b, c): (q, sig) for b, c, _, q, sig in result.holm}
+    head = _head(result)
+    right = [False, *([True, False, True] if _several_candidates(result) else [True, True]),
+             True, True, False]
     lines = ["### benchlab compare (suite)", "",
-             f"| benchmark | comparison | ratio | {level} | Holm p | Holm sig. | verdict |",
-             "|---|---|---:|---|---:|---|---|"]
-    for bench, r in result.benchmarks:
-        for c in r.comparisons:
-            ratio = c.ratio
-            est = "n/a" if ratio is None else f"{ratio.estimate:.4f}"
-            ci = "n/a" if ratio is None else fmt_ratio_ci(ratio.low, ratio.high)
-            q, sig = holm[(bench, c.candidate)]
-            icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
-            p = fmt_p(q).removeprefix("p ").removeprefix("= ")
-            lines.append(f"| {md(bench)} | {md(f'{c.candidate} vs {c.baseline}')} | {est} | "
-                         f"{ci} | {p} | "
-                         f"{'yes' if sig else 'no'} | {icon} {c.verdict.outcome} |")
+             "| " + " | ".join(map(md, head)) + " |",
+             "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    for row in suite_rows(result):
+        cells = [md(c) for c in _cells(result, row)]
+        cells[-1] = f"{_ICONS[row.outcome]} {md(row.word)}"
+        if row.geomean:
+            cells[0] = "*geomean*"
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     head, boot, notes = _bootstrap_table(result)
     if boot:
@@ -159,8 +303,8 @@ def suite_markdown(result: SuiteResult) -> str:
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
         lines.append(f"- **{md(g.candidate)}**: geometric mean of the ratios over {g.benchmarks} "
-                     f"benchmark{plural} {g.estimate:.4f}, bootstrap {level} {g.low:.4f} .. "
-                     f"{g.high:.4f}")
+                     f"benchmark{plural}: {md(fmt_change(g.estimate, g.low, g.high))}, "
+                     f"bootstrap {100 * result.confidence:g}% CI")
     warnings = _warnings(result)
     if warnings:
         lines += ["", "<details><summary>warnings</summary>", ""]
@@ -168,7 +312,6 @@ def suite_markdown(result: SuiteResult) -> str:
         lines += ["", "</details>"]
     spec = f", resampling {md(result.resample)}" if result.resample else ""
     b = result.geometric_means[0].replicates if result.geometric_means else 0
-    lines += ["", f"<sub>ratio of means with {md(_method(result))}; Holm-adjusted p-values of the "
-                  f"differences; geometric mean by bootstrap within each benchmark (B = {b}, "
-                  f"seed = {result.seed}{spec}); benchlab</sub>", ""]
+    lines += ["", f"<sub>{md(_legend(result))}; geometric mean by bootstrap within each "
+                  f"benchmark (B = {b}, seed = {result.seed}{spec}); benchlab</sub>", ""]
     return "\n".join(lines)

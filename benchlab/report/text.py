@@ -7,6 +7,16 @@ import math
 import numpy as np
 
 from benchlab.escape import terminal, terminal_lines
+from benchlab.report.numbers import (
+    decimals,
+    fixed,
+    fmt_interval,
+    fmt_quantity,
+    fmt_row,
+    fmt_uncertain,
+    shorten,
+    terminal_width,
+)
 from benchlab.report.plot import distribution_plot
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
@@ -32,21 +42,26 @@ def fmt_ratio_ci(low: float | None, high: float | None) -> str:
     return f"{low:.4f} .. {high:.4f}"
 
 
-def samples_table(result: CompareResult) -> list[str]:
+def samples_table(result: CompareResult, width: int | None = None) -> list[str]:
+    """One row per sample, each in one unit (the one its mean suits), to the last digit
+    its standard error justifies; names cut to fit `width` columns (COLUMNS)."""
     unit = result.unit
     head = ("n", "mean", "median", "stddev", "min", "max", "CV")
-    rows = []
+    cells = []
     for s in result.samples:
-        cv = "n/a" if not math.isfinite(s.cv) else f"{100 * s.cv:.2f}%"
-        rows.append((terminal(s.name), str(s.n), unit.format(s.mean), unit.format(s.median),
-                     unit.format(s.stddev), unit.format(s.min), unit.format(s.max), cv))
-    name_w = max(len("sample"), *(len(r[0]) for r in rows))
-    widths = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(head)]
+        cv = "n/a" if not math.isfinite(s.cv) else f"{100 * s.cv:.1f}%"
+        sem = s.sem if s.n > 1 else None
+        cells.append((str(s.n), *fmt_row((s.mean, s.median, s.stddev, s.min, s.max), unit,
+                                         sem, s.mean), cv))
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(head)]
+    room = (width or terminal_width()) - 2 - sum(w + 2 for w in widths)
+    names = [shorten(terminal(s.name), max(room, 12)) for s in result.samples]
+    name_w = max(len("sample"), *(len(n) for n in names))
     lines = ["  " + "sample".ljust(name_w) + "".join(f"  {h:>{w}}" for h, w in
                                                      zip(head, widths, strict=True))]
-    for r in rows:
-        lines.append("  " + r[0].ljust(name_w) + "".join(
-            f"  {c:>{w}}" for c, w in zip(r[1:], widths, strict=True)))
+    for name, r in zip(names, cells, strict=True):
+        lines.append("  " + name.ljust(name_w) + "".join(
+            f"  {c:>{w}}" for c, w in zip(r, widths, strict=True)))
     return lines
 
 
@@ -54,23 +69,31 @@ LABEL = 26
 
 
 def _difference_line(d: MeanDifference, unit: Unit, label: str) -> str:
-    like = max(abs(d.low), abs(d.high))
-    return (f"  {label:<{LABEL}}{unit.format(d.estimate, 4, like)}  {100 * d.confidence:g}% CI "
-            f"{unit.format(d.low, 4, like)} .. {unit.format(d.high, 4, like)}  "
+    est, low, high = fmt_interval(d.estimate, d.low, d.high, unit)
+    return (f"  {label:<{LABEL}}{est}  {100 * d.confidence:g}% CI {low} .. {high}  "
             f"{fmt_p(d.pvalue)}  ({d.method})")
+
+
+def _ratio_cells(r) -> tuple[str, str]:
+    """A ratio and its CI to the digits the CI's width justifies (at least 2 decimals)."""
+    if r.low is None or r.high is None:
+        return fmt_uncertain(r.estimate), "unbounded"
+    places = max(decimals(r.estimate, (r.high - r.low) / 2), 2)
+    return fixed(r.estimate, places), f"{fixed(r.low, places)} .. {fixed(r.high, places)}"
 
 
 def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
     from benchlab.report.bootstrap_cells import interval_cells, interval_kinds  # imports us
 
     level = f"{100 * confidence:g}% CI"
-    lines = [f"{terminal(c.candidate)} vs {terminal(c.baseline)}"
+    room = max((terminal_width() - len(" vs  (paired)")) // 2, 12)
+    lines = [f"{shorten(terminal(c.candidate), room)} vs {shorten(terminal(c.baseline), room)}"
              + (" (paired)" if c.paired else "")]
     if c.ratio is not None:
         r = c.ratio
         df = f", df = {r.df:.3g}" if r.df is not None else ""
-        lines.append(f"  {'ratio of means':<{LABEL}}{r.estimate:.4f}  {level} "
-                     f"{fmt_ratio_ci(r.low, r.high)}  ({r.method}{df})")
+        est, ci = _ratio_cells(r)
+        lines.append(f"  {'ratio of means':<{LABEL}}{est}  {level} {ci}  ({r.method}{df})")
         if r.note:
             lines.append(f"  {'':<{LABEL}}{r.note}")
     else:
@@ -90,7 +113,7 @@ def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
             continue
         extra = ""
         if t.estimate is not None and t.name.startswith(("Mann", "Wilcoxon")):
-            extra = f", estimate {unit.format(t.estimate)}"
+            extra = f", estimate {fmt_quantity(t.estimate, unit)}"
         elif t.estimate is not None:
             extra = f", estimate {fmt_num(t.estimate)}"
             if t.low is not None:
@@ -112,8 +135,8 @@ def render_text(result: CompareResult, samples: list[tuple[str, np.ndarray]],
     if plot:
         lo = min(d.min for d in result.samples)
         hi = max(d.max for d in result.samples)
-        label = (f"{result.unit.format(lo)} .. {result.unit.format(hi)}   "
-                 "(├ ┤ min/max, ═ quartiles, M median, A mean)")
+        low, high = fmt_row((lo, hi), result.unit, None, max(abs(lo), abs(hi)))
+        label = f"{low} .. {high}   (├ ┤ min/max, ═ quartiles, M median, A mean)"
         values = [x for _, x in samples]
         out.append("")
         out.extend(distribution_plot(list(zip(result.samples, values, strict=True)), width,

@@ -132,7 +132,7 @@ def test_suite_markdown(run_cli):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == "### benchlab compare (suite)"
-    rows = [line for line in lines if line.startswith("| ") and " vs " in line]
+    rows = [line for line in lines if line.startswith("| ") and " n=" in line]
     assert [r.split(" | ")[0] for r in rows] == ["| fft", "| lu", "| sor", "| mc"]
     assert "geometric mean of the ratios over 4 benchmarks" in out
     assert "Fieller on build means" in out and "resampling RRR" in out

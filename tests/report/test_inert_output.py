@@ -159,7 +159,8 @@ def test_suite_in_every_format(run_cli, suite):
     assert_no_forged_lines(out)
     code, md, _ = run_cli(*args, "--format", "markdown")
     assert code == 0
-    assert assert_markdown_tables(md) == 2 * 5 + 2 * 5 * 2
+    # 2 benchmarks x 5 candidates, a geometric-mean row per candidate, bootstrap rows
+    assert assert_markdown_tables(md) == 2 * 5 + 5 + 2 * 5 * 2
     code, js, _ = run_cli(*args, "--json")
     doc = json.loads(js)
     assert [b["benchmark"] for b in doc["benchmarks"]] == BENCHES
@@ -172,7 +173,7 @@ def test_long_csv_with_by_and_benchmark(run_cli, long_csv):
     assert code == 0, err
     assert_inert(out, err)
     code, md, _ = run_cli(*args, "--format", "markdown")
-    assert assert_markdown_tables(md) == 2 * 4
+    assert assert_markdown_tables(md) == 2 * 4 + 4  # and a geometric-mean row per candidate
     code, js, _ = run_cli(*args, "--json")
     assert [s["name"] for s in json.loads(js)["benchmarks"][0]["samples"]] == CSV_NAMES
 

@@ -31,5 +31,5 @@ def test_report_scales_time_units_and_formats_p():
     base, cand = np.array([0.0010, 0.0011, 0.0012]), np.array([0.0020, 0.0021, 0.0022])
     result = compare_samples([("old", base), ("new", cand)], unit=make_unit("s"))
     text = render_text(result, [("old", base), ("new", cand)])
-    assert "1.1 ms" in text and "new is" in text and "slower than old" in text
+    assert "1.10 ms" in text and "new is" in text and "slower than old" in text
     assert fmt_p(0.00001) == "p < 0.0001" and fmt_p(0.5) == "p = 0.5000"
