@@ -382,7 +382,7 @@ def document_html(doc: dict[str, Any], depth: int = 0) -> str:
 @renders("html", Result)
 def result_html(result: Result, context: RenderContext) -> str:
     """Any other result: its JSON document as tables, else its tidy rows, else its text."""
-    name = type(result).__name__
+    name = context.command or type(result).__name__
     try:
         body = document_html(render(result, "json", context))
     except LookupError:

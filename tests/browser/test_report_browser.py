@@ -1,0 +1,183 @@
+"""`benchlab report` and `--format html` opened in a real headless Chromium.
+
+What only a browser can tell: the page raises no console error, fetches nothing
+beyond its own file, lays every figure out with a non-empty box, shows
+hostile benchmark names as text (no script runs, the title stays), carries the
+JSON's numbers, and sorts its headline table on a click. The browser is
+Debian's `chromium` driven through `chromium-driver` (.ci/run installs both);
+where neither can be started the tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchlab.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = ["<script>alert(1)</script>", "a|b", "two\nlines", "plain"]
+TITLE = "hostile names"
+
+
+def _chromium() -> tuple[str, str] | None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    return (browser, driver) if browser and driver else None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium with its console and network (performance) logs kept."""
+    webdriver = pytest.importorskip("selenium.webdriver",
+                                    reason="selenium is not installed (pip install '.[test]')")
+    found = _chromium()
+    if found is None:
+        pytest.skip("no chromium and chromedriver on PATH (apt-get install chromium "
+                    "chromium-driver; .ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = found[0]
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1200,900", "--disable-extensions"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    try:
+        driver = webdriver.Chrome(options=options,
+                                  service=webdriver.ChromeService(executable_path=found[1]))
+    except Exception as exc:  # noqa: BLE001 - any failure to start is a reason to skip
+        pytest.skip(f"chromium could not be started: {str(exc).splitlines()[0]}")
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    """The HTML files under test and the JSON of the same comparison."""
+    tmp = tmp_path_factory.mktemp("pages")
+    rng = random.Random(3)
+    data = tmp / "hostile.csv"
+    with data.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["bench", "system", "value"])
+        for b, name in enumerate(HOSTILE):
+            for system, scale in (("old", 1.0), ("new", 0.85 + 0.12 * b)):
+                for _ in range(8):
+                    out.writerow([name, system, f"{scale * (10 + b) * rng.gauss(1, 0.04):.5f}"])
+    files = {"hostile": tmp / "hostile.html", "json": tmp / "hostile.json",
+             "store": tmp / "store.html", "section": tmp / "section.html"}
+    suite = [str(data), "--by", "system", "--value", "value", "--benchmark", "bench",
+             "--seed", "1"]
+    assert main(["report", *suite, "--title", TITLE, "-o", str(files["hostile"])]) == 0
+    assert main(["compare", *suite, "--json", "-o", str(files["json"])]) == 0
+    store = str(ROOT / "examples" / "experiments" / "loop.db")
+    assert main(["report", store, "--by", "alternative", "--benchmark", "n",
+                 "-o", str(files["store"])]) == 0
+    assert main(["compare", str(data), "--by", "bench", "--value", "value",  # names as samples
+                 "--format", "html", "-o", str(files["section"])]) == 0
+    return files
+
+
+def _open(driver, path: Path) -> None:
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get_log("performance")
+    driver.get(path.as_uri())
+
+
+def _requests(driver) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+@pytest.mark.parametrize("name", ["hostile", "store", "section"])
+def test_no_console_error_and_no_request_leaves_the_file(browser, pages, name):
+    _open(browser, pages[name])
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []
+    urls = _requests(browser)
+    assert urls and all(u == pages[name].as_uri() or u.startswith("data:") for u in urls), urls
+    linked = browser.execute_script(
+        "return Array.from(document.querySelectorAll('[src],[href]'))"
+        ".map(e => e.getAttribute('src') || e.getAttribute('href'))")
+    assert not [u for u in linked if u.lower().startswith(("http:", "https:", "//"))]
+
+
+@pytest.mark.parametrize("name", ["hostile", "store"])
+def test_every_figure_has_a_box(browser, pages, name):
+    _open(browser, pages[name])
+    boxes = browser.execute_script(
+        "return Array.from(document.querySelectorAll('svg, img')).map(e => {"
+        "const r = e.getBoundingClientRect(); return [r.width, r.height]; })")
+    assert boxes, "the page has no figure"
+    assert all(w > 0 and h > 0 for w, h in boxes), boxes
+    if name == "store":  # one run-order plot per benchmark of the store
+        assert browser.execute_script(
+            "return document.querySelectorAll('svg.run-order').length") == 2
+
+
+@pytest.mark.parametrize("name", ["hostile", "section"])
+def test_hostile_names_render_as_text(browser, pages, name):
+    from selenium.common.exceptions import NoAlertPresentException
+
+    _open(browser, pages[name])
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018 - reading it raises when there is none
+    assert browser.title == (TITLE if name == "hostile" else "benchlab compare")
+    text = browser.execute_script("return document.body.textContent")
+    for hostile in HOSTILE:
+        assert hostile in text
+    scripts = browser.execute_script("return document.scripts.length")
+    assert scripts == (1 if name == "hostile" else 0)  # the sorter only
+
+
+def test_numbers_equal_the_json(browser, pages):
+    _open(browser, pages["hostile"])
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.headline tbody tr')).map(r => ["
+        "r.cells[0].getAttribute('data-sort'), r.querySelector('td.ratio').dataset.estimate,"
+        "r.querySelector('td.ratio').dataset.low, r.querySelector('td.ratio').dataset.high,"
+        "r.querySelector('td.ratio').textContent, r.querySelector('td.ci').textContent])")
+    doc = json.loads(pages["json"].read_text())
+    expected = {b["benchmark"]: b["comparisons"][0]["ratio"] for b in doc["benchmarks"]}
+    assert sorted(c[0] for c in cells) == sorted(expected)
+    for bench, estimate, low, high, shown, ci in cells:
+        ratio = expected[bench]
+        assert (float(estimate), float(low), float(high)) == (
+            ratio["estimate"], ratio["low"], ratio["high"])
+        assert shown == f"{ratio['estimate']:.4f}"
+        assert ci == f"{ratio['low']:.4f} .. {ratio['high']:.4f}"
+
+
+def test_sorting_by_a_header(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["hostile"])
+
+    def column(selector: str, attribute: str) -> list:
+        return browser.execute_script(
+            f"return Array.from(document.querySelectorAll('table.headline tbody {selector}'))"
+            f".map(c => c.getAttribute('{attribute}'))")
+
+    headers = browser.find_elements(By.CSS_SELECTOR, "table.headline th")
+    ratio = next(h for h in headers if h.text.startswith("ratio"))
+    ratio.click()
+    values = [float(v) for v in column("td.ratio", "data-estimate")]
+    assert values == sorted(values) and values != [float(v) for v in reversed(values)]
+    assert ratio.get_attribute("aria-sort") == "ascending"
+    ratio.click()
+    assert [float(v) for v in column("td.ratio", "data-estimate")] == sorted(values, reverse=True)
+    bench = next(h for h in headers if h.text.startswith("benchmark"))
+    bench.click()
+    names = column("td.benchmark", "data-sort")
+    ordered = browser.execute_script(
+        "return arguments[0].slice().sort((a, b) => a.localeCompare(b))", names)
+    assert names == ordered and set(names) == set(HOSTILE)
+    assert names != column("td.ratio", "data-estimate")  # the order did change with the key

@@ -1,0 +1,224 @@
+"""HTML sections (`--format html`) and the `benchlab report` page, checked by parsing.
+
+The browser tests (tests/browser/) check what only a browser can; these check
+the structure with Python's own HTML parser, so they run everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchlab.result import RenderContext, render
+from benchlab.stats.compare import compare_samples
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = ROOT / "examples" / "experiments" / "loop.db"
+HOSTILE = ["<script>alert(1)</script>", "a|b", "two\nlines"]
+
+
+class Page(HTMLParser):
+    """Tags, attributes and text of a document, checking that every element closes."""
+
+    VOID = {"meta", "br", "img", "input", "link", "hr", "circle", "rect", "path", "line", "use"}
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.open: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        assert self.open and self.open[-1] == tag, (tag, self.open[-5:])
+        self.open.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def count(self, tag: str) -> int:
+        return sum(1 for t, _ in self.tags if t == tag)
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+
+def _hostile_result():
+    rng = np.random.default_rng(5)
+    return compare_samples([(name, rng.normal(10 + k, 0.3, 12))
+                            for k, name in enumerate(HOSTILE)], unit=None)
+
+
+def test_compare_section_is_a_document_unless_a_fragment_is_asked():
+    result = _hostile_result()
+    whole = render(result, "html")
+    assert whole.startswith("<!DOCTYPE html>") and whole.count("<style>") == 1
+    fragment = render(result, "html", RenderContext(options={"fragment": True}))
+    assert fragment.startswith('<section class="benchlab compare">')
+    assert "<style>" not in fragment and "<html" not in fragment
+    page = Page(whole)
+    assert page.open == [] and page.count("script") == 0
+    text = page.all_text()
+    for name in HOSTILE:
+        assert name in text  # literal: parsed back as text, not as markup
+    assert result._repr_html_() == whole
+
+
+def test_ratio_cells_carry_the_exact_numbers():
+    result = _hostile_result()
+    cells = [a for t, a in Page(render(result, "html")).tags
+             if t == "td" and "ratio" in (a.get("class") or "")]
+    assert len(cells) == len(result.comparisons) == 2
+    for attrs, c in zip(cells, result.comparisons, strict=True):
+        assert float(attrs["data-estimate"]) == c.ratio.estimate
+        assert (float(attrs["data-low"]), float(attrs["data-high"])) == (c.ratio.low, c.ratio.high)
+
+
+def test_verdict_cells_say_the_direction_in_words():
+    from benchlab.report.html_format import verdict_label
+    from benchlab.units import make_unit
+
+    slow = compare_samples([("old", np.linspace(1.0, 1.1, 20)),
+                            ("new", np.linspace(3.0, 3.3, 20))], unit=make_unit("s"))
+    cls, label = verdict_label(slow.comparisons[0], slow.unit)
+    assert cls == "worse" and label.startswith("▲ change: 3") and label.endswith("× slower")
+    fast = compare_samples([("old", np.linspace(1.0, 1.1, 20)),
+                            ("new", np.linspace(0.9, 0.99, 20))], unit=make_unit("s"))
+    cls, label = verdict_label(fast.comparisons[0], fast.unit)
+    assert (cls, label) == ("better", "▼ change: 10.0% faster")
+
+
+def test_other_results_render_as_sections_with_tables(run_cli, tmp_path):
+    code, out, err = run_cli("anova", ROOT / "examples/factorial/results.csv", "--response",
+                             "time", "--factors", "sched,machine", "--format", "html")
+    assert code == 0, err
+    page = Page(out)
+    assert page.open == [] and page.count("table") >= 3
+    assert "machine" in page.all_text()
+
+
+def _report(run_cli, tmp_path, *args):
+    target = tmp_path / "report.html"
+    code, out, err = run_cli("report", *args, "-o", target)
+    assert code == 0, err
+    return target.read_text()
+
+
+def test_report_of_a_store(run_cli, tmp_path):
+    text = _report(run_cli, tmp_path, STORE, "--by", "alternative", "--benchmark", "n",
+                   "--no-figures")
+    page = Page(text)
+    assert page.open == [] and page.count("script") == 1
+    runs = [a for t, a in page.tags if t == "svg" and a.get("class") == "run-order"]
+    assert [a["aria-label"] for a in runs] == ["run order of 20000", "run order of 40000"]
+    words = page.all_text()
+    assert "benchmark 20000" in words and "variance of the mean by level" in words
+    assert "environment recorded in" in words and "session 1" in words
+    assert "noise warnings" in words  # the store recorded a busy machine and ASLR
+    sha = hashlib.sha256(STORE.read_bytes()).hexdigest()
+    assert sha in words and f"benchlab report {STORE}" in words
+    hrefs = [a.get("href") or a.get("src") for _, a in page.tags if "href" in a or "src" in a]
+    assert hrefs and all(h.startswith("#") for h in hrefs)
+
+
+def test_run_order_marks_warmup_and_keeps_time_order():
+    from benchlab.report.figures.run_order import run_order_svg, run_orders
+    from benchlab.runner.store import Store
+
+    plots = run_orders(str(STORE), benchmark="n")
+    store = Store.open(str(STORE))
+    try:
+        rows = store.rows(store.metrics()[0][0], warmup=True)
+    finally:
+        store.close()
+    assert sum(len(s.seq) for p in plots for s in p.series) == len(rows)
+    assert sum(int(s.warmup.sum()) for p in plots for s in p.series) == sum(
+        r.warmup for r in rows)
+    seq = np.concatenate([s.seq for p in plots for s in p.series])
+    assert sorted(seq) == list(range(1, len(rows) + 1))  # one place in time each
+    for p in plots:
+        for s in p.series:
+            assert np.all(np.diff(s.seq) > 0)
+    svg = run_order_svg(plots[0])
+    hollow = svg.count('fill="none"')
+    assert hollow == sum(int(s.warmup.sum()) for s in plots[0].series) + 1  # + legend
+
+
+def test_report_of_a_single_comparison_and_hostile_suite(run_cli, tmp_path):
+    data = tmp_path / "hostile.csv"
+    lines = ["bench,system,value"]
+    rng = np.random.default_rng(1)
+    for name in HOSTILE:
+        quoted = '"' + name.replace('"', '""') + '"'
+        lines += [f"{quoted},{system},{v:.5f}" for system in ("old", "new")
+                  for v in rng.normal(10, 0.5, 6)]
+    data.write_text("\n".join(lines) + "\n")
+    text = _report(run_cli, tmp_path, data, "--by", "system", "--value", "value",
+                   "--benchmark", "bench", "--no-figures", "--title", "<b>t</b>")
+    page = Page(text)
+    assert page.count("script") == 1 and page.count("b") == 0
+    assert "<title>&lt;b&gt;t&lt;/b&gt;</title>" in text
+    cells = [a["data-sort"] for t, a in page.tags
+             if t == "td" and "benchmark" in (a.get("class") or "")]
+    assert cells == HOSTILE
+    single = _report(run_cli, tmp_path, ROOT / "examples/kamp/current.txt",
+                     ROOT / "examples/kamp/buf_work.txt", "--unit", "s", "--no-figures")
+    assert "current vs buf_work" in Page(single).all_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "/nonexistent/dir/r.html"], "does not exist"),
+    (["-o", str(STORE)], "one of this command's inputs"),
+])
+def test_report_bad_output_is_one_line(run_cli, args, message):
+    code, out, err = run_cli("report", STORE, "--by", "alternative", "--benchmark", "n", *args)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_report_refuses_to_replace_a_store(run_cli, tmp_path):
+    other = tmp_path / "other.db"
+    other.write_bytes(STORE.read_bytes())
+    code, _, err = run_cli("report", ROOT / "examples/kamp/current.txt",
+                           ROOT / "examples/kamp/buf_work.txt", "-o", other)
+    assert code == 2 and "store" in err and other.read_bytes() == STORE.read_bytes()
+
+
+def test_report_needs_two_samples(run_cli, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("1\n2\n3\n")
+    code, _, err = run_cli("report", one, "-o", tmp_path / "r.html")
+    assert code == 2 and "at least two samples" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_compare_format_html_stays_light():
+    """`compare --format html` imports no matplotlib, pandas or scipy.stats."""
+    code = ("import sys; from benchlab.cli.main import main; "
+            f"main(['compare', {str(ROOT / 'examples/kamp/current.txt')!r}, "
+            f"{str(ROOT / 'examples/kamp/buf_work.txt')!r}, '--format', 'html']); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('matplotlib', 'pandas') or m == 'scipy.stats')))")
+    out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
+                         text=True, check=True, cwd=ROOT).stdout
+    assert "<!DOCTYPE html>" in out
+    assert json.loads(re.findall(r"^\[.*\]$", out, re.M)[-1]) == []
