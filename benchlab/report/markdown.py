@@ -10,16 +10,13 @@ from __future__ import annotations
 import math
 
 from benchlab.escape import markdown as md
+from benchlab.report.numbers import fmt_change, fmt_row
 from benchlab.report.text import fmt_p
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.units import Unit
 
 _ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{100 * (x - 1):+.2f}%"
 
 
 def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
@@ -54,8 +51,8 @@ def render_markdown(result: CompareResult) -> str:
              "|---|---:|---:|---:|---:|---:|---:|"]
     for s in result.samples:
         values = (s.mean, s.median, s.stddev, s.min, s.max)
-        lines.append(f"| {md(s.name)} | {s.n} | "
-                     + " | ".join(md(unit.format(v)) for v in values) + " |")
+        cells = fmt_row(values, unit, s.sem if s.n > 1 else None, s.mean)
+        lines.append(f"| {md(s.name)} | {s.n} | " + " | ".join(map(md, cells)) + " |")
     for h in result.hierarchies:
         lines += ["", *hierarchy_markdown(h, unit)]
     lines += ["", f"| candidate | baseline | change | {level} CI | difference p | verdict |",
@@ -63,10 +60,10 @@ def render_markdown(result: CompareResult) -> str:
     for c in result.comparisons:
         if c.ratio is None:
             change, ci = "n/a", "n/a (baseline mean not positive)"
-        else:
-            change = _pct(c.ratio.estimate)
-            ci = ("unbounded" if not c.ratio.bounded
-                  else f"{_pct(c.ratio.low)} .. {_pct(c.ratio.high)}")
+        else:  # "-3.1% (-4.0% .. -2.2%)": the change, and its CI in brackets
+            change, _, ci = fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high
+                                       ).partition(" (")
+            ci = ci.removesuffix(")")
         icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
         p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
         lines.append(f"| {md(c.candidate)} | {md(c.baseline)} | {change} | {ci} | {p} | "

@@ -94,10 +94,17 @@ def fixed(value: float, places: int) -> str:
 
 def fmt_uncertain(value: float | None, uncertainty: float | None = None, *,
                   significant: int = DEFAULT_SIGNIFICANT) -> str:
-    """A bare number with the digits its uncertainty justifies ("86.1")."""
+    """A bare number with the digits its uncertainty justifies ("86.1").
+
+    An uncertainty of exactly 0 (every value the same: 24 B/op) shows the value
+    without trailing zeros ("24", not "24.00").
+    """
     if value is None or not math.isfinite(value):
         return "n/a"
-    return fixed(value, decimals(value, uncertainty, significant=significant))
+    text = fixed(value, decimals(value, uncertainty, significant=significant))
+    if uncertainty == 0 and "." in text and "e" not in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 def _with_unit(text: str, name: str | None) -> str:

@@ -131,7 +131,8 @@ def _cell(r: CompareResult, d: Descriptives, like: float) -> str:
     """Center ± spread and n: "1.23 ms ± 2%  n=10" (the spread the mean's CI, relative)."""
     half = _halfwidth(r, d)
     center = fmt_quantity(d.mean, r.unit, half, like)
-    relative = half / abs(d.mean) if half is not None and d.mean else None
+    relative = (0.0 if half == 0 else
+                half / abs(d.mean) if half is not None and d.mean else None)
     return f"{center} {fmt_spread(relative)}  n={d.n}"
 
 
@@ -219,8 +220,9 @@ def _threshold(result: SuiteResult) -> str:
     return f"{100 * result.benchmarks[0][1].threshold:g}%"
 
 
-def suite_text(result: SuiteResult) -> str:
-    """The suite as benchstat-like columns, cut to the terminal's width (COLUMNS)."""
+def suite_text(result: SuiteResult, legend: bool = True) -> str:
+    """The suite as benchstat-like columns, cut to the terminal's width (COLUMNS); the
+    legend explaining the columns unless `legend` is False (said once for many tables)."""
     level = f"{100 * result.confidence:g}% CI"
     head = [terminal(h) for h in _head(result)]
     rows = [[terminal(c) for c in _cells(result, r)] for r in suite_rows(result)]
@@ -242,7 +244,8 @@ def suite_text(result: SuiteResult) -> str:
                      f"{terminal(g.candidate)}: {fmt_change(g.estimate, g.low, g.high)}, "
                      f"bootstrap {level} (B = {g.replicates}, seed = {g.seed}"
                      + (f", resampling {result.resample})" if result.resample else ")"))
-    lines += textwrap.wrap(_legend(result), terminal_width() - 1, break_on_hyphens=False)
+    if legend:
+        lines += textwrap.wrap(_legend(result), terminal_width() - 1, break_on_hyphens=False)
     warnings = _warnings(result)
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]
