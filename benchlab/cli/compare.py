@@ -46,6 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = common.add_table_input(p)
     g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
+    g.add_argument("--name", action="append", metavar="OLD=LABEL", help="call sample OLD (a "
+                   "name or a file) LABEL in every output; repeatable")
     g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
                    "suite: one comparison per benchmark, their geometric mean and Holm's "
                    "adjustment")
@@ -110,11 +112,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_default(args: argparse.Namespace) -> int:
-    from benchlab.data.samples import align_pairs, pick_baseline, unify_units
+    from benchlab.data.samples import align_pairs, pick_baseline, rename, unify_units
     from benchlab.stats.compare import compare_samples
 
     if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
         raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
+    if args.metric is None and getattr(args, "collect", None) is None:
+        from benchlab.cli import metrics  # go test -benchmem: a table per metric
+
+        found, notes = metrics.of_inputs(args)
+        if found:
+            return metrics.run_each(args, found, notes, _run_default)
     if args.bootstrap is not None and args.bootstrap < 100:
         raise UsageError(f"--bootstrap needs at least 100 replicates, not {args.bootstrap}")
     if args.bootstrap is not None:
@@ -127,7 +135,7 @@ def _run_default(args: argparse.Namespace) -> int:
                          "of freedom")
     output_options.check(args, args.files)  # before the work: the targets can be written
     inputs = common.load(args)
-    samples = inputs.samples
+    samples = rename(inputs.samples, args.name)
     if inputs.benchmark and not args.benchmark:
         args.benchmark = inputs.benchmark  # one system per file, benchmark by benchmark
     level_names = [] if args.paired and args.levels is None else common.resolved_levels(
@@ -217,8 +225,11 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
         from dataclasses import replace
 
         result = replace(result, notes=(args.unit_note,))
-    output_options.emit(args, result, output_options.context(args, "compare", args.files),
-                        args.files)
+    if getattr(args, "collect", None) is not None:  # cli/metrics.py: one result per metric
+        args.collect.append((result, None))
+    else:
+        output_options.emit(args, result, output_options.context(args, "compare", args.files),
+                            args.files)
     if args.fail_on == "change" and any(c.verdict.outcome == "change"
                                         for _, r in result.benchmarks for c in r.comparisons):
         return 1
@@ -236,6 +247,9 @@ def _render(args: argparse.Namespace, result, named) -> None:
 
         result = replace(result, diagnostics=(Diagnostic("units", args.unit_note),
                                               *result.diagnostics))
+    if getattr(args, "collect", None) is not None:  # cli/metrics.py: one result per metric
+        args.collect.append((result, named))
+        return
     ctx = output_options.context(args, "compare", args.files, samples=named,
                                  plot=not args.no_plot)
     output_options.emit(args, result, ctx, args.files)

@@ -170,6 +170,34 @@ def unify_units(samples: list[Sample], unit: str | None, higher_is_better: bool 
     return out, target, note
 
 
+def rename(samples: list[Sample], names: list[str] | None) -> list[Sample]:
+    """Samples renamed by "OLD=label" pairs (`--name`): OLD is a sample's name or its file.
+
+    The label is the sample's name in every output from then on (JSON and CSV
+    too). An OLD that names no sample, a pair without "=", an empty label or two
+    samples given one name are usage errors.
+    """
+    if not names:
+        return samples
+    wanted: dict[str, str] = {}
+    for pair in names:
+        old, sep, label = pair.partition("=")
+        if not sep or not old or not label.strip():
+            raise UsageError(f"--name wants OLD=LABEL, got {pair!r}")
+        if not any(s.name == old or s.dataset.source == old for s in samples):
+            raise UsageError(f"--name {pair!r}: no sample named {old!r} "
+                             f"(samples: {', '.join(s.name for s in samples)})")
+        wanted[old] = label
+    out = [replace(s, name=wanted.get(s.name, wanted.get(s.dataset.source, s.name)))
+           for s in samples]
+    seen: set[str] = set()
+    for s in out:
+        if s.name in seen:
+            raise UsageError(f"--name gives two samples the name {s.name!r}")
+        seen.add(s.name)
+    return out
+
+
 def pick_baseline(samples: list[Sample], baseline: str | None) -> int:
     """Index of the baseline sample: the named one, else the first."""
     if baseline is None:

@@ -8,6 +8,7 @@ import benchlab.report.csv_format  # noqa: F401
 import benchlab.report.design_formats  # noqa: F401
 import benchlab.report.figures.registered  # noqa: F401
 import benchlab.report.json_format  # noqa: F401
+import benchlab.report.metrics_formats  # noqa: F401
 import benchlab.report.model_formats  # noqa: F401
 import benchlab.report.summary_formats  # noqa: F401
 import benchlab.report.test_formats  # noqa: F401

@@ -194,6 +194,16 @@ def _check_last_line(fields: list[str], found: list, where: str) -> None:
         raise cut
 
 
+def metrics(source: Source) -> list[str]:
+    """The metrics (units) of the file's result lines, in order of first appearance: what
+    `read(metric=...)` can pick (`compare` makes one table of each)."""
+    seen: dict[str, None] = {}
+    for line in source.lines:
+        if _is_benchmark(line):
+            seen.update(dict.fromkeys(line.split()[3::2]))
+    return list(seen)
+
+
 def _choose_metric(metric: str | None, metrics: list[str], name: str) -> str:
     if metric is None:
         for candidate in ("sec/op", "ns/op"):
