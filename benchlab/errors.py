@@ -28,3 +28,23 @@ class InputError(BenchlabError):
 
 class UsageError(BenchlabError):
     """Bad command-line arguments."""
+
+
+class ParameterError(UsageError):
+    """A bad value of a named parameter of the library, said in the caller's own terms.
+
+    `template` names the parameter as `{param}`: the Python API shows the parameter
+    (`interactions must be between 1 and 4`), the command line its option
+    (`--interactions must be ...`; `cli_name` maps a parameter whose option differs).
+    """
+
+    def __init__(self, template: str, parameter: str, where: str | None = None, *,
+                 option: str | None = None) -> None:
+        self.template, self.parameter, self.option = template, parameter, option
+        super().__init__(template.replace("{param}", parameter), where)
+
+    def as_option(self) -> None:
+        """Say the command-line option instead of the parameter (default --NAME)."""
+        flag = self.option or "--" + self.parameter.replace("_", "-")
+        self.message = self.template.replace("{param}", flag)
+        self.args = (self.message,)

@@ -54,10 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
 
     from benchlab.cli import common
-    from benchlab.errors import InputError, UsageError
+    from benchlab.errors import UsageError
     from benchlab.report.anova import PLOT_FORMATS, residual_plots
     from benchlab.stats.anova import anova
 
@@ -70,12 +69,6 @@ def _run(args: argparse.Namespace) -> int:
         check_target(args.plot, [args.file])  # before the work, not after it
     output_options.check(args, [args.file])
     table = factor_options.load(args)
-    for j, name in enumerate(table.factors):
-        seen = np.bincount(table.codes[:, j], minlength=len(table.levels[j]))
-        if (seen == 0).any():
-            level = table.levels[j][int(np.argmax(seen == 0))]
-            raise InputError(f"factor {name!r}: level {level!r} (from --level-order or the "
-                             "file's '# factor' line) does not occur in the data", table.source)
     order = factor_options.interactions(args.interactions, len(table.factors))
     result = anova(table.response, table.codes, table.factors, table.levels,
                    response_name=args.response, interactions=order, log=args.log,

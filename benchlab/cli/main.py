@@ -59,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except BenchlabError as exc:
+        from benchlab.errors import ParameterError
+
+        if isinstance(exc, ParameterError):
+            exc.as_option()  # the library names its parameter; here the option is meant
         print(f"benchlab: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:

@@ -151,7 +151,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
 
     from benchlab.cli.common import confidence
     from benchlab.stats.qreg import quantile_regression
@@ -170,11 +169,6 @@ def _run(args: argparse.Namespace) -> int:
     output_options.check(args, [args.file])
     table = factor_options.load(args)
     order = factor_options.interactions(args.interactions, len(table.factors))
-    empty = np.flatnonzero(table.cell_counts() == 0)
-    if empty.size and order == len(table.factors):
-        raise InputError(f"the cell {table.cell_label(int(empty[0]))} has no observations: the "
-                         "full-interaction model needs every cell (or lower --interactions)",
-                         table.source)
     cluster, cluster_name = _cluster(args, table)
     covariates, covariate_names = _covariates(args, table)
     try:
@@ -186,6 +180,9 @@ def _run(args: argparse.Namespace) -> int:
             response=table.response_name, unit=table.unit.name)
     except ValueError as exc:
         raise InputError(str(exc), table.source) from None
+    except InputError as exc:  # the library's checks of the design: name the file
+        exc.where = exc.where or table.source
+        raise
     if args.plot:
         from benchlab.report.qreg_plot import write_qreg_plot
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from benchlab.errors import UsageError
+from benchlab.errors import ParameterError, UsageError
 from benchlab.result import Result
 
 ORDERS = ("random", "blocks", "standard")
@@ -102,7 +102,7 @@ def parse_factor(text: str) -> Factor:
     name, sep, rest = text.partition("=")
     name = name.strip()
     if not sep or not name:
-        raise UsageError(f"--factor wants NAME=LEVEL,LEVEL,...: {text!r}")
+        raise ParameterError(f"{{param}} wants NAME=LEVEL,LEVEL,...: {text!r}", "factor")
     levels = tuple(level.strip() for level in rest.split(","))
     if any(not level for level in levels):
         raise UsageError(f"factor {name!r} has an empty level name: {text!r}")
@@ -150,7 +150,7 @@ def full_factorial(factors: Sequence[Factor | tuple[str, Sequence[Any]]], *,
     """
     facs = tuple(f if isinstance(f, Factor) else make_factor(f[0], f[1]) for f in factors)
     if not facs:
-        raise UsageError("give at least one --factor NAME=LEVEL,LEVEL")
+        raise ParameterError("give at least one factor ({param})", "factors", option="--factor")
     names = [f.name for f in facs]
     dup = sorted({x for x in names if names.count(x) > 1})
     if dup:
@@ -158,7 +158,7 @@ def full_factorial(factors: Sequence[Factor | tuple[str, Sequence[Any]]], *,
     if order not in ORDERS:
         raise UsageError(f"unknown run order {order!r} (known: {', '.join(ORDERS)})")
     if replicates < 1:
-        raise UsageError(f"--replicates must be 1 or more: {replicates}")
+        raise ParameterError(f"{{param}} must be 1 or more: {replicates}", "replicates")
     n_cells = int(np.prod([len(f.levels) for f in facs], dtype=object))
     if n_cells * replicates > MAX_RUNS:
         raise UsageError(f"{n_cells} cells × {replicates} replicates = "

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError, ParameterError, UsageError
 from benchlab.result import Result
 from benchlab.stats.coding import Term, cell_index, sign_table, yates_cells, yates_terms
 
@@ -312,21 +312,25 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
     runs: the run (execution) of each row, if known; several rows of one run are not
     independent replicates, and the result warns about it.
     """
+    from benchlab.stats.coding import check_design
+
     y = np.asarray(response, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.int64)
+    check_design(codes, factors, levels, full_model=False, where=source or None)
     k = len(factors)
     counts = [len(lv) for lv in levels]
     order = k if interactions is None else int(interactions)
     if not 1 <= order <= k:
-        raise UsageError(f"--interactions must be between 1 and {k} (the number of factors)")
+        raise ParameterError(f"{{param}} must be between 1 and {k} (the number of factors)",
+                             "interactions")
     if ss_type not in (1, 2, 3):
         raise UsageError(f"sums of squares of type 1, 2 or 3, not {ss_type}")
     if log:
         bad = np.flatnonzero(y <= 0)
         if bad.size:
             where = f"{source}:{int(lines[bad[0]])}" if lines is not None else source or None
-            raise InputError(f"--log needs positive values; {response_name} is {y[bad[0]]:g}",
-                             where)
+            raise ParameterError(f"{{param}} needs positive values; {response_name} is "
+                                 f"{y[bad[0]]:g}", "log", where)
         y = np.log(y)
     n = y.size
     n_cells = int(np.prod(counts))
@@ -402,8 +406,9 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
         x = np.hstack(blocks)
         if np.linalg.matrix_rank(x) < x.shape[1]:
             where = f"; first empty cell: {cell_name(int(empty[0]))}" if empty.size else ""
-            raise InputError(f"the design cannot separate every term of the model (too few "
-                             f"cells observed{where}); lower --interactions", source or None)
+            raise ParameterError(f"the design cannot separate every term of the model (too few "
+                                 f"cells observed{where}); lower {{param}}", "interactions",
+                                 source or None)
         fit = OLS(y, x).fit()
         df_e = int(round(fit.df_resid))
         resid = np.asarray(fit.resid)

@@ -74,3 +74,35 @@ def cell_index(codes: np.ndarray, level_counts: Sequence[int]) -> np.ndarray:
         index += codes[:, f] * stride
         stride *= int(count)
     return index
+
+
+def cell_name(cell: int, factors: Sequence[str], levels: Sequence[Sequence[str]]) -> str:
+    """'sched=BFS, machine=p4' for a standard-order cell number (first factor fastest)."""
+    parts = []
+    for name, names in zip(factors, levels, strict=True):
+        parts.append(f"{name}={names[cell % len(names)]}")
+        cell //= len(names)
+    return ", ".join(parts)
+
+
+def check_design(codes: np.ndarray, factors: Sequence[str], levels: Sequence[Sequence[str]],
+                 *, full_model: bool, where: str | None = None) -> None:
+    """Refuse a level that never occurs and, for the model with every interaction, an
+    empty cell: neither can be estimated (anova and qreg, from the API as from the CLI)."""
+    from benchlab.errors import InputError, ParameterError
+
+    codes = np.asarray(codes, dtype=np.int64).reshape(len(codes), -1)
+    for j, name in enumerate(factors):
+        seen = np.bincount(codes[:, j], minlength=len(levels[j]))
+        if (seen == 0).any():
+            level = levels[j][int(np.argmax(seen == 0))]
+            raise InputError(f"factor {name!r}: level {level!r} does not occur in the data",
+                             where)
+    if full_model:
+        counts = [len(lv) for lv in levels]
+        filled = np.bincount(cell_index(codes, counts), minlength=int(np.prod(counts)))
+        empty = np.flatnonzero(filled == 0)
+        if empty.size:
+            raise ParameterError(f"the cell {cell_name(int(empty[0]), factors, levels)} has "
+                                 "no observations: the full-interaction model needs every "
+                                 "cell (or lower {param})", "interactions", where)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchlab.errors import InputError
+from benchlab.errors import InputError, ParameterError
 from benchlab.result import Result
 from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
 from benchlab.stats.descriptive import Descriptives, describe
@@ -114,8 +114,8 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
     The data and descriptives may be multiplied by `scale` (a power of two, see
     stats/scaling.py); results in data units are divided by it, exactly."""
     if paired and base.n != cand.n:
-        raise InputError(f"--paired needs samples of equal length: {base.name} has {base.n} "
-                         f"values, {cand.name} has {cand.n}")
+        raise ParameterError(f"{{param}} needs samples of equal length: {base.name} has "
+                             f"{base.n} values, {cand.name} has {cand.n}", "paired")
     cov = None
     diff_desc = None
     if paired:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchlab.errors import ParameterError
 from benchlab.result import Result
 from benchlab.stats.qreg_design import FactorialModel, build_model, cell_quantiles
 
@@ -166,7 +167,11 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
         raise ValueError("every tau must lie strictly between 0 and 1")
     if se is not None and se not in SE_METHODS:
         raise ValueError(f"unknown se method {se!r}")
+    from benchlab.stats.coding import check_design
+
     k = len(level_counts)
+    check_design(codes[:, :k] if np.ndim(codes) == 2 else codes, factor_names, level_names,
+                 full_model=interactions is None or interactions >= k)
     terms = yates_terms(k, interactions)
     model = build_model(y, codes, level_counts, terms, factor_names, level_names,
                         covariates, covariate_names)
@@ -179,7 +184,7 @@ def quantile_regression(y: np.ndarray, codes: np.ndarray, level_counts: Sequence
     se_method, reason = choose_se(se, model.n, cluster_name,
                                   _cluster_sizes(cluster_codes, model.cell))
     if se_method == "cluster" and cluster_codes is None:
-        raise ValueError("the cluster bootstrap needs a run column (--cluster)")
+        raise ParameterError("the cluster bootstrap needs a run column ({param})", "cluster")
     coef = fit_coefficients(model, taus_arr)
     warnings = _sparsity_warnings(model, taus_arr)
     objective = np.array([_loss(model, coef[t], tau) for t, tau in enumerate(taus_arr)])

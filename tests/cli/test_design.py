@@ -64,7 +64,7 @@ def test_errors_one_line_exit_2(run_cli):
     for args, message in [
         (["--factor", "A=lo"], "single level"),
         (["--factor", "A=1,2", "--factor", "B=1,2,3", "--sign-table"], "two-level"),
-        ([], "at least one --factor"),
+        ([], "at least one factor (--factor)"),
         (["--factor", "A=1,2", "--replicates", "0"], "--replicates"),
     ]:
         code, out, err = run_cli("design", *args)

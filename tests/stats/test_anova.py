@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError, ParameterError, UsageError
 from benchlab.stats.anova import anova
 from benchlab.stats.coding import yates_cells
 
@@ -162,10 +162,13 @@ def test_refusals():
     y = np.array([1.0, 2.0, 3.0, 4.0])
     with pytest.raises(InputError, match="cell A=b, B=d has no observations"):
         anova(y[:3], codes[:3], ["A", "B"], [("a", "b"), ("c", "d")])
-    with pytest.raises(InputError, match="positive"):
+    # The API names its parameters (log, interactions), not the command's options.
+    with pytest.raises(ParameterError, match="^log needs positive values"):
         anova(np.array([1.0, -2, 3, 4]), codes, ["A", "B"], [("a", "b"), ("c", "d")], log=True)
-    with pytest.raises(UsageError, match="--interactions"):
+    with pytest.raises(UsageError, match="^interactions must be between 1 and 2"):
         anova(y, codes, ["A", "B"], [("a", "b"), ("c", "d")], interactions=3)
+    with pytest.raises(InputError, match="level 'z' does not occur"):
+        anova(y, codes, ["A", "B"], [("a", "b"), ("c", "d", "z")])
     main = anova(y[:3], codes[:3], ["A", "B"], [("a", "b"), ("c", "d")], interactions=1)
     assert main.residual.df == 0 and "empty cell" in main.warnings[0]
 
