@@ -112,6 +112,38 @@ class AnovaResult(Result):
     residuals: np.ndarray = field(repr=False, compare=False)
 
 
+def least_squares(y: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """OLS of a full-rank model: coefficients, residuals and the coefficients' standard
+    errors sqrt(diag((X'X)^-1) * SSE / (n - p)) (nan without residual df).
+
+    Written with numpy (QR) rather than statsmodels: this is all the analysis needs of it.
+    """
+    q, r = np.linalg.qr(x)
+    beta = np.linalg.solve(r, q.T @ y)
+    resid = y - x @ beta
+    df = x.shape[0] - x.shape[1]
+    if df <= 0:
+        return beta, resid, np.full(beta.shape, np.nan)
+    r_inv = np.linalg.inv(r)
+    se = np.sqrt(np.einsum("ij,ij->i", r_inv, r_inv) * float(resid @ resid) / df)
+    return beta, resid, se
+
+
+def breusch_pagan(residuals: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """Koenker's studentized Breusch-Pagan test of constant variance: LM = n R² of the
+    regression of the squared residuals on the model matrix (with its intercept column),
+    chi-squared with p - 1 df (Koenker 1981; as R lmtest::bptest, statsmodels'
+    het_breuschpagan)."""
+    from scipy import stats
+
+    e2 = residuals ** 2
+    _, fit_resid, _ = least_squares(e2, x)
+    total = float(np.sum((e2 - e2.mean()) ** 2))
+    r2 = 1.0 - float(fit_resid @ fit_resid) / total if total > 0 else 0.0
+    lm = e2.size * r2
+    return lm, float(stats.chi2.sf(lm, x.shape[1] - 1))
+
+
 def _t(confidence: float, df: int) -> float:
     from scipy import stats
 
@@ -223,9 +255,7 @@ def _diagnostics(y: np.ndarray, x: np.ndarray, fitted: np.ndarray, residuals: np
         variance = Check("Levene (Brown-Forsythe, median-centred) across cells",
                          float(lv.statistic), float(lv.pvalue), bool(lv.pvalue >= alpha))
     elif df_e > 0 and x.shape[1] > 1:
-        from statsmodels.stats.diagnostic import het_breuschpagan
-
-        lm, lm_p, _, _ = het_breuschpagan(residuals, x)
+        lm, lm_p = breusch_pagan(residuals, x)
         variance = Check("Breusch-Pagan (Koenker, studentized)", float(lm), float(lm_p),
                          bool(lm_p >= alpha))
     else:
@@ -387,9 +417,7 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
             rows.append(AnovaRow(nm, 1, ss, ss, f, pv, ss / sst if sst > 0 else math.nan))
         replicates: int | None = r
     else:
-        from statsmodels.regression.linear_model import OLS
-
-        method = f"OLS (statsmodels), type {'I' * ss_type if ss_type < 3 else 'III'} sums " \
+        method = f"OLS, type {'I' * ss_type if ss_type < 3 else 'III'} sums " \
                  "of squares"
         ss_name = {1: "I", 2: "II", 3: "III"}[ss_type]
         if not balanced:
@@ -409,16 +437,14 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
             raise ParameterError(f"the design cannot separate every term of the model (too few "
                                  f"cells observed{where}); lower {{param}}", "interactions",
                                  source or None)
-        fit = OLS(y, x).fit()
-        df_e = int(round(fit.df_resid))
-        resid = np.asarray(fit.resid)
-        fitted = np.asarray(fit.fittedvalues)
+        estimate, resid, se = least_squares(y, x)
+        df_e = n - x.shape[1]
+        fitted = y - resid
         sse = float(resid @ resid)
         sst = float(np.sum((y - y.mean()) ** 2))
         mse = sse / df_e if df_e > 0 else None
         names = [nm for t in terms for nm in _term_names(t, factors, levels)]
-        estimate = np.asarray(fit.params)
-        se = np.asarray(fit.bse) if df_e > 0 else None
+        se = se if df_e > 0 else None
         effects = [Effect(nm, float(e), *i) for nm, e, i in
                    zip(names, estimate, _inference(estimate, se, df_e, confidence),
                        strict=True)]

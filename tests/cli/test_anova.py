@@ -79,7 +79,7 @@ def test_general_design_uses_ols(run_cli, tmp_path):
     data.write_text("\n".join(rows) + "\n")
     code, out, err = run_cli("anova", data, "--response", "y", "--factors", "m,l")
     assert code == 0, err
-    assert "method: OLS (statsmodels), type II sums of squares" in out
+    assert "method: OLS, type II sums of squares" in out
     assert "m[a]" in out and "analysis of variance (type II" in out
 
 

@@ -23,6 +23,16 @@ def check_path(path: str, option: str = "--plot") -> None:
         raise UsageError(f"{option} {path}: say .png, .svg or .pdf")
 
 
+def need_matplotlib() -> None:
+    """A one-line error naming the extra to install when matplotlib is missing (it is not
+    needed by anything but figures, so `pip install benchlab` leaves it out)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ModuleNotFoundError:
+        raise UsageError("figures need matplotlib: python3 -m pip install 'benchlab[plot]'"
+                         ) from None
+
+
 def has_figure(result: Any) -> bool:
     return has_renderer("figure", result)
 
@@ -31,6 +41,7 @@ def make_figure(result: Any, context: RenderContext | None = None):
     """The matplotlib Figure of `result` (LookupError when its type has none)."""
     from benchlab.report.figures import style
 
+    need_matplotlib()
     style.use()
     return render(result, "figure", context)
 
@@ -38,11 +49,12 @@ def make_figure(result: Any, context: RenderContext | None = None):
 def write_figure(result: Any, path: str, context: RenderContext | None = None, *,
                  inputs: tuple[str, ...] = (), force: bool = False) -> None:
     """Draw `result` and save it to `path` atomically; the format from the extension."""
+    check_path(path)
+    need_matplotlib()
     import matplotlib.pyplot as plt
 
     from benchlab.output_file import replacing
 
-    check_path(path)
     fig = make_figure(result, context)
     try:
         with replacing(path, inputs, force=force) as tmp:

@@ -1,0 +1,25 @@
+"""A plain `benchlab compare` of two small files imports no heavy library (issue 11)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("matplotlib", "pandas", "scipy.stats", "statsmodels", "pyarrow")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "markdown"])
+def test_small_compare_imports_nothing_heavy(fmt):
+    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    code = main(['compare', 'examples/kamp/current.txt', "
+            f"'examples/kamp/buf_work.txt', '--unit', 's', '--format', '{fmt}'])\n"
+            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+            "print(code, heavy)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "0 []", out
