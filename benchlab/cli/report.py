@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 def analyse(args: argparse.Namespace):
     """The comparison of the inputs and what the page shows beside it: (PageInput, context)."""
     from benchlab.data.samples import pick_baseline, unify_units
-    from benchlab.report.html_page import PageInput
+    from benchlab.report import html_page
 
     confidence = common.confidence(args.confidence)
     inputs = common.load(args)
@@ -106,8 +106,8 @@ def analyse(args: argparse.Namespace):
         per_bench = {None: [(s.name, s.values) for s in samples]}
     notes = (unit_note,) if unit_note else ()
     context = _context(args, notes)
-    page = PageInput(result, per_bench, tuple(_stores(args)), args.title,
-                     not args.no_figures)
+    page = html_page.PageInput(result, per_bench, tuple(_stores(args)), args.title,
+                               not args.no_figures, figure_limit=html_page.FIGURE_LIMIT)
     return page, context
 
 

@@ -11,8 +11,10 @@ mail attachment or years later. Its parts, top to bottom:
 - for a suite, the geometric means (and the suite's figure when one is
   registered);
 - per benchmark (or the one comparison): its figure when report/figures has
-  one for the result, its tables (samples, comparisons, variance shares per
-  level for hierarchical data, warnings) and, for a store, the run-order plot;
+  one for the result (for a suite of more than FIGURE_LIMIT benchmarks, or
+  without one, the light strip plot of report/figures/strip.py), its tables
+  (samples, comparisons, variance shares per level for hierarchical data,
+  warnings) and, for a store, the run-order plot;
 - for each store, the machine's environment record per session, with its
   warnings;
 - a provenance footer: benchlab's version, the command line, every input with
@@ -31,6 +33,7 @@ from typing import Any
 from benchlab import __version__
 from benchlab.report import html_format as hf
 from benchlab.report.figures.run_order import RunOrder, run_order_svg
+from benchlab.report.figures.strip import strip_svg
 from benchlab.result import RenderContext
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.suite import SuiteResult
@@ -75,6 +78,12 @@ body{margin:0 auto;max-width:1100px;padding:1em 1.5em}
 """
 
 
+# Up to this many benchmarks each gets report/figures' matplotlib figure (about 0.15 s
+# each); a larger suite gets the light inline strip plot per benchmark, so that a
+# 50-benchmark report stays within its 3 s budget (benchmarks/report.py).
+FIGURE_LIMIT = 10
+
+
 @dataclass(frozen=True)
 class StoreRecord:
     """What a `benchlab run` store adds to the page: its sessions (argv, environment,
@@ -99,6 +108,7 @@ class PageInput:
     title: str = "benchlab report"
     figures: bool = True
     date: str | None = None
+    figure_limit: int = FIGURE_LIMIT
 
 
 def figure_html(result: Any, context: RenderContext) -> str:
@@ -121,9 +131,14 @@ def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageI
     title = "the comparison" if bench is None else f"benchmark {bench}"
     parts = [f'<section class="bench" id="b{k}"><h2>{hf.esc(title)}</h2>']
     if page.figures:
-        ctx = replace(context, options={**context.options, "samples":
-                                        page.samples.get(bench, []), "fragment": True})
-        parts.append(figure_html(result, ctx))
+        samples = page.samples.get(bench, [])
+        figure = ""
+        if len(page.samples) <= page.figure_limit:
+            figure = figure_html(result, replace(context, options={
+                **context.options, "samples": samples, "fragment": True}))
+        if not figure and samples:
+            figure = f'<figure class="figure">{strip_svg(result, samples, title)}</figure>'
+        parts.append(figure)
     parts.append(hf.compare_body(result))
     for store in page.stores:
         for plot in store.run_orders:

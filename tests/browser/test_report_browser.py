@@ -69,11 +69,15 @@ def pages(tmp_path_factory) -> dict[str, Path]:
                 for _ in range(8):
                     out.writerow([name, system, f"{scale * (10 + b) * rng.gauss(1, 0.04):.5f}"])
     files = {"hostile": tmp / "hostile.html", "json": tmp / "hostile.json",
-             "store": tmp / "store.html", "section": tmp / "section.html"}
+             "store": tmp / "store.html", "section": tmp / "section.html",
+             "strips": tmp / "strips.html"}
     suite = [str(data), "--by", "system", "--value", "value", "--benchmark", "bench",
              "--seed", "1"]
     assert main(["report", *suite, "--title", TITLE, "-o", str(files["hostile"])]) == 0
     assert main(["compare", *suite, "--json", "-o", str(files["json"])]) == 0
+    with pytest.MonkeyPatch.context() as patch:  # the light figures of a large suite
+        patch.setattr("benchlab.report.html_page.FIGURE_LIMIT", 0)
+        assert main(["report", *suite, "-o", str(files["strips"])]) == 0
     store = str(ROOT / "examples" / "experiments" / "loop.db")
     assert main(["report", store, "--by", "alternative", "--benchmark", "n",
                  "-o", str(files["store"])]) == 0
@@ -97,7 +101,7 @@ def _requests(driver) -> list[str]:
     return urls
 
 
-@pytest.mark.parametrize("name", ["hostile", "store", "section"])
+@pytest.mark.parametrize("name", ["hostile", "store", "section", "strips"])
 def test_no_console_error_and_no_request_leaves_the_file(browser, pages, name):
     _open(browser, pages[name])
     severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -110,7 +114,7 @@ def test_no_console_error_and_no_request_leaves_the_file(browser, pages, name):
     assert not [u for u in linked if u.lower().startswith(("http:", "https:", "//"))]
 
 
-@pytest.mark.parametrize("name", ["hostile", "store"])
+@pytest.mark.parametrize("name", ["hostile", "store", "strips"])
 def test_every_figure_has_a_box(browser, pages, name):
     _open(browser, pages[name])
     boxes = browser.execute_script(
@@ -121,21 +125,25 @@ def test_every_figure_has_a_box(browser, pages, name):
     if name == "store":  # one run-order plot per benchmark of the store
         assert browser.execute_script(
             "return document.querySelectorAll('svg.run-order').length") == 2
+    if name == "strips":  # one strip plot per benchmark
+        assert browser.execute_script(
+            "return document.querySelectorAll('svg.strip').length") == len(HOSTILE)
 
 
-@pytest.mark.parametrize("name", ["hostile", "section"])
+@pytest.mark.parametrize("name", ["hostile", "section", "strips"])
 def test_hostile_names_render_as_text(browser, pages, name):
     from selenium.common.exceptions import NoAlertPresentException
 
     _open(browser, pages[name])
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text  # noqa: B018 - reading it raises when there is none
-    assert browser.title == (TITLE if name == "hostile" else "benchlab compare")
+    assert browser.title == {"hostile": TITLE, "section": "benchlab compare",
+                             "strips": "benchlab report"}[name]
     text = browser.execute_script("return document.body.textContent")
     for hostile in HOSTILE:
         assert hostile in text
     scripts = browser.execute_script("return document.scripts.length")
-    assert scripts == (1 if name == "hostile" else 0)  # the sorter only
+    assert scripts == (0 if name == "section" else 1)  # the sorter only
 
 
 def test_numbers_equal_the_json(browser, pages):
