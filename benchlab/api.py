@@ -261,3 +261,74 @@ def read_store(store: str, *, metric: str | None = None):
     from benchlab.data.readers import read
 
     return read(store, "store", metric=metric)
+
+
+def read(path: str, *, format: str | None = None, **options: Any):
+    """One input file as a Dataset, with the reader every command uses (the format is
+    sniffed unless `format` names it: csv, numbers, hyperfine, pyperf, jmh, gotest,
+    gbench, store; options as the commands': value, column, delimiters, metric,
+    mode). `.to_frame()` gives it as a pandas DataFrame."""
+    from benchlab.data.readers import read as read_file
+
+    return read_file(path, format, **options)
+
+
+def compare_groups(samples: Any, *, baseline: int | str = 0, confidence: float = 0.95,
+                   threshold: float = 0.0, paired: bool = False, df: str = "welch",
+                   bootstrap: int | None = None, seed: int | None = None, tests: bool = False,
+                   unit: str | None = None, higher_is_better: bool | None = None,
+                   diagnostics: bool = True) -> CompareResult:
+    """Compare k samples with one baseline (`benchlab compare` of k files or groups).
+
+    samples: a mapping name -> values, a sequence of (name, values), or a DataFrame
+    in long form with columns `group` and `value`. baseline: its index or name.
+    """
+    items = _named_samples(samples)
+    names = [n for n, _ in items]
+    index = names.index(baseline) if isinstance(baseline, str) else int(baseline)
+    return compare_samples(items, baseline=index, confidence=confidence, threshold=threshold,
+                           df_method=df, paired=paired, unit=make_unit(unit, higher_is_better),
+                           bootstrap=bootstrap, seed=seed, tests=tests,
+                           diagnostics=diagnostics)
+
+
+def _named_samples(samples: Any) -> list[tuple[str, np.ndarray]]:
+    if hasattr(samples, "groupby") and {"group", "value"} <= set(samples.columns):
+        return [(str(n), np.asarray(g["value"], dtype=float))
+                for n, g in samples.groupby("group", sort=False)]
+    items = list(samples.items()) if hasattr(samples, "items") else list(samples)
+    return [(str(n), np.asarray(v, dtype=float)) for n, v in items]
+
+
+def compare_suite(table: Any, *, by: str, benchmark: str, value: str = "value",
+                  levels: Sequence[str] = (), baseline: str | None = None,
+                  confidence: float = 0.95, threshold: float = 0.0, bootstrap: int | None = None,
+                  replicates: int = 10_000, seed: int | None = None, unit: str | None = None,
+                  higher_is_better: bool | None = None):
+    """A suite (`benchlab compare --benchmark`): per benchmark every system against the
+    baseline, Holm-adjusted decisions and the geometric mean of the ratios with its CI.
+
+    table: a DataFrame (or mapping of columns) in long form with the `by`, `benchmark`,
+    `value` and level columns. Returns a SuiteResult.
+    """
+    from benchlab.stats.suite import compare_suite as suite
+
+    try:
+        systems = np.asarray(table[by]).astype(str)
+        benches = np.asarray(table[benchmark]).astype(str)
+        values = np.asarray(table[value], dtype=float)
+        level_arrays = [np.asarray(table[name]).astype(str) for name in levels]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"a suite needs columns {by!r}, {benchmark!r}, {value!r} and the "
+                         f"levels: {exc}") from None
+    order = list(dict.fromkeys(systems))
+    data: dict[str, list] = {}
+    for bench in dict.fromkeys(benches):
+        for system in order:
+            mask = (benches == bench) & (systems == system)
+            if mask.any():
+                data.setdefault(bench, []).append(
+                    (system, values[mask], [lv[mask] for lv in level_arrays]))
+    return suite(data, list(levels), baseline=baseline or order[0], confidence=confidence,
+                 threshold=threshold, unit=make_unit(unit, higher_is_better),
+                 replicates=replicates, seed=seed, bootstrap=bootstrap)

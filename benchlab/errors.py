@@ -30,12 +30,13 @@ class UsageError(BenchlabError):
     """Bad command-line arguments."""
 
 
-class ParameterError(UsageError):
+class ParameterError(InputError, UsageError):
     """A bad value of a named parameter of the library, said in the caller's own terms.
 
     `template` names the parameter as `{param}`: the Python API shows the parameter
     (`interactions must be between 1 and 4`), the command line its option
-    (`--interactions must be ...`; `cli_name` maps a parameter whose option differs).
+    (`--interactions must be ...`; `option` names one that differs). Both an input and a
+    usage error: what is wrong may be the data (unequal lengths when paired) or the value.
     """
 
     def __init__(self, template: str, parameter: str, where: str | None = None, *,

@@ -84,3 +84,47 @@ def test_qreg_api_equals_the_command(run_cli):
         benchlab.qreg(table, "latency", ["latency"])
     with pytest.raises(ValueError, match="nosuch"):
         benchlab.qreg(table, "latency", ["sched"], cluster="nosuch")
+
+
+def test_read_gives_the_dataset_and_a_frame():
+    import benchlab
+
+    data = benchlab.read("examples/fft/two_systems.csv")
+    frame = data.to_frame()
+    assert list(frame.columns[:4]) == ["system", "build", "run", "iteration"]
+    assert len(frame) == len(data.values) and frame["value"].sum() == pytest.approx(
+        data.values.sum())
+
+
+def test_compare_groups_k_samples_and_renderings():
+    import json
+
+    import benchlab
+
+    result = benchlab.compare_groups({"a": [1.0, 2, 3, 4], "b": [2.0, 3, 4, 5],
+                                      "c": [1.1, 2, 3, 4]}, baseline="b")
+    assert [c.baseline for c in result.comparisons] == ["b", "b"]
+    assert [c.candidate for c in result.comparisons] == ["a", "c"]
+    assert "a vs b" in str(result)  # the text rendering
+    doc = result.to_dict()
+    assert json.loads(json.dumps(doc))["comparisons"][1]["candidate"] == "c"
+    frame = result.to_frame()
+    ratios = frame[(frame["table"] == "comparisons") & (frame["statistic"] == "ratio of means")]
+    assert ratios["estimate"].tolist() == pytest.approx([2.5 / 3.5, 2.525 / 3.5])
+
+
+def test_compare_suite_from_a_long_table():
+    import benchlab
+
+    rng = np.random.default_rng(4)
+    rows = {"system": [], "bench": [], "value": []}
+    for bench, slow in (("x", 1.0), ("y", 1.2)):
+        for system in ("old", "new"):
+            values = rng.normal(100 * (slow if system == "new" else 1.0), 1.0, 20)
+            rows["system"] += [system] * 20
+            rows["bench"] += [bench] * 20
+            rows["value"] += list(values)
+    suite = benchlab.compare_suite(rows, by="system", benchmark="bench", seed=1)
+    verdicts = {b: r.comparisons[0].verdict.outcome for b, r in suite.benchmarks}
+    assert verdicts["y"] == "change" and suite.benchmarks[0][1].comparisons[0].baseline == "old"
+    assert suite.geometric_means[0].estimate == pytest.approx(1.2 ** 0.5, rel=0.02)

@@ -46,6 +46,15 @@ class Dataset:
     ordered: bool = True
     synthetic: tuple[str, ...] = ()
 
+    def to_frame(self):
+        """The table as a pandas DataFrame, one row per measurement (pandas imported here)."""
+        try:
+            import pandas as pd
+        except ModuleNotFoundError:
+            raise ModuleNotFoundError("to_frame() needs pandas: python3 -m pip install "
+                                      "'benchlab[pandas]'") from None
+        return pd.DataFrame({name: np.asarray(col) for name, col in self.columns.items()})
+
     def __post_init__(self) -> None:
         lengths = {name: len(col) for name, col in self.columns.items()}
         if len(set(lengths.values())) > 1:
