@@ -65,12 +65,19 @@ def run_each(args: argparse.Namespace, metrics: list[str], notes: list[str],
     ordered = [default, *(m for m in metrics if m != default)] if default in metrics \
         else metrics
     results, per_metric, code = [], {}, 0
+    notes = list(notes)
     for metric in ordered:
         sub = copy(args)
         sub.metric, sub.collect = metric, []
         if inputs.benchmark and not args.benchmark:  # a suite in every metric, even one
             sub.benchmark = inputs.benchmark  # only some benchmarks report (MB/s)
-        status = run(sub)
+        try:
+            status = run(sub)
+        except BenchlabError as exc:  # e.g. MB/s of one benchmark only: one sample
+            if metric == ordered[0]:
+                raise
+            notes.append(f"metric {metric!r} not compared: {exc.message}")
+            continue
         code = status if metric == ordered[0] else max(code, 1 if status == 1 else 0)
         result, named = sub.collect[0]
         results.append((metric, result))

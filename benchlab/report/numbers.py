@@ -141,7 +141,10 @@ def fmt_row(values: Sequence[float | None], unit: Unit, uncertainty: float | Non
         scaled = v / factor
         own = (decimals(scaled, None, significant=MIN_SIGNIFICANT)
                if scaled != 0 and keep_small else places)
-        out.append(_with_unit(fixed(scaled, max(places, own)), name))
+        text = fixed(scaled, max(places, own))
+        if uncertainty == 0 and "." in text and "e" not in text:  # exact: "24", not "24.00"
+            text = text.rstrip("0").rstrip(".")
+        out.append(_with_unit(text, name))
     return out
 
 

@@ -200,3 +200,10 @@ def test_long_labels_are_cut_in_text_only(run_cli, tmp_path, monkeypatch):
     doc = json.loads(run_cli("compare", path, "--json")[1])
     assert [s["name"] for s in doc["samples"]] == [long_a, long_b]
     assert long_a in run_cli("compare", path, "--format", "markdown")[1]
+
+
+def test_a_metric_that_cannot_be_compared_is_a_note(run_cli):
+    """One go test file: its benchmarks are the samples; MB/s (Sum only) is one sample."""
+    code, out, _ = run_cli("compare", GOTEST, "--no-diagnostics")
+    assert code == 0 and "ns/op:" in out and "B/op:" in out and "MB/s:" not in out
+    assert "note: metric 'MB/s' not compared: compare needs at least two samples" in out
