@@ -192,7 +192,7 @@ def ratio_scale(ax: Any, lows: Sequence[float], highs: Sequence[float],
     else:
         pad = 0.06 * (hi - lo) or 0.05
         lo, hi = lo - pad, hi + pad
-        ax.xaxis.set_major_locator(MaxNLocator(6))
+        ax.xaxis.set_major_locator(MaxNLocator(6, steps=[1, 2, 2.5, 5, 10]))
     ax.set_xlim(lo, hi)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
