@@ -1,4 +1,4 @@
-"""The Dataset: a tidy table with one row per measurement (DESIGN.md, data model).
+"""The Dataset: a tidy table with one row per measurement (docs/architecture.md: data layer).
 
 Columns are numpy arrays: the value column as float64, factor and level columns
 as arrays of strings. A Dataset knows which columns are factors, which are

@@ -1,1 +1,1 @@
-"""Factorial designs and run orders (DESIGN.md: design layer)."""
+"""Factorial designs and run orders (docs/architecture.md: design layer)."""

@@ -1,4 +1,4 @@
-"""The result store: one SQLite database (WAL) per experiment (DESIGN.md, Storage).
+"""The result store: one SQLite database (WAL) per experiment (docs/architecture.md: runner layer).
 
 It holds the experiment file, the environment of every session, the full plan
 (one row per trial) and the measurements. Each trial's outcome and its
