@@ -107,13 +107,21 @@ def test_verdict_cells_say_the_direction_in_words():
     assert (cls, label) == ("better", "▼ change: 10.0% faster")
 
 
-def test_other_results_render_as_sections_with_tables(run_cli, tmp_path):
-    code, out, err = run_cli("anova", ROOT / "examples/factorial/results.csv", "--response",
-                             "time", "--factors", "sched,machine", "--format", "html")
+@pytest.mark.parametrize("args, word", [
+    (["anova", "examples/factorial/results.csv", "--response", "time", "--factors",
+      "sched,machine"], "machine"),
+    (["design", "--factor", "sched=BFS,CFS", "--factor", "machine=core2,p4"], "core2"),
+    (["test", "examples/fft/two_systems.csv", "--by", "system"], "old"),
+    (["summary", "examples/fft/two_systems.csv", "--by", "system", "--levels", "build,run"],
+     "build"),
+])
+def test_other_results_render_as_sections_with_tables(run_cli, args, word):
+    code, out, err = run_cli(*[str(ROOT / a) if a.startswith("examples/") else a
+                               for a in args], "--format", "html")
     assert code == 0, err
     page = Page(out)
-    assert page.open == [] and page.count("table") >= 3
-    assert "machine" in page.all_text()
+    assert out.startswith("<!DOCTYPE html>") and page.open == [] and page.count("table") >= 1
+    assert page.count("script") == 0 and word in page.all_text()
 
 
 def _report(run_cli, tmp_path, *args):
