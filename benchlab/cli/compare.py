@@ -224,7 +224,7 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
     if args.unit_note:
         from dataclasses import replace
 
-        result = replace(result, notes=(args.unit_note,))
+        result = replace(result, notes=(args.unit_note, *result.notes))
     if getattr(args, "collect", None) is not None:  # cli/metrics.py: one result per metric
         args.collect.append((result, None))
     else:

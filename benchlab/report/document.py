@@ -19,8 +19,14 @@ def _num(x: float | None) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _more(more: tuple[int, int] | None) -> dict[str, int] | None:
-    return None if more is None else {"baseline": more[0], "candidate": more[1]}
+def _advice(a) -> dict[str, Any] | None:
+    """What an inconclusive result can support (docs/compare.md, "advice")."""
+    if a is None:
+        return None
+    new = a.new_experiment
+    return {"detectable_change": _num(a.detectable), "power": a.power,
+            "new_experiment": None if new is None else {"baseline": new[0],
+                                                         "candidate": new[1]}}
 
 
 def _ratio(c: Comparison) -> dict[str, Any] | None:
@@ -77,7 +83,7 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
                             "threshold": c.verdict.threshold,
                             "direction": c.verdict.direction,
                             "regression": c.verdict.regression,
-                            "more_measurements": _more(c.verdict.more_measurements)},
+                            "advice": _advice(c.verdict.advice)},
                 "bootstrap": [
                     {"statistic": b.statistic, "estimate": _num(b.estimate),
                      "percentile": {"low": _num(b.low), "high": _num(b.high)},

@@ -21,7 +21,7 @@ from benchlab.stats.diagnostics import Diagnostic, diagnose
 from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
 from benchlab.stats.fieller import DF_METHODS, RatioInterval, fieller_interval, ratio_df
 from benchlab.stats.scaling import power_of_two_scale
-from benchlab.stats.verdict import Verdict, classify, more_measurements, verdict_sentence
+from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 from benchlab.units import Unit, make_unit
 
 
@@ -147,11 +147,10 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         outcome = classify(ratio.low, ratio.high, threshold)
         more = None
         if outcome == "inconclusive":
-            paired_var = None
-            if paired:
-                paired_var = float(np.var(cand_x - ratio.estimate * base_x, ddof=1))
-            more = more_measurements(ratio.estimate, threshold, base.mean, base.variance,
-                                     base.n, cand.variance, cand.n, confidence, paired_var)
+            # from the variance under no change (d = c - b), never the observed effect
+            paired_var = float(np.var(cand_x - base_x, ddof=1)) if paired else None
+            more = advice(base.mean, base.variance, base.n, cand.variance, cand.n,
+                          confidence, threshold, paired_var)
         above = ratio.estimate > 1.0
         direction = ("increase" if above else "decrease") if outcome == "change" else None
         text = verdict_sentence(outcome, base.name, cand.name, ratio.estimate, ratio.low,
@@ -221,14 +220,29 @@ def _unscaled(d: Descriptives, scale: float) -> Descriptives:
 
 LARGEST = 1e300  # beyond this a spread or a sum of squares cannot be represented
 
+# Said once per output when a verdict is inconclusive (issue 12: honest advice).
+OPTIONAL_STOPPING = ("an inconclusive result: adding measurements to this experiment until a "
+                     "result appears inflates false alarms; plan a new experiment of the size "
+                     "given instead (benchlab plan)")
+
+
+def advice_note(comparisons) -> list[Diagnostic]:
+    """The one note against optional stopping, when any verdict is inconclusive."""
+    if any(c.verdict.outcome == "inconclusive" and c.verdict.advice is not None
+           for c in comparisons):
+        return [Diagnostic("advice", OPTIONAL_STOPPING)]
+    return []
+
 
 def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                     confidence: float = 0.95, threshold: float = 0.0,
                     df_method: str = "welch", paired: bool = False,
                     unit: Unit | None = None, bootstrap: int | None = None,
                     seed: int | None = None, tests: bool = False,
-                    diagnostics: bool = True, noun: str = "measurements") -> CompareResult:
-    """Compare every sample with samples[baseline]."""
+                    diagnostics: bool = True, noun: str = "measurements",
+                    advise: bool = True) -> CompareResult:
+    """Compare every sample with samples[baseline]; `advise` adds the note against adding
+    data to an inconclusive experiment (suites say it once for all benchmarks)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
     if threshold < 0 or not math.isfinite(threshold):
@@ -283,6 +297,8 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
             Comparison(c.baseline, c.candidate, c.paired, c.ratio, c.difference, c.verdict,
                        c.bootstrap, c.tests + tuple(t for t in extra if t is not None),
                        c.ratio_note) for c in comparisons)
+    if advise:
+        found.extend(advice_note(comparisons))
     return CompareResult(confidence, threshold, df_method, seed, unit, described, tuple(found),
                          comparisons)
 
@@ -294,7 +310,8 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                          bootstrap: int | None = None, resample: str | None = None,
                          seed: int | None = None, tests: bool = False,
                          diagnostics: bool = True,
-                         ordered: Sequence[bool] | None = None) -> CompareResult:
+                         ordered: Sequence[bool] | None = None,
+                         advise: bool = True) -> CompareResult:
     """Compare systems measured as a hierarchy (STATS.md §5).
 
     Only the top-level unit means carry the uncertainty of a system's mean, so
@@ -362,6 +379,8 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         if diagnostics:
             found.extend(diagnose_hierarchy(x * scale, levels, name, ordered=keeps_order))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
+    if advise:
+        found.extend(advice_note(comparisons))
     used = (resample or "R" * (len(level_names) + 1)) if bootstrap else None
     return CompareResult(confidence, threshold, df_method, seed, top.unit, described,
                          tuple(found), tuple(comparisons), tuple(summaries), used)

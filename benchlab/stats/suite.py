@@ -143,12 +143,13 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                     threshold=threshold, df_method=df_method, unit=unit, bootstrap=bootstrap,
                     resample=spec if resample else None, seed=seed, tests=tests,
                     diagnostics=diagnostics,
-                    ordered=[ordered.get(n, True) for n in names])
+                    ordered=[ordered.get(n, True) for n in names], advise=False)
             else:
                 res = compare_samples([(n, x) for n, x, _ in systems], baseline=b,
                                       confidence=confidence, threshold=threshold,
                                       df_method=df_method, unit=unit, bootstrap=bootstrap,
-                                      seed=seed, tests=tests, diagnostics=diagnostics)
+                                      seed=seed, tests=tests, diagnostics=diagnostics,
+                                      advise=False)
         except InputError as exc:  # keep the kind and its details; say which benchmark
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
@@ -187,5 +188,8 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         adjusted = holm_adjust([p for _, p in rows])
         holm += [(bench, name, p, q, q < alpha)
                  for (bench, p), q in zip(rows, adjusted, strict=True)]
+    from benchlab.stats.compare import advice_note
+
+    said = advice_note([c for _, r in results for c in r.comparisons])
     return SuiteResult(tuple(results), tuple(geo), tuple(holm), confidence, spec, seed,
-                       tuple(skipped))
+                       tuple(skipped), tuple(d.message for d in said))

@@ -1,8 +1,8 @@
 """The verdict of a ratio CI against a threshold of practical interest (STATS.md §4).
 
-Also estimates, for an inconclusive result, how many more measurements per
-sample would likely decide it, by scaling the current variance estimates
-(the planning idea of Kalibera & Jones §6 applied to one level).
+Also says, for an inconclusive result, what the experiment could detect (the
+minimum detectable effect at 80% power) and how large a new experiment must be
+to resolve the threshold — from the variance, never from the observed effect.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ OUTCOMES = ("change", "equivalent", "inconclusive")
 class Verdict:
     """outcome: "change", "equivalent" or "inconclusive"; direction: "increase"/"decrease"/None.
 
-    `regression` is True for a change in the bad direction; `more_measurements`
-    is the estimated extra measurements (baseline, candidate) for an
-    inconclusive result (None when no number would do or it cannot be estimated).
+    `regression` is True for a change in the bad direction; `advice` says, for an
+    inconclusive result, the change this experiment could detect and the size of a
+    new experiment (None when it cannot be estimated).
     """
 
     outcome: str
@@ -30,7 +30,7 @@ class Verdict:
     threshold: float
     direction: str | None
     regression: bool
-    more_measurements: tuple[int, int] | None = None
+    advice: Advice | None = None
 
 
 def classify(low: float | None, high: float | None, threshold: float) -> str:
@@ -46,44 +46,70 @@ def classify(low: float | None, high: float | None, threshold: float) -> str:
     return "inconclusive"
 
 
-def more_measurements(ratio: float, threshold: float, base_mean: float, base_var: float,
-                      n_base: int, cand_var: float, n_cand: int, confidence: float,
-                      paired_var: float | None = None) -> tuple[int, int] | None:
-    """Extra measurements (baseline, candidate) for the CI to clear the nearest boundary.
+POWER = 0.8  # the power the advice is stated at
 
-    Uses the delta-method half-width t·sqrt(s_c²/n_c + ρ² s_b²/n_b)/b with both
-    counts scaled by the same factor (for paired data, sqrt(s_d²/n)/b with
-    s_d² = var(c − ρ b)); the estimate targets the point estimate, so it gives
-    about even odds of deciding. None when the estimate sits on a boundary.
+
+@dataclass(frozen=True)
+class Advice:
+    """What an inconclusive experiment can and cannot support, from its variance alone.
+
+    detectable: the smallest relative change this experiment detects with `power`
+    (two-sided, at its confidence), ±; new_experiment: measurements per sample
+    (baseline, candidate) a new experiment needs to resolve ±threshold — to show
+    equivalence with `power` if there is no change — or None without a threshold.
+    Neither depends on the observed effect (issue 12: the effect-based count invited
+    sampling to a foregone conclusion).
     """
-    lower, upper = 1.0 - threshold, 1.0 + threshold
-    if ratio < lower:
-        needed = lower - ratio
-    elif ratio > upper:
-        needed = ratio - upper
-    elif threshold > 0:
-        needed = min(ratio - lower, upper - ratio)
-    else:
-        needed = 0.0
-    if needed <= 0 or base_mean <= 0:
-        return None
+
+    detectable: float | None
+    new_experiment: tuple[int, int] | None
+    power: float = POWER
+
+
+def _quantiles(confidence: float, df: float, power: float) -> tuple[float, float]:
+    """t_{1-α/2, df} and the one-sided t_{power, df}."""
+    return critical_t(confidence, df), critical_t(2.0 * power - 1.0, df)
+
+
+def advice(base_mean: float, base_var: float, n_base: int, cand_var: float, n_cand: int,
+           confidence: float, threshold: float, paired_var: float | None = None,
+           power: float = POWER) -> Advice:
+    """Minimum detectable effect and the size of a new experiment (STATS.md §4, power).
+
+    The relative standard error under no change is SE = sqrt(s_c²/n_c + s_b²/n_b) / b
+    (paired: s_d / sqrt(n) / b with d = c − b); a change of (t_{1−α/2} + t_{power}) · SE
+    is detected with probability `power`. A new experiment of n per sample shows
+    equivalence within ±threshold with probability about `power` when there is no
+    change if threshold / SE(n) ≥ t_{1−α/2} + z_{(1+power)/2}; n is found by fixed point
+    as the t quantiles depend on n. From the variance only, never the observed effect.
+    """
+    if not base_mean > 0:
+        return Advice(None, None, power)
     if paired_var is not None:
-        spread = paired_var / n_base
+        spread, df, per_n = paired_var / n_base, n_base - 1, paired_var
     else:
-        spread = cand_var / n_cand + (ratio * math.sqrt(base_var / n_base)) ** 2
+        spread = cand_var / n_cand + base_var / n_base
+        num = spread ** 2
+        den = (cand_var / n_cand) ** 2 / (n_cand - 1) + (base_var / n_base) ** 2 / (n_base - 1)
+        df, per_n = (num / den if den > 0 else n_base + n_cand - 2), cand_var + base_var
     if not 0 < spread < math.inf:
-        return None
-    scale = 1.0
-    for _ in range(50):  # fixed point: the t quantile depends on the scaled counts
-        df = max(1.0, scale * min(n_base, n_cand) - 1.0)
-        t = critical_t(confidence, df)
-        new_scale = (t * math.sqrt(spread) / base_mean / needed) ** 2
-        new_scale = max(new_scale, 1.0)
-        if abs(new_scale - scale) < 1e-9 * scale:
+        return Advice(None, None, power)
+    t, tp = _quantiles(confidence, max(df, 1.0), power)
+    detectable = (t + tp) * math.sqrt(spread) / base_mean
+    if threshold <= 0:
+        return Advice(detectable, None, power)
+    n = 2.0
+    for _ in range(60):
+        df_n = n - 1 if paired_var is not None else 2 * n - 2
+        t, tz = _quantiles(confidence, max(df_n, 1.0), (1.0 + power) / 2.0)
+        new_n = max(2.0, ((t + tz) / threshold) ** 2 * per_n / base_mean ** 2)
+        if abs(new_n - n) < 1e-9 * n:
             break
-        scale = new_scale
-    return (max(math.ceil(scale * n_base) - n_base, 1),
-            max(math.ceil(scale * n_cand) - n_cand, 1))
+        n = new_n
+    if not n < 1e12:
+        return Advice(detectable, None, power)
+    size = math.ceil(n)
+    return Advice(detectable, (size, size), power)
 
 
 def _pct(x: float, sign: str = "") -> str:
@@ -106,7 +132,7 @@ def _signed_pct(x: float) -> str:
 
 def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      low: float | None, high: float | None, threshold: float,
-                     confidence: float, unit: Unit, more: tuple[int, int] | None,
+                     confidence: float, unit: Unit, more: Advice | None,
                      noun: str = "measurements") -> str:
     """The verdict as one plain sentence, e.g. "new is 5.5% faster than old (95% CI 3.0% .. 8.0%)".
 
@@ -154,14 +180,12 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
     else:
         text = (f"inconclusive at the {_pct(threshold)} threshold: {candidate} vs {baseline} "
                 f"changes {_signed_pct(ratio - 1)} ({ci})")
-    if more is not None:
-        if more[0] == more[1]:
-            word = noun if more[0] != 1 else noun.removesuffix("s")
-            text += f"; about {more[0]} more {word} per sample would likely decide it"
-        else:
-            word = noun if more[1] != 1 else noun.removesuffix("s")
-            text += (f"; about {more[1]} more {word} of {candidate} and {more[0]} of "
-                     f"{baseline} would likely decide it")
-    elif low is not None:
-        text += "; the estimate sits on the threshold, so more data is unlikely to decide it"
+    if more is not None and more.detectable is not None:
+        text += (f"; this experiment detects a change of ±{_pct(more.detectable)} with "
+                 f"{100 * more.power:g}% power")
+        if more.new_experiment is not None:
+            b, c = more.new_experiment
+            word = noun if b != 1 else noun.removesuffix("s")
+            text += (f"; a new experiment needs about {b} {word} per sample to resolve "
+                     f"±{_pct(threshold)}")
     return text

@@ -143,15 +143,22 @@ def test_independent_tests_and_df_choice(run_cli):
     assert run_cli("compare", *KAMP, "--paired", "--df", "pooled")[0] == 2
 
 
-def test_more_measurements_named_per_sample(tmp_path, run_cli):
+def test_inconclusive_advice_in_json_and_text(tmp_path, run_cli):
     a = numbers(tmp_path, "a.txt", [10, 11, 9, 10.5])
     b = numbers(tmp_path, "b.txt", [10.2, 10.9, 9.4, 10.6, 10.1, 9.9, 10.8, 9.7, 10.3, 10.4])
-    doc = json.loads(run_cli("compare", a, b, "--json")[1])
-    verdict = doc["comparisons"][0]["verdict"]
-    more = verdict["more_measurements"]
-    assert verdict["outcome"] == "inconclusive" and more["baseline"] < more["candidate"]
-    assert f"about {more['candidate']} more measurements of b and {more['baseline']} of a" in (
+    code, out, _ = run_cli("compare", a, b, "--json", "--threshold", "2%")
+    verdict = json.loads(out)["comparisons"][0]["verdict"]
+    advice = verdict["advice"]
+    assert verdict["outcome"] == "inconclusive" and advice["power"] == 0.8
+    new = advice["new_experiment"]
+    assert new["baseline"] == new["candidate"] > 4
+    assert (f"detects a change of ±{100 * advice['detectable_change']:.1f}% with 80% power"
+            in verdict["text"])
+    assert f"a new experiment needs about {new['baseline']} measurements per sample" in (
         verdict["text"])
+    assert "more measurements" not in verdict["text"]
+    warnings = [w["kind"] for w in json.loads(out)["warnings"]]
+    assert warnings.count("advice") == 1
 
 
 def test_plain_line_with_comment_and_comma_is_not_a_table(tmp_path, run_cli):

@@ -65,7 +65,11 @@ def test_compare_levels_uses_top_level_means(run_cli):
     assert ratio["df"] == pytest.approx(want["df"], rel=1e-12)
     assert ratio["method"] == "Fieller on build means (welch df)"
     assert [h["name"] for h in doc["hierarchy"]] == ["old", "new"]
-    assert "build units" in doc["comparisons"][0]["verdict"]["text"]
+    assert "detects a change of" in doc["comparisons"][0]["verdict"]["text"]
+    code, out, _ = run_cli("compare", TWO, "--by", "system", "--levels", "build,run",
+                           "--threshold", "1%", "--json")
+    text = json.loads(out)["comparisons"][0]["verdict"]["text"]
+    assert "build units per sample to resolve ±1.0%" in text  # top-level units counted
 
 
 def test_compare_levels_bootstrap_and_resample(run_cli):

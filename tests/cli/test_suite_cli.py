@@ -160,7 +160,7 @@ def test_files_in_different_time_units_are_converted(tmp_path, run_cli):
     code, out, err = run_cli("compare", formats / "jmh.json", ns, "--seed", "1", "--json")
     result = json.loads(out)
     assert code == 0 and err == "" and result["unit"] == "us"
-    assert result["notes"] == ["values converted to us (ns from ns)"]
+    assert result["notes"][0] == "values converted to us (ns from ns)"
     for bench in result["benchmarks"]:
         assert bench["comparisons"][0]["ratio"]["estimate"] == pytest.approx(1.0)
     code, out, _ = run_cli("compare", formats / "jmh.json", ns, "--seed", "1")
