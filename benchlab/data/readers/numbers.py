@@ -207,7 +207,7 @@ def _chunk_numbers(chunk: np.ndarray, separator: np.ndarray, column: int, name: 
         if invalid is None:
             return None  # numpy refused what strtod reads: let the line-by-line path decide
         numbers = tokens[:invalid].astype(np.float64)
-    _check_range(numbers, columns, line, name)  # an earlier line's problem is reported first
+    check_range(numbers, columns, line, name)  # an earlier line's problem is reported first
     if invalid is not None:
         raise InvalidToken(name, int(line[invalid]), tokens[invalid].decode())
     return numbers, line
@@ -256,8 +256,8 @@ def decimal_matrix(columns: np.ndarray) -> np.ndarray:
     return numbers
 
 
-def _check_range(numbers: np.ndarray, columns: np.ndarray, line: np.ndarray,
-                 name: str) -> None:
+def check_range(numbers: np.ndarray, columns: np.ndarray, line: np.ndarray,
+                name: str) -> None:
     """Raise OutOfRange for the first number that overflowed or underflowed."""
     import numpy as np
 
