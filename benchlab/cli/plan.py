@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import common, output_options
+from benchlab.cli import common, output_options, plan_power
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
   benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --budget 6h
   benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --target 1%
+  benchlab plan pilot.csv --levels build,run --power --effect 0 --effect 3% \
+      --reps build=10,run=10,measurement=100 --seed 1
 """
 
 
@@ -27,12 +29,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cost", action="append", default=[], metavar="LEVEL=DURATION",
                    help="time one unit of LEVEL adds, excluding the levels below (e.g. "
                    "build=20m); the measurement's cost defaults to its mean for time units")
-    goal = p.add_mutually_exclusive_group(required=True)
+    goal = p.add_mutually_exclusive_group()  # one is required unless --power --reps
     goal.add_argument("--budget", type=common.duration_type, help="time budget, e.g. 6h")
     goal.add_argument("--target", type=common.percent_type("target"),
                       help="target CI half-width relative to the mean, e.g. 1%%")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
+    plan_power.add_options(p)
     output_options.add(p)
     p.set_defaults(run=noting(run))
 
@@ -68,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.stats.hierarchy import plan_experiment, summarize
     from benchlab.stats.summary import PlanGroup, PlanReport
 
+    plan_power.check(args)
     confidence = common.confidence(args.confidence)
     output_options.check(args, args.files)
     pairs = common.per_benchmark(args, common.load(args))
@@ -79,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--target must be above 0% (no finite experiment gives a CI of "
                          "width 0)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
+    if args.power:
+        return plan_power.run(args, pairs, samples, level_names, unit, (note,) if note else (),
+                              confidence, lambda h: _costs(args, level_names, unit,
+                                                           h.grand_mean))
     groups = []
     for (bench, _), s in zip(pairs, samples, strict=True):
         with common.naming_files(samples):

@@ -11,5 +11,6 @@ import benchlab.report.html_format  # noqa: F401
 import benchlab.report.json_format  # noqa: F401
 import benchlab.report.metrics_formats  # noqa: F401
 import benchlab.report.model_formats  # noqa: F401
+import benchlab.report.power_formats  # noqa: F401
 import benchlab.report.summary_formats  # noqa: F401
 import benchlab.report.test_formats  # noqa: F401
