@@ -134,6 +134,10 @@ def _run_default(args: argparse.Namespace) -> int:
         raise UsageError("--df does not apply to --paired: paired data use n - 1 degrees "
                          "of freedom")
     output_options.check(args, args.files)  # before the work: the targets can be written
+    from benchlab.cli import store_design  # a store alone: its design is the default
+
+    if store_design.applies(args):
+        return store_design.run(args, confidence)
     inputs = common.load(args)
     samples = rename(inputs.samples, args.name)
     if inputs.benchmark and not args.benchmark:

@@ -107,13 +107,16 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                   replicates: int = 10_000, resample: str | None = None,
                   seed: int | None = None, tests: bool = False, bootstrap: int | None = None,
                   diagnostics: bool = True,
-                  ordered: Mapping[str, bool] | None = None) -> SuiteResult:
+                  ordered: Mapping[str, bool] | None = None,
+                  paired: bool = False) -> SuiteResult:
     """Compare the systems of every benchmark; data maps benchmark → [(system, values, levels)].
 
     replicates: B of the geometric mean's bootstrap (always run); bootstrap: B
     of each benchmark's own bootstrap CIs (None: none); resample: R/N per level
     or "flat", for both. Benchmarks a system lacks are skipped for it (see
-    SuiteResult.skipped); an InputError when no benchmark is left.
+    SuiteResult.skipped); an InputError when no benchmark is left. paired (without
+    levels): the systems' values of a benchmark are paired by position (blocks of a
+    run, stats/blocks.py), compared as compare_samples(paired=True) compares them.
     """
     from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_replicates
 
@@ -149,13 +152,15 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                                       confidence=confidence, threshold=threshold,
                                       df_method=df_method, unit=unit, bootstrap=bootstrap,
                                       seed=seed, tests=tests, diagnostics=diagnostics,
-                                      advise=False)
+                                      advise=False, paired=paired)
         except InputError as exc:  # keep the kind and its details; say which benchmark
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
         results.append((bench, res))
         # Bootstrap each system's mean within this benchmark, one stream per system.
         rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]
+        if paired:  # one stream for all: the same indices, so pairs are resampled whole
+            rngs = [np.random.default_rng(stream) for _ in systems]
         reps = []
         for (_, x, levels), rng in zip(systems, rngs, strict=True):
             if spec is not None and spec != "flat":

@@ -7,7 +7,11 @@ whole, else the first named group or JSON key; `metric` chooses another).
 Warm-up measurements and failed trials are left out (`benchlab export` writes
 them, flagged). Samples are named by `alternative`, or, when the experiment has
 factors, by a `case` column ("fast n=10") so that every combination is its own
-sample.
+sample. A `combination` column names the factor levels alone ("n=10"): the
+benchmark of a suite compared by alternative (`benchlab compare STORE` does so
+by default, cli/store_design.py). `round` is the interleaving round of the
+trial (`benchlab run` runs every cell once per round, so rounds are blocks) and
+`trial` its place in the run order.
 
 The levels, highest first, are the ones the data can estimate: `build` when
 there are two builds or more, `execution` when some build has two executions
@@ -57,6 +61,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         unit_name = dict(metrics)[chosen]
         factor_names = store.factor_names()
         rows = store.rows(chosen)
+        rounds = {t.seq: t.round for t in store.trials()} if rows else {}
         counts = store.counts()
     finally:
         store.close()
@@ -71,6 +76,11 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     if factor_names:
         columns["case"] = np.array([" ".join([r.alternative, *(f"{a}={b}" for a, b in r.factors)])
                                     for r in rows], dtype=object)
+        columns[combination_column(factor_names)] = np.array(
+            [" ".join(f"{a}={b}" for a, b in r.factors) for r in rows], dtype=object)
+    trial = np.array([r.trial for r in rows])
+    columns["trial"] = trial.astype(str).astype(object)
+    columns["round"] = np.array([rounds[t] for t in trial.tolist()]).astype(str).astype(object)
     build = np.array([r.build for r in rows])
     execution = np.array([r.execution for r in rows])
     iteration = np.array([r.iteration for r in rows])
@@ -84,6 +94,15 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         factors, default_by = ("case", *factors), "case"
     return Dataset(columns, "value", factors, _levels(rows), chosen,
                    make_unit(unit_name or None), source.name, None, default_by)
+
+
+def combination_column(factor_names) -> str:
+    """The column naming a row's factor levels ("n=10 m=2"): `combination`, unless a factor
+    has that name."""
+    name = "combination"
+    while name in factor_names:
+        name += "_"
+    return name
 
 
 def _levels(rows) -> tuple[str, ...]:

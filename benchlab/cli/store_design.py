@@ -1,0 +1,263 @@
+"""`benchlab compare STORE`: the analysis the experiment's design calls for, by default.
+
+A store knows its design (docs/run.md): the alternatives are the groups, the
+factor combinations the benchmarks of a suite, builds and executions the levels,
+and — when the runner interleaved the alternatives — the rounds are blocks.
+Given a single store and none of --by, --benchmark, --levels, --paired or
+--pair-by, compare therefore analyses
+
+- by alternative against the experiment's baseline, one comparison per factor
+  combination (a suite with its geometric mean and Holm's adjustment);
+- when the order was interleaved: the top-level unit means paired by the block
+  they share (execution means by round, or build means by build index when the
+  builds are real), Fieller with the covariance (stats/blocks.py); the
+  diagnostics then see those means in round order, as the analysis does;
+- otherwise (sequential order): the hierarchy of builds and executions.
+
+It says which in one note line (and the JSON `design` key). Any of the flags
+above and compare does exactly what they say, as for any table.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchlab.errors import UsageError
+
+FLAGS = ("by", "benchmark", "levels", "paired", "pair_by")
+OVERRIDE = "--by, --benchmark, --levels or --paired choose another analysis"
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What the store says of its design, beyond the measurements."""
+
+    baseline: str | None
+    order: str | None
+    factors: tuple[str, ...]
+    builds: int
+    real_builds: bool  # a build step, or a command using {build}: builds vary on their own
+
+
+def is_store(path: str) -> bool:
+    from benchlab.runner.store_checks import SQLITE_HEADER
+
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def applies(args: argparse.Namespace) -> bool:
+    """A single store and no flag that says how to analyse it."""
+    files = list(args.files)
+    if len(files) != 1 or files[0] == "-" or args.input_format not in (None, "store"):
+        return False
+    if any(getattr(args, flag, None) for flag in FLAGS):
+        return False
+    return is_store(files[0])
+
+
+def store_info(path: str) -> StoreInfo:
+    """The baseline, run order, factors and kind of builds recorded in the store."""
+    from benchlab.runner.store_checks import open_for_reading
+
+    store = open_for_reading(path)
+    try:
+        meta = store.meta
+        factors = tuple(store.factor_names())
+        built = store.conn.execute("SELECT COUNT(*) FROM trials WHERE kind = 'build'"
+                                   ).fetchone()[0]
+        builds = store.conn.execute("SELECT COUNT(DISTINCT build) FROM trials").fetchone()[0]
+    finally:
+        store.close()
+    uses_build = "{build}" in meta.get("experiment_text", "")
+    return StoreInfo(meta.get("baseline") or None, meta.get("order") or None, factors,
+                     int(builds), bool(built) or uses_build)
+
+
+def run(args: argparse.Namespace, confidence: float) -> int:
+    """compare's default analysis of one store (see the module docstring); the exit status."""
+    import benchlab.report.store_design_formats  # noqa: F401  (registers the note's renderers)
+    from benchlab.cli import common
+    from benchlab.data.readers.store import combination_column
+    from benchlab.data.samples import pick_baseline, rename, unify_units
+
+    path = args.files[0]
+    info = store_info(path)
+    args.by = "alternative"
+    inputs = common.load(args)
+    samples = rename(inputs.samples, args.name)
+    if len(samples) < 2:
+        raise UsageError("compare needs at least two samples: this store has one alternative "
+                         f"({samples[0].name}); compare its factor levels with --by "
+                         f"{info.factors[0] if info.factors else 'case'}")
+    if args.baseline is None and info.baseline in {s.name for s in samples}:
+        args.baseline = info.baseline
+    samples, unit, args.unit_note = unify_units(samples, args.unit, args.higher_is_better)
+    baseline = pick_baseline(samples, args.baseline)
+    if args.bootstrap is not None:
+        from benchlab import limits
+
+        limits.check_resampled(args.bootstrap, sum(len(s.values) for s in samples),
+                               "--bootstrap")
+    benchmark = combination_column(info.factors) if info.factors else None
+    levels = list(samples[0].dataset.levels)
+    blocked = _blocked(info, samples, benchmark)
+    if blocked is not None and args.resample is None:
+        return _run_blocked(args, samples, unit, baseline, confidence, info, benchmark,
+                            blocked)
+    return _run_levels(args, samples, unit, baseline, confidence, info, benchmark, levels,
+                       blocked is None and info.order == "interleaved-random")
+
+
+def _what(benchmark: str | None, info: StoreInfo) -> str:
+    per = ""
+    if benchmark is not None:
+        per = f", one comparison per combination of {', '.join(info.factors)}"
+    return f"store analysed by alternative{per}"
+
+
+def _block_kind(info: StoreInfo, samples) -> tuple[str, str]:
+    """(block column, unit paired): builds when they are real and several, else rounds."""
+    if info.real_builds and info.builds >= 2 and "build" in samples[0].dataset.levels:
+        return "build", "build"
+    return "round", "execution"
+
+
+def _blocked(info: StoreInfo, samples, benchmark: str | None):
+    """{benchmark: Paired} when the runs were interleaved and every benchmark has two
+    common blocks or more; None otherwise (the hierarchy is analysed instead)."""
+    from benchlab.stats.blocks import block_means, pair_blocks
+
+    if info.order != "interleaved-random":
+        return None
+    column, _ = _block_kind(info, samples)
+    per_bench: dict = {}
+    for s in samples:
+        parts = s.dataset.split(benchmark) if benchmark else [(None, s.dataset)]
+        for bench, d in parts:
+            units = np.asarray(d.columns["trial"], dtype=np.int64)
+            blocks = np.asarray(d.columns[column], dtype=np.int64)
+            ids, means = block_means(d.values, units, blocks)
+            per_bench.setdefault(bench, []).append((s.name, ids, means))
+    out = {bench: pair_blocks(found) for bench, found in per_bench.items()}
+    if any(len(p.names) < 2 or p.blocks.size < 2 for p in out.values()):
+        return None
+    return out
+
+
+def _run_blocked(args: argparse.Namespace, samples, unit, baseline: int, confidence: float,
+                 info: StoreInfo, benchmark: str | None, paired: dict) -> int:
+    from benchlab.cli.compare import _finish, _render
+    from benchlab.stats.blocks import Design, designed
+
+    column, paired_unit = _block_kind(info, samples)
+    pairs = min(p.blocks.size for p in paired.values())
+    dropped = tuple(sorted({b for p in paired.values() for b in p.dropped}))
+    what = (f"{paired_unit} means paired by interleaving round" if column == "round"
+            else "build means paired by build (each build's rounds interleave the "
+                 "alternatives)")
+    note = (f"{_what(benchmark, info)}; {what} ({pairs} {column}s, Fieller with the "
+            f"covariance); {OVERRIDE}")
+    if dropped:
+        note += (f"; {column}{'s' if len(dropped) > 1 else ''} "
+                 f"{', '.join(map(str, dropped[:10]))}{' ...' if len(dropped) > 10 else ''} "
+                 "left out: some alternative has no finished execution there")
+    design = Design(note, "alternative", benchmark, (), column, paired_unit, pairs, dropped)
+    names = [s.name for s in samples]
+    common = dict(confidence=confidence, threshold=args.threshold, unit=unit,
+                  bootstrap=args.bootstrap, seed=args.seed, tests=args.tests,
+                  diagnostics=not args.no_diagnostics)
+    if benchmark is None:
+        from benchlab.stats.compare import compare_samples
+
+        p = paired[None]
+        named = [(n, p.means[p.names.index(n)]) for n in names]
+        result = compare_samples(named, baseline=baseline, paired=True,
+                                 noun=f"{column}s", **common)
+        _render(args, designed(result, design), named)
+        return _finish(args, result)
+    from benchlab.stats.suite import compare_suite
+
+    data = {bench: [(n, p.means[i], []) for i, n in enumerate(p.names)]
+            for bench, p in paired.items()}
+    result = compare_suite(data, [], baseline=names[baseline], paired=True,
+                           replicates=args.bootstrap or 10_000, **common)
+    return _emit_suite(args, result, design)
+
+
+def _run_levels(args: argparse.Namespace, samples, unit, baseline: int, confidence: float,
+                info: StoreInfo, benchmark: str | None, levels: list[str],
+                incomplete: bool) -> int:
+    """The hierarchical analysis (sequential runs, or rounds that cannot be paired)."""
+    from benchlab.cli import common
+    from benchlab.cli.compare import _finish, _render, _resample_spec
+    from benchlab.stats.blocks import Design, designed
+
+    spec = _resample_spec(args, levels)
+    if spec is not None and args.bootstrap is None:
+        raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
+    if args.resample:
+        why = "--resample: the hierarchy's bootstrap"
+    elif incomplete:
+        why = "fewer than two rounds hold every alternative: no blocks to pair"
+    else:
+        why = "the runs were not interleaved in rounds: no blocks to pair"
+    shown = f"levels {','.join(levels)}" if levels else "no levels"
+    note = f"{_what(benchmark, info)}; {shown} ({why}); {OVERRIDE}"
+    design = Design(note, "alternative", benchmark, tuple(levels))
+    shared = dict(confidence=confidence, threshold=args.threshold,
+                  df_method=args.df_method or "welch", unit=unit, bootstrap=args.bootstrap,
+                  seed=args.seed, tests=args.tests, diagnostics=not args.no_diagnostics)
+    if benchmark is None:
+        from benchlab.stats.compare import compare_hierarchical, compare_samples
+
+        named = [(s.name, s.values) for s in samples]
+        with common.naming_files(samples):
+            if levels:
+                data = [(s.name, s.values, common.level_arrays(s, levels)) for s in samples]
+                result = compare_hierarchical(data, levels, baseline=baseline, resample=spec,
+                                              ordered=[s.dataset.ordered for s in samples],
+                                              **shared)
+            else:
+                result = compare_samples(named, baseline=baseline, **shared)
+        _render(args, designed(result, design), named)
+        return _finish(args, result)
+    from benchlab.stats.suite import compare_suite
+
+    data: dict = {}
+    for s in samples:
+        arrays = common.level_arrays(s, levels) if levels else []
+        for bench, part in s.dataset.split(benchmark):
+            mask = s.dataset.columns[benchmark] == bench
+            data.setdefault(bench, []).append((s.name, part.values, [a[mask] for a in arrays]))
+    with common.naming_files(samples):
+        result = compare_suite(data, levels, baseline=samples[baseline].name,
+                               replicates=args.bootstrap or 10_000, resample=spec,
+                               ordered={s.name: s.dataset.ordered for s in samples}, **shared)
+    return _emit_suite(args, result, design)
+
+
+def _emit_suite(args: argparse.Namespace, result, design) -> int:
+    """Print the suite with its design; exit 1 when --fail-on trips (as compare's suites)."""
+    from dataclasses import replace
+
+    from benchlab.cli import output_options
+    from benchlab.stats.blocks import designed
+
+    if args.unit_note:
+        result = replace(result, notes=(args.unit_note, *result.notes))
+    output_options.emit(args, designed(result, design),
+                        output_options.context(args, "compare", args.files), args.files)
+    comparisons = [c for _, r in result.benchmarks for c in r.comparisons]
+    if args.fail_on == "change" and any(c.verdict.outcome == "change" for c in comparisons):
+        return 1
+    if args.fail_on == "regression" and any(c.verdict.regression for c in comparisons):
+        return 1
+    return 0
+
