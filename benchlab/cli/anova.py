@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import factor_options, output_options
+from benchlab.cli import factor_options, output_options, unit_level
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="confidence level of the effect CIs (default 95)")
     p.add_argument("--plot", metavar="FILE", help="write residuals-vs-fitted and normal Q-Q "
                    "plots (.png, .svg or .pdf)")
+    unit_level.add_options(p, levels=True)
     output_options.add(p, plot=False)
     p.set_defaults(run=noting(run))
 
@@ -69,13 +70,63 @@ def _run(args: argparse.Namespace) -> int:
         check_target(args.plot, [args.file])  # before the work, not after it
     output_options.check(args, [args.file])
     table = factor_options.load(args)
+    table, level, note, warning = _units(args, table)
     order = factor_options.interactions(args.interactions, len(table.factors))
     result = anova(table.response, table.codes, table.factors, table.levels,
                    response_name=args.response, interactions=order, log=args.log,
                    confidence=confidence, ss_type=args.ss, lines=table.lines,
-                   source=table.source, runs=_runs(table))
+                   source=table.source, runs=_runs(table) if level is None else None)
+    if level is not None:
+        from dataclasses import replace
+
+        result = replace(result, unit_level=level, unit_note=note,
+                         warnings=result.warnings + ((warning,) if warning else ()))
     if args.plot:
         residual_plots(result, args.plot)
     ctx = output_options.context(args, "anova", [args.file], source=table.source)
     output_options.emit(args, result, ctx, [args.file])
     return 0
+
+
+def _units(args: argparse.Namespace, table):
+    """The table of the units to analyse, their level, the note and a warning.
+
+    With levels (a store's builds and executions, or --levels) one row per unit
+    of the chosen level — by default the top one — in place of the measurements
+    (data/units.py); level None when the data have no levels.
+    """
+    from dataclasses import replace
+
+    from benchlab.cli.store_design import is_store
+
+    store = args.file != "-" and is_store(args.file)
+    levels = unit_level.data_levels(args, table.columns, store)
+    if not levels:
+        if args.unit_level not in (None, "measurement"):
+            from benchlab.errors import UsageError
+
+            raise UsageError(f"--unit-level {args.unit_level} needs levels (a store, or "
+                             "--levels)")
+        return table, None, None, None
+    keys = [*table.factors, *(["case"] if store and "case" in table.columns else [])]
+    level = unit_level.chosen(args, levels)
+    if level == "measurement":
+        note = (f"analysed the {len(table)} measurements as independent replicates "
+                "(--unit-level measurement)")
+        return table, level, note, unit_level.measurement_warning(
+            levels, table.columns, keys, len(table))
+    units = unit_level.unit_means({**table.columns, table.response_name: table.response},
+                                  table.response_name, keys, levels, level)
+    rows = units.first_rows
+    table = replace(table, response=units.values, codes=table.codes[rows],
+                    columns={**units.columns, table.response_name: units.values},
+                    lines=None if table.lines is None else table.lines[rows])
+    counts = table.cell_counts()
+    counts = counts[counts > 0]
+    per_cell = (f"{counts.min()} per cell" if counts.min() == counts.max()
+                else f"{counts.min()} to {counts.max()} per cell")
+    below = unit_level.below(level, levels)
+    note = (f"analysed the {len(table)} {level} means ({per_cell}), not the "
+            f"{units.measurements} measurements: {below} are not independent "
+            "replicates (--unit-level chooses another level)")
+    return table, level, note, None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from benchlab import limits
-from benchlab.cli import common, output_options
+from benchlab.cli import common, output_options, unit_level
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -37,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "holding several benchmarks)")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level 1 - alpha (default 95)")
+    unit_level.add_options(p, levels=False)
     output_options.add(p)
     p.set_defaults(run=noting(run))
 
@@ -89,10 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     limits.check_pairs(k, k * (k - 1) // 2 if protocol == "kruskal" else k - 1,
                        "kruskal's post hoc pairs" if protocol == "kruskal"
                        else f"{protocol} against the baseline")
-    warnings = []
-    if common.resolved_levels(args, samples):
-        warnings.append("the data record levels (runs, forks); these protocols treat every "
-                        "measurement as independent")
+    samples, level, warnings, notes = _units(args, samples, benchmark)
     if args.posthoc is not None and protocol != "kruskal":
         raise UsageError("--posthoc chooses kruskal's pairwise tests; it does not apply to "
                          f"{protocol}")
@@ -126,8 +124,41 @@ def _run(args: argparse.Namespace) -> int:
     from benchlab.stats.protocols import TestReport
 
     report = TestReport(protocol, alpha, unit, result, tuple(warnings),
-                        (note,) if note else (),
-                        tuple(describe(s.values, s.name) for s in samples))
+                        ((note,) if note else ()) + tuple(notes),
+                        tuple(describe(s.values, s.name) for s in samples), level)
     output_options.emit(args, report, output_options.context(args, "test", args.files),
                         args.files)
     return 0
+
+
+def _units(args: argparse.Namespace, samples, benchmark: str | None):
+    """The samples to test — unit means of the chosen level when the data have levels
+    (cli/unit_level.py) — the level (None without levels), warnings and notes."""
+    from benchlab.errors import UsageError
+
+    levels = common.resolved_levels(args, samples)
+    if not levels:
+        if args.unit_level not in (None, "measurement"):
+            raise UsageError(f"--unit-level {args.unit_level} needs levels (a store, a "
+                             "format that records them, or --levels)")
+        return samples, None, [], []
+    for s in samples:
+        common.level_arrays(s, levels)  # a missing level column: a one-line error
+    level = unit_level.chosen(args, levels)
+    keys = [benchmark] if benchmark else []
+    if "case" in samples[0].dataset.factors and benchmark != "case":
+        keys.append("case")  # a store's cell: build 1 of one cell is not build 1 of another
+    n = sum(len(s.values) for s in samples)
+    if level == "measurement":
+        first = samples[0].dataset
+        return samples, level, [unit_level.measurement_warning(
+            levels, first.columns, keys, len(first))], []
+    from benchlab.data.units import sample_units
+
+    out = [sample_units(s, levels, level, keys) for s in samples]
+    counts = sorted({len(s.values) for s in out})
+    each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    note = (f"tested the {level} means ({each} per sample), not the {n} measurements: "
+            f"{unit_level.below(level, levels)} are not independent replicates "
+            "(--unit-level chooses another level)")
+    return out, level, [], [note]

@@ -74,6 +74,7 @@ def anova_document(r: AnovaResult) -> dict[str, Any]:
                                            "line": d.cooks_line},
                         "advice": list(d.advice)},
         "warnings": list(r.warnings),
+        "unit_level": r.unit_level, "unit_note": r.unit_note,
     }
 
 
@@ -103,6 +104,8 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
         f", interactions up to order {r.interactions}"
     lines = [f"anova of {response}: {kind} factorial, {r.cells} cells, {reps}, {r.n} runs"
              f"{order}", f"method: {r.method}"]
+    if r.unit_note:
+        lines.append(f"note: {r.unit_note}")
     lines.append("factors: " + "; ".join(
         f"{f} ({lv[0]} -1, {lv[1]} +1)" if len(lv) == 2 else f"{f} ({', '.join(lv)})"
         for f, lv in zip(r.factors, r.levels, strict=True)))

@@ -13,8 +13,9 @@ from benchlab.stats.protocols import KruskalResult, SpeedupSuite, TestReport
 def test_json(report: TestReport, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.protocols import test_document
 
-    return test_document(report.protocol, report.alpha, report.unit, report.results,
-                         list(report.warnings), notes=list(report.notes))
+    return {**test_document(report.protocol, report.alpha, report.unit, report.results,
+                            list(report.warnings), notes=list(report.notes)),
+            "unit_level": report.unit_level}
 
 
 @renders("text", TestReport)

@@ -110,6 +110,10 @@ class AnovaResult(Result):
     warnings: tuple[str, ...]
     fitted: np.ndarray = field(repr=False, compare=False)
     residuals: np.ndarray = field(repr=False, compare=False)
+    # What one row is (data/units.py): "measurement", or the level whose unit means were
+    # analysed ("build", "execution"), and the sentence saying so; None: no levels known.
+    unit_level: str | None = None
+    unit_note: str | None = None
 
 
 def least_squares(y: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

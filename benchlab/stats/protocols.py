@@ -365,3 +365,4 @@ class TestReport(Result):
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     samples: tuple[Descriptives, ...] = ()  # the Speedup-Test table shows each sample
+    unit_level: str | None = None  # the units whose means were tested (data/units.py)

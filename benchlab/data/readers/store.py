@@ -92,7 +92,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     default_by = "alternative"
     if factor_names:
         factors, default_by = ("case", *factors), "case"
-    return Dataset(columns, "value", factors, _levels(rows), chosen,
+    return Dataset(columns, "value", factors, levels_of(columns), chosen,
                    make_unit(unit_name or None), source.name, None, default_by)
 
 
@@ -105,20 +105,28 @@ def combination_column(factor_names) -> str:
     return name
 
 
-def _levels(rows) -> tuple[str, ...]:
-    """The level columns the data can estimate (see the module docstring)."""
-    builds: dict[tuple, set[int]] = {}
-    executions: dict[tuple, set[int]] = {}
-    per_execution: dict[tuple, int] = {}
-    for r in rows:
-        cell = (r.alternative, r.factors)
-        builds.setdefault(cell, set()).add(r.build)
-        executions.setdefault((*cell, r.build), set()).add(r.execution)
-        key = (*cell, r.build, r.execution)
-        per_execution[key] = per_execution.get(key, 0) + 1
+def levels_of(columns) -> tuple[str, ...]:
+    """The level columns a store's data can estimate (see the module docstring), from the
+    columns `read` makes: the cell (`case`, else `alternative`), `build`, `execution` and
+    `trial` (one trial is one execution)."""
+    import numpy as np
+
+    cell = np.asarray(columns["case" if "case" in columns else "alternative"]).astype(str)
+    build = np.asarray(columns["build"]).astype(str)
+    execution = np.asarray(columns["execution"]).astype(str)
+    if not cell.size:
+        return ()
+
+    def most(groups: np.ndarray, units: np.ndarray) -> int:
+        """The largest number of distinct units in one group."""
+        pairs = np.unique(np.stack([groups, units], axis=1), axis=0)
+        return int(np.unique(pairs[:, 0], return_counts=True)[1].max())
+
     levels = []
-    if max(len(b) for b in builds.values()) >= 2:
+    if most(cell, build) >= 2:
         levels.append("build")
-    if max(len(x) for x in executions.values()) >= 2 and max(per_execution.values()) >= 2:
+    per_trial = np.unique(np.asarray(columns["trial"]).astype(str), return_counts=True)[1]
+    cell_build = np.char.add(np.char.add(cell, "\x1f"), build)
+    if most(cell_build, execution) >= 2 and per_trial.max() >= 2:
         levels.append("execution")
     return tuple(levels)
