@@ -63,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
         planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
                             estimate_from=args.estimate_from)
         if args.json:
-            output_options.dump_json(args, "run", dry_run_document(planned, store),
-                                     [args.experiment])
+            output_options.dump_json(args, "run", dry_run_document(
+                planned, store, args.seed is not None), [args.experiment])
         else:
-            sys.stdout.write(dry_run_text(planned, store))
+            sys.stdout.write(dry_run_text(planned, store, args.seed is not None))
         return 0
     if args.estimate_from is not None:
         raise UsageError("--estimate-from goes with --dry-run")
@@ -89,12 +89,50 @@ def run(args: argparse.Namespace) -> int:
     for stop in (signal.SIGTTIN, signal.SIGTTOU):
         signal.signal(stop, signal.SIG_IGN)
     progress = make_progress(args.quiet or args.json)
-    result = run_experiment(
-        args.experiment, store, seed=args.seed, resume=args.resume, fail_fast=args.fail_fast,
-        progress=progress, argv=["benchlab", "run", *sys.argv[2:]],
-        warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
+    try:
+        result = run_experiment(
+            args.experiment, store, seed=args.seed, resume=args.resume,
+            fail_fast=args.fail_fast, progress=progress,
+            argv=["benchlab", "run", *sys.argv[2:]],
+            warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished trial is in the store
+        if os.path.exists(store):  # else nothing ran: main's plain "interrupted"
+            from benchlab.cli.main import EXIT_INTERRUPTED
+
+            print(f"benchlab: interrupted; the finished trials are in {store}; go on with: "
+                  f"{resume_command(args.experiment, store)}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        raise
+    analysis = analysis_command(store, result.seed)
     if args.json:
-        output_options.dump_json(args, "run", run_document(result), [args.experiment])
-    else:
-        sys.stdout.write(run_text(result))
+        output_options.dump_json(args, "run", run_document(result, analysis),
+                                 [args.experiment])
+        return 1 if result.status == "failed" else 0
+    sys.stdout.write(run_text(result, analysis, resume_command(args.experiment, store)))
+    if result.status != "failed" and result.counts.get("ok", 0):
+        _print_analysis(analysis)
     return 1 if result.status == "failed" else 0
+
+
+def resume_command(experiment: str, store: str) -> str:
+    """The command that finishes this run's plan."""
+    from shlex import quote
+
+    return f"benchlab run {quote(experiment)} -o {quote(store)} --resume"
+
+
+def analysis_command(store: str, seed: int) -> list[str]:
+    """`benchlab compare STORE --seed N`: the store's default analysis (cli/store_design.py),
+    its bootstrap seeded with the run's seed so that the command reproduces it exactly."""
+    return ["benchlab", "compare", store, "--seed", str(seed)]
+
+
+def _print_analysis(command: list[str]) -> None:
+    """The analysis of what was measured, through `benchlab compare`'s own code path (its
+    errors, e.g. a single alternative, print as compare prints them)."""
+    from benchlab.cli.main import main
+
+    print()
+    sys.stdout.flush()
+    main(command[1:])
+    sys.stdout.flush()

@@ -7,6 +7,8 @@ and a failed command's stderr come from the experiment file or the commands run.
 
 from __future__ import annotations
 
+from shlex import quote
+
 from benchlab.escape import terminal, terminal_lines
 from benchlab.runner.plan import Trial, command_for
 from benchlab.runner.progress import format_seconds
@@ -46,10 +48,19 @@ def _estimate_line(planned) -> str:
     return text
 
 
-def dry_run_text(planned, store: str) -> str:
+def drawn(planned, seed_given: bool) -> bool:
+    """Whether the plan's seed was drawn at random (neither --seed nor the file gave one)."""
+    return not seed_given and not planned.resumed and planned.experiment.seed is None
+
+
+def dry_run_text(planned, store: str, seed_given: bool = True) -> str:
+    """The plan; a drawn seed is named with the option that makes a real run use this order."""
     e = planned.experiment
-    lines = [f"experiment {e.path}: {e.name}", *_shape(e),
-             f"order: {e.order}, seed {planned.seed}",
+    order = f"order: {e.order}, seed {planned.seed}"
+    if drawn(planned, seed_given):
+        order += (f" (drawn; this order again: benchlab run {quote(e.path)} -o {quote(store)} "
+                  f"--seed {planned.seed})")
+    lines = [f"experiment {e.path}: {e.name}", *_shape(e), order,
              f"store: {store} ({'resuming' if planned.resumed else 'not written by --dry-run'})"]
     warm = sum(t.warmup for t in planned.trials)
     builds = sum(t.kind == "build" for t in planned.trials)
@@ -83,13 +94,14 @@ def _trial_doc(e, t: Trial) -> dict:
             "command": command_for(e, t).show()}
 
 
-def dry_run_document(planned, store: str) -> dict:
+def dry_run_document(planned, store: str, seed_given: bool = True) -> dict:
     from benchlab import __version__
 
     e = planned.experiment
     return {"benchlab_version": __version__, "command": "run", "dry_run": True,
             "experiment": e.path, "store": store, "resumed": planned.resumed,
-            "order": e.order, "seed": planned.seed, "baseline": e.baseline,
+            "order": e.order, "seed": planned.seed,
+            "seed_drawn": drawn(planned, seed_given), "baseline": e.baseline,
             "alternatives": [a.name for a in e.alternatives],
             "factors": {n: list(levels) for n, levels in e.factors},
             "builds": e.builds, "executions": e.executions, "iterations": e.iterations,
@@ -102,7 +114,9 @@ def dry_run_document(planned, store: str) -> dict:
             "trials": [_trial_doc(e, t) for t in planned.trials]}
 
 
-def run_text(result) -> str:
+def run_text(result, analysis: list[str] | None = None, resume: str | None = None) -> str:
+    """The run's outcome; its last line names the command that analyses the store (the one
+    `benchlab run` then prints the output of), or, after --fail-fast, the one to go on."""
     c = result.counts
     ok, failed, left = c.get("ok", 0), c.get("failed", 0), c.get("planned", 0)
     status = {"finished": "finished: every planned trial has run",
@@ -120,13 +134,17 @@ def run_text(result) -> str:
     if failed > len(result.failures):
         lines.append(f"  ... and {failed - len(result.failures)} more failed trials")
     if result.status == "failed":
-        lines.append(f"continue with: benchlab run EXPERIMENT -o {result.store} --resume")
+        again = resume or f"benchlab run EXPERIMENT -o {quote(result.store)} --resume"
+        lines.append(f"continue with: {again}")
+    elif analysis:
+        shown = " ".join(quote(a) for a in analysis)
+        lines.append(f"analyze with: {shown}   (reproduces the analysis below)")
     else:
-        lines.append(f"analyze with: benchlab compare {result.store}")
+        lines.append(f"analyze with: benchlab compare {quote(result.store)}")
     return terminal_lines(lines) + "\n"
 
 
-def run_document(result) -> dict:
+def run_document(result, analysis: list[str] | None = None) -> dict:
     from benchlab import __version__
 
     c = result.counts
@@ -137,7 +155,8 @@ def run_document(result) -> dict:
             "ran_this_session": result.ran, "measurements": result.measurements,
             "failures": [{"trial": s, "alternative": a, "error": e, "stderr_tail": t}
                          for s, a, e, t in result.failures],
-            "warnings": result.warnings}
+            "warnings": result.warnings,
+            "analysis_command": analysis}
 
 
 def environment_text(env: dict, warnings: list) -> str:

@@ -79,7 +79,7 @@ def test_quiet_and_json(tmp_path, run_cli):
     assert code == 0 and doc["status"] == "finished" and doc["trials"]["ok"] == 8
     assert doc["measurements"] == 8 and doc["seed"] == 5
     code, out, err = run_cli("run", exp, "-o", tmp_path / "q.db", "--quiet")
-    assert "round" not in out and "trials: 8 ok" in out
+    assert "] round " not in out and "trials: 8 ok" in out  # no progress lines
 
 
 def test_fail_fast_exit_code_and_resume(tmp_path, run_cli):
