@@ -126,8 +126,9 @@ def _run(args: argparse.Namespace) -> int:
     report = TestReport(protocol, alpha, unit, result, tuple(warnings),
                         ((note,) if note else ()) + tuple(notes),
                         tuple(describe(s.values, s.name) for s in samples), level)
-    output_options.emit(args, report, output_options.context(args, "test", args.files),
-                        args.files)
+    ctx = output_options.context(args, "test", args.files,
+                                 samples=[(s.name, s.values) for s in samples])
+    output_options.emit(args, report, ctx, args.files)
     return 0
 
 

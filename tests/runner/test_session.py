@@ -141,8 +141,8 @@ def test_timeout_in_an_experiment(tmp_path):
 
 
 def test_stop_when_halfwidth(tmp_path):
-    """Constant values: the ratio CI has width 0 once each side has two top-level units, so
-    the run stops after round 2 of 50."""
+    """Constant values: the ratio CI has width 0 from two top-level units on, but the rule
+    waits for stopping.MIN_UNITS (5) per side, so the run stops after round 5 of 50."""
     exp = write(tmp_path, """
         seed = 1
         executions = 50
@@ -158,7 +158,7 @@ def test_stop_when_halfwidth(tmp_path):
     db = str(tmp_path / "r.db")
     result = run_experiment(exp, db)
     assert result.status == "stopped" and "±1%" in result.stop_reason
-    assert result.counts == {"ok": 4, "planned": 96}
+    assert result.counts == {"ok": 10, "planned": 90}
     again = run_experiment(exp, db, resume=True)
     assert again.status == "already-stopped" and again.ran == 0
 
@@ -384,7 +384,7 @@ def test_missing_working_directory_is_a_failed_trial(tmp_path):
 
 def test_stop_when_on_build_means(tmp_path):
     """With builds, the top-level units are builds: the check can pass only once every cell
-    has two build means, i.e. after the first round of build 2."""
+    has five build means (stopping.MIN_UNITS), i.e. after the first round of build 5."""
     exp = write(tmp_path, """
         seed = 1
         builds = 20
@@ -400,7 +400,7 @@ def test_stop_when_on_build_means(tmp_path):
     """)
     result = run_experiment(exp, str(tmp_path / "r.db"))
     assert result.status == "stopped"
-    assert result.counts["ok"] == 2 * (2 + 1)
+    assert result.counts["ok"] == 2 * (4 * 2 + 1)
 
 
 def test_a_finished_store_is_one_file(tmp_path):

@@ -9,3 +9,4 @@ import benchlab.report.figures.hierarchy  # noqa: F401
 import benchlab.report.figures.models  # noqa: F401
 import benchlab.report.figures.power  # noqa: F401
 import benchlab.report.figures.protocols  # noqa: F401
+import benchlab.report.figures.reports  # noqa: F401
