@@ -324,7 +324,10 @@ def _gather(chunk: np.ndarray, begins: np.ndarray, ends: np.ndarray) -> np.ndarr
     width = max(int(widths.max()), 1) if widths.size else 1
     matrix = np.zeros((widths.size, width), dtype=np.uint8)
     last = chunk.size - 1
-    for j in range(int(widths.max()) if widths.size else 0):
+    narrowest = int(widths.min()) if widths.size else 0
+    for j in range(narrowest):  # every field has these bytes
+        matrix[:, j] = chunk[begins + j]
+    for j in range(narrowest, int(widths.max()) if widths.size else 0):
         matrix[:, j] = np.where(widths > j, chunk[np.minimum(begins + j, last)], 0)
     return matrix.view(f"S{width}").ravel()
 
