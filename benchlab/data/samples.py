@@ -134,13 +134,18 @@ def unify_units(samples: list[Sample], unit: str | None, higher_is_better: bool 
                 ) -> tuple[list[Sample], Unit, str | None]:
     """Samples in one unit, the unit, and a note saying what was converted (None if nothing).
 
-    A declared --unit (or direction) names the unit of every value and converts
-    nothing. Otherwise files in different time units (or rates per different
-    times) are converted to the first sample's unit; units of different kinds
-    (a time and a rate, bytes and seconds) are refused.
+    A declared --unit names the unit of values that record none (plain numbers, a
+    CSV column), and converts values whose file records another unit of the same
+    kind (ns → s), saying so; a recorded unit of another kind is refused, never
+    relabelled (issue 12: go test's ns/op read with --unit s printed "2146.33 s").
+    Without --unit, files in different time units (or rates per different times)
+    are converted to the first sample's unit; units of different kinds (a time and
+    a rate, bytes and seconds) are refused.
     """
-    if unit is not None or higher_is_better is not None:
-        return samples, make_unit(unit, higher_is_better), None
+    if unit is not None:
+        return _to_declared_unit(samples, unit, higher_is_better)
+    if higher_is_better is not None:
+        return samples, make_unit(None, higher_is_better), None
     target = samples[0].dataset.unit
     names = {s.dataset.unit.name for s in samples}
     if len(names) == 1:
@@ -167,6 +172,34 @@ def unify_units(samples: list[Sample], unit: str | None, higher_is_better: bool 
                           unit=make_unit(target.name, target.higher_is_better))
         out.append(Sample(s.name, s.values * f, dataset))
     note = f"values converted to {target.name} ({', '.join(converted)})"
+    return out, target, note
+
+
+def _converted(s: Sample, factor: float, unit: Unit) -> Sample:
+    d = s.dataset
+    dataset = replace(d, columns={**d.columns, d.value: d.values * factor}, unit=unit)
+    return Sample(s.name, s.values * factor, dataset)
+
+
+def _to_declared_unit(samples: list[Sample], unit: str, higher_is_better: bool | None
+                      ) -> tuple[list[Sample], Unit, str | None]:
+    """Every sample in the declared unit: recorded units converted (or refused), the
+    others labelled."""
+    target = make_unit(unit, higher_is_better)
+    out, converted = [], []
+    for s in samples:
+        recorded = s.dataset.unit.name
+        if recorded is None or recorded == unit:
+            out.append(s if recorded is None else _converted(s, 1.0, target))
+            continue
+        factor = conversion(recorded, unit)
+        if factor is None:
+            raise InputError(f"the file records its values in {recorded}; --unit {unit} "
+                             "cannot relabel them (not convertible): leave --unit out, or "
+                             f"give a unit {recorded} converts to", s.dataset.source or None)
+        out.append(_converted(s, factor, target))
+        converted.append(f"{s.name} from {recorded}")
+    note = f"values converted to {unit} ({', '.join(converted)})" if converted else None
     return out, target, note
 
 

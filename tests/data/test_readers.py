@@ -203,8 +203,11 @@ def test_time_units_across_files_are_converted(tmp_path):
     assert samples[1].values.tolist() == pytest.approx([1.4, 1.45])
     assert samples[1].dataset.values.tolist() == pytest.approx([1.4, 1.45])
     assert samples[1].dataset.unit.name == "s"
-    same, declared, none = unify_units(load_samples([a, b]), "ms", None)
-    assert none is None and declared.name == "ms" and same[1].values.tolist() == [1400, 1450]
+    # --unit converts what a file records (never relabels it): a in s becomes ms
+    same, declared, note = unify_units(load_samples([a, b]), "ms", None)
+    assert declared.name == "ms" and same[1].values.tolist() == [1400, 1450]
+    assert same[0].values.tolist() == pytest.approx([1500, 1600])
+    assert note == "values converted to ms (a from s)"
     rate = write(tmp_path, "r.csv", "unit,value\nops/s,10\nops/s,11\n")
     with pytest.raises(InputError, match="units of different kinds: s and ops/s"):
         unify_units(load_samples([a, rate]), None, None)
