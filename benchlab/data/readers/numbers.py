@@ -12,6 +12,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from benchlab import progress
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
 
@@ -152,25 +153,43 @@ def columnar_extract(source: Source, column: int = 1, delimiters: str = DEFAULT_
     values = np.empty(capacity)
     lines = np.empty(capacity, dtype=np.int32 if capacity < 2**31 else np.int64)
     filled, start, first_line = 0, 0, 1
-    while start < len(text):
-        stop = min(start + _CHUNK, len(text))
-        if stop < len(text):  # end the chunk at a line end
-            newline = text.rfind("\n", start, stop)
-            stop = newline + 1 if newline >= 0 else len(text)
-        chunk = np.frombuffer(text[start:stop].encode("ascii"), dtype=np.uint8)
-        if not allowed[chunk].all():
-            return None
-        found = _chunk_numbers(chunk, separator, column, source.name, first_line)
-        if found is None:
-            return None
-        values[filled:filled + found[0].size] = found[0]
-        lines[filled:filled + found[0].size] = found[1]
-        filled += found[0].size
-        first_line += int(np.count_nonzero(chunk == 10))
-        start = stop
+    with progress.task(f"reading {source.name}", len(text)) as advance:
+        while start < len(text):
+            found = _next_chunk(text, start, allowed, separator, column, source.name,
+                                first_line)
+            if found is None:
+                return None
+            chunk_values, chunk_lines, stop, newlines = found
+            values[filled:filled + chunk_values.size] = chunk_values
+            lines[filled:filled + chunk_values.size] = chunk_lines
+            filled += chunk_values.size
+            first_line += newlines
+            advance(stop - start)
+            start = stop
     if filled < 0.9 * capacity:  # many lines without the column: do not keep the spare room
         return values[:filled].copy(), lines[:filled].copy()
     return values[:filled], lines[:filled]
+
+
+def _next_chunk(text: str, start: int, allowed: np.ndarray, separator: np.ndarray,
+                column: int, name: str, first_line: int
+                ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """The numbers of the chunk of whole lines from `start` and their lines, where the next
+    chunk starts and how many line ends this one has; None when the chunk needs the
+    line-by-line path."""
+    import numpy as np
+
+    stop = min(start + _CHUNK, len(text))
+    if stop < len(text):  # end the chunk at a line end
+        newline = text.rfind("\n", start, stop)
+        stop = newline + 1 if newline >= 0 else len(text)
+    chunk = np.frombuffer(text[start:stop].encode("ascii"), dtype=np.uint8)
+    if not allowed[chunk].all():
+        return None
+    found = _chunk_numbers(chunk, separator, column, name, first_line)
+    if found is None:
+        return None
+    return found[0], found[1], stop, int(np.count_nonzero(chunk == 10))
 
 
 def _chunk_numbers(chunk: np.ndarray, separator: np.ndarray, column: int, name: str,

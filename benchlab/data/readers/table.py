@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab import progress
 from benchlab.data.dataset import Dataset
 from benchlab.data.readers.numbers import (
     check_range,
@@ -274,23 +275,25 @@ def _columnar_body(header: list[str], delimiter: str, text: str, body_start: int
     parts: list[list[np.ndarray]] = [[] for _ in header]
     lines: list[np.ndarray] = []
     start, line = body_start, header_line + 1
-    while start < len(text):
-        stop = min(start + _CHUNK, len(text))
-        if stop < len(text):
-            newline = text.rfind("\n", start, stop)
-            stop = newline + 1 if newline > start else len(text)
-        chunk = text[start:stop].encode("utf-8")
-        if not chunk.endswith(b"\n"):
-            chunk += b"\n"
-        found = _split_chunk(np.frombuffer(chunk, dtype=np.uint8), len(header),
-                             ord(delimiter), line, name)
-        if found is None:
-            return None
-        for k, column in enumerate(found[0]):
-            parts[k].append(column)
-        lines.append(found[1])
-        line += found[1].size
-        start = stop
+    with progress.task(f"reading {name}", len(text) - body_start) as advance:
+        while start < len(text):
+            stop = min(start + _CHUNK, len(text))
+            if stop < len(text):
+                newline = text.rfind("\n", start, stop)
+                stop = newline + 1 if newline > start else len(text)
+            chunk = text[start:stop].encode("utf-8")
+            if not chunk.endswith(b"\n"):
+                chunk += b"\n"
+            found = _split_chunk(np.frombuffer(chunk, dtype=np.uint8), len(header),
+                                 ord(delimiter), line, name)
+            if found is None:
+                return None
+            for k, column in enumerate(found[0]):
+                parts[k].append(column)
+            lines.append(found[1])
+            line += found[1].size
+            advance(stop - start)
+            start = stop
     if not lines:
         return _Table(header, [np.empty(0, dtype="S1") for _ in header],
                       np.empty(0, dtype=np.int64))
