@@ -10,7 +10,7 @@ BENCHLAB_MAX_RESAMPLED (200,000,000,000): values one bootstrap draws (B × n);
 BENCHLAB_MAX_TAUS (1,000): quantiles of `qreg --taus`;
 BENCHLAB_MAX_MEMORY_MB (4,096): the largest arrays an analysis would hold;
 BENCHLAB_MAX_PAIRS (5,000): the pairwise tests of `test` (kruskal post hoc, speedup);
-BENCHLAB_MAX_COEFFICIENTS (1,000): columns of an `anova` model.
+BENCHLAB_MAX_COEFFICIENTS (1,000): coefficients of an `anova` or `qreg` model.
 
 docs/limits.md lists them for users.
 """

@@ -152,3 +152,11 @@ def test_bootstrap_reports_every_replicate_without_changing_the_result(monkeypat
     counted = bootstrap.bootstrap_ratio(x, y, replicates=2000, seed=5)
     assert sum(steps) == 4000  # both samples' replicates
     assert (counted.low, counted.high, counted.bca_low) == (plain.low, plain.high, plain.bca_low)
+
+
+def test_qreg_with_a_huge_factor_is_refused_before_the_fit(run_cli, tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("g,y\n" + "".join(f"g{i % 3000},{1 + (i * 7919) % 1000 / 1000}\n"
+                                      for i in range(9000)))
+    one_line_refusal(*run_cli("qreg", str(path), "--response", "y", "--factors", "g"),
+                     "3,000 levels) is 3,000", "BENCHLAB_MAX_COEFFICIENTS")

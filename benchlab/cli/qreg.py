@@ -135,6 +135,23 @@ def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, lis
     return np.column_stack(columns), names
 
 
+def _check_coefficients(table, order: int) -> None:
+    """Refuse, before any fit, a model with more coefficients than BENCHLAB_MAX_COEFFICIENTS:
+    each factor of L levels brings L − 1 (a 10,000-level factor would take minutes and
+    p × p matrices of gigabytes)."""
+    import math
+    from itertools import combinations
+
+    counts = table.level_counts
+    p = sum(math.prod(counts[f] - 1 for f in term) for size in range(order + 1)
+            for term in combinations(range(len(counts)), size))
+    widest = max(range(len(counts)), key=lambda f: counts[f])
+    limits.check(p, limits.MAX_COEFFICIENTS,
+                 f"the number of the model's coefficients (factor {table.factors[widest]!r} "
+                 f"has {counts[widest]:,} levels)", "merge levels, use fewer factors or lower "
+                 "--interactions ")
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -169,6 +186,7 @@ def _run(args: argparse.Namespace) -> int:
     output_options.check(args, [args.file])
     table = factor_options.load(args)
     order = factor_options.interactions(args.interactions, len(table.factors))
+    _check_coefficients(table, order)
     cluster, cluster_name = _cluster(args, table)
     covariates, covariate_names = _covariates(args, table)
     try:
