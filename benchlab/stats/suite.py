@@ -1,10 +1,22 @@
 """A suite of benchmarks: per-benchmark comparisons, the geometric mean of the ratios with a
-bootstrap CI, and Holm-adjusted decisions across benchmarks (issue: hierarchy, item 3).
+bootstrap CI, and family-wise decisions across benchmarks (issue 12, item 1).
 
 The geometric mean of per-benchmark ratios summarizes a suite without letting
 long benchmarks dominate; its CI comes from resampling each benchmark's data
-within itself (hierarchically when the data have levels), and Holm's step-down
-procedure controls the family-wise error of calling benchmarks changed.
+within itself (hierarchically when the data have levels).
+
+Each benchmark's verdict is a decision at a family-wise level (per candidate):
+Holm's step-down procedure (Holm 1979) applied to the interval tests. Every
+benchmark's claim (a change, or equivalence within ±threshold) has the p-value
+of the Fieller pivot at the point the claim must exclude (ratio 1, the nearer
+edge of ±threshold, or both edges for equivalence); sorted p_(1) ≤ … ≤ p_(m),
+the k-th is decided on the ratio's CI at level 1 − α/(m − k + 1) while the
+steps keep rejecting, and from the first step s that does not, every later one
+on the CI at 1 − α/(m − s + 1) — the level at which the undecided benchmarks'
+intervals hold simultaneously (Strassburger & Bretz 2008). So the verdict
+always rests on the interval shown beside it, and the chance of any false claim
+over the suite stays ≤ α (docs/compare.md, "Benchmark suites";
+validation/suite_familywise.py). adjust="none" keeps per-benchmark decisions.
 """
 
 from __future__ import annotations
@@ -18,7 +30,14 @@ import numpy as np
 from benchlab.errors import InputError
 from benchlab.result import Result
 from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
-from benchlab.stats.compare import CompareResult, compare_hierarchical, compare_samples
+from benchlab.stats.compare import (
+    CompareResult,
+    Comparison,
+    compare_hierarchical,
+    compare_samples,
+)
+from benchlab.stats.distributions import critical_t, t_two_sided_p
+from benchlab.stats.scaling import power_of_two_scale
 
 
 @dataclass(frozen=True)
@@ -35,12 +54,48 @@ class GeometricMean:
     confidence: float
 
 
+ADJUSTMENTS = ("holm", "none")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision behind one benchmark's verdict (one candidate against the baseline).
+
+    test: the null hypothesis the verdict's claim rejects — "ratio = 1" (a change,
+    threshold 0), "ratio within threshold" (a change beyond ±threshold), "ratio
+    outside threshold" (equivalence within ±threshold), or "difference = 0" when the
+    benchmark has no ratio; pvalue: its two-sided p-value (Fieller's pivot at the
+    point the claim must exclude, or the t-test of the difference); adjusted_pvalue:
+    Holm-adjusted over the candidate's benchmarks; level: the confidence level of
+    the interval the verdict used; estimate/low/high: that interval, of the ratio of
+    means (scale "ratio") or of the difference of means (scale "difference"); low and
+    high None when it is unbounded; outcome: the verdict; per_benchmark: the outcome
+    of the same benchmark's own CI at the suite's confidence (what adjust="none" gives).
+    """
+
+    benchmark: str
+    candidate: str
+    test: str
+    pvalue: float
+    adjusted_pvalue: float
+    level: float
+    scale: str
+    estimate: float
+    low: float | None
+    high: float | None
+    outcome: str
+    per_benchmark: str
+
+
 @dataclass(frozen=True)
 class SuiteResult(Result):
-    """One CompareResult per benchmark, the geometric means, and Holm-adjusted p-values.
+    """One CompareResult per benchmark, the geometric means, and the family-wise decisions.
 
-    holm: for each (benchmark, candidate) the difference's p-value adjusted by
-    Holm across benchmarks (per candidate), and whether it stays below α.
+    holm: for each (benchmark, candidate) the p-value of its decision's test (see
+    Decision) adjusted by Holm across benchmarks (per candidate), and whether it
+    stays below α. adjust: "holm" (each verdict a family-wise decision) or "none"
+    (each benchmark decided alone at `confidence`); decisions: per (benchmark,
+    candidate) the interval and level its verdict used.
     resample: how the geometric mean's bootstrap resampled each benchmark's
     data (R/N per level, or "flat"); None without levels (measurements resampled).
     skipped: the benchmarks (and systems) left out, with the reason, as warnings.
@@ -55,6 +110,8 @@ class SuiteResult(Result):
     seed: int | None = None
     skipped: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    adjust: str = "holm"
+    decisions: tuple[Decision, ...] = ()
 
 
 def holm_adjust(pvalues: list[float]) -> list[float]:
@@ -67,6 +124,200 @@ def holm_adjust(pvalues: list[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         adjusted[i] = running
     return adjusted
+
+
+def holm_levels(pvalues: list[float], alpha: float) -> list[float]:
+    """The α at which Holm's step-down decides each of m tests (Holm 1979).
+
+    Sorted p_(1) ≤ … ≤ p_(m), the k-th is decided at α/(m − k + 1) while every step
+    so far rejected; from the first step s that does not reject (p_(s) > α/(m − s + 1),
+    or a NaN), every later one at α/(m − s + 1), which its p-value cannot beat. A test
+    rejects exactly when its Holm-adjusted p-value is ≤ α; the non-rejected tests'
+    intervals at that common level hold simultaneously (Strassburger & Bretz 2008).
+    """
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: (math.isnan(pvalues[i]), pvalues[i]))
+    levels = [0.0] * m
+    stopped: float | None = None
+    for k, i in enumerate(order):
+        step = alpha / (m - k)
+        if stopped is None and not pvalues[i] <= step:
+            stopped = step
+        levels[i] = step if stopped is None else stopped
+    return levels
+
+
+def _pivot_pvalue(base_x: np.ndarray, cand_x: np.ndarray, paired: bool, df: float,
+                  rho: float) -> float:
+    """Two-sided p-value of "ratio = rho" from Fieller's pivot (STATS.md §3; Fieller 1954).
+
+    t = (ā − ρ b̄) / sqrt(var(ā − ρ b̄)) with var = s_a²/n_a + ρ² s_b²/n_b (independent)
+    or var(a_i − ρ b_i)/n (paired); Fieller's set at level 1 − α' is {ρ : t(ρ)² ≤
+    t²_{1−α'/2, df}}, so ρ lies outside the interval exactly when this p < α'. df is
+    the interval's own (it does not depend on ρ or on the level).
+    """
+    a, b = float(np.mean(cand_x)), float(np.mean(base_x))
+    if paired:
+        var = float(np.var(cand_x - rho * base_x, ddof=1)) / cand_x.size
+    else:
+        var = (float(np.var(cand_x, ddof=1)) / cand_x.size
+               + rho * rho * float(np.var(base_x, ddof=1)) / base_x.size)
+    diff = a - rho * b
+    if var == 0.0:
+        return 1.0 if diff == 0.0 else 0.0
+    return t_two_sided_p(diff / math.sqrt(var), df)
+
+
+def _claim_test(estimate: float, threshold: float, p_at) -> tuple[str, float]:
+    """The one claim a benchmark's interval can make, and the p-value of its test.
+
+    Threshold 0: a change, testing ratio = 1. Otherwise the estimate decides: beyond
+    1 ± threshold only "change beyond the threshold" is possible (the interval must
+    exclude the nearer edge), within it only equivalence (it must exclude both edges,
+    the larger of the two p-values) — as classify() reads the interval (STATS.md §4).
+    """
+    if threshold == 0.0:
+        return "ratio = 1", p_at(1.0)
+    low, high = 1.0 - threshold, 1.0 + threshold
+    if estimate > high:
+        return "ratio within threshold", p_at(high)
+    if estimate < low:
+        return "ratio within threshold", p_at(low)
+    return "ratio outside threshold", max(p_at(low), p_at(high))
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """One comparison of the suite waiting for its family-wise decision."""
+
+    benchmark: str
+    result: CompareResult
+    comparison: Comparison
+    base_x: np.ndarray  # the analysed values (top-level means with levels), scaled
+    cand_x: np.ndarray
+    test: str
+    pvalue: float
+
+
+def _pending(bench: str, res: CompareResult, arrays: dict[str, np.ndarray],
+             threshold: float) -> list[_Pending]:
+    """The comparisons of one benchmark with the p-value of each one's claim."""
+    out = []
+    for c in res.comparisons:
+        base_x, cand_x = arrays[c.baseline], arrays[c.candidate]
+        scale = power_of_two_scale(base_x, cand_x)
+        base_x, cand_x = base_x * scale, cand_x * scale
+        if c.ratio is None:  # only the difference: a change, and only without a threshold
+            test, p = "difference = 0", (c.difference.pvalue if threshold == 0.0 else 1.0)
+        else:
+            df = c.ratio.df if c.ratio.df is not None else math.inf
+            test, p = _claim_test(c.ratio.estimate, threshold,
+                                  lambda rho, b=base_x, x=cand_x, d=df, q=c.paired:
+                                  _pivot_pvalue(b, x, q, d, rho))
+        out.append(_Pending(bench, res, c, base_x, cand_x, test, p))
+    return out
+
+
+def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) -> tuple[
+        Comparison, Decision]:
+    """The comparison with its verdict taken on the interval at `level`, and its Decision."""
+    from dataclasses import replace
+
+    from benchlab.stats.compare import _ratio, _verdict_from_difference
+    from benchlab.stats.descriptive import describe
+    from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
+
+    c, res = item.comparison, item.result
+    unit, threshold = res.unit, res.threshold
+    family = f"; family-wise {100 * res.confidence:g}% over {m} benchmarks (Holm)"
+    if c.ratio is None:
+        diff = c.difference
+        half = (diff.high - diff.low) / 2
+        if half > 0:
+            half *= critical_t(level, diff.df) / critical_t(diff.confidence, diff.df)
+        at = replace(diff, low=diff.estimate - half, high=diff.estimate + half, confidence=level)
+        why = ("the baseline mean is not positive" if "baseline mean" in (c.ratio_note or "")
+               else "the ratio is beyond a float's range")
+        verdict = _verdict_from_difference(at, c.baseline, c.candidate, threshold, unit, why)
+        verdict = replace(verdict, text=verdict.text + family)
+        decision = Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted, level,
+                            "difference", diff.estimate, at.low, at.high, verdict.outcome,
+                            c.verdict.outcome)
+        return replace(c, verdict=verdict), decision
+    base, cand = describe(item.base_x, c.baseline), describe(item.cand_x, c.candidate)
+    if level == res.confidence:
+        ratio = c.ratio
+    else:
+        cov = float(np.cov(item.cand_x, item.base_x, ddof=1)[0, 1]) if c.paired else None
+        ratio = _ratio(base, cand, level, res.df_method, cov,
+                       (item.base_x, item.cand_x) if c.paired else None)
+    outcome = classify(ratio.low, ratio.high, threshold)
+    more = None
+    if outcome == "inconclusive":  # what the experiment detects at the level it decides at
+        paired_var = (float(np.var(item.cand_x - item.base_x, ddof=1)) if c.paired else None)
+        more = advice(base.mean, base.variance, base.n, cand.variance, cand.n, level,
+                      threshold, paired_var)
+    above = ratio.estimate > 1.0
+    text = verdict_sentence(outcome, c.baseline, c.candidate, ratio.estimate, ratio.low,
+                            ratio.high, threshold, level, unit, more, noun)
+    verdict = Verdict(outcome, text + family, threshold,
+                      ("increase" if above else "decrease") if outcome == "change" else None,
+                      outcome == "change" and unit.is_regression(above), more)
+    decision = Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted, level,
+                        "ratio", ratio.estimate, ratio.low, ratio.high, outcome,
+                        c.verdict.outcome)
+    return replace(c, verdict=verdict), decision
+
+
+def _unadjusted(item: _Pending, adjusted: float) -> Decision:
+    """The Decision of a benchmark decided alone: its own interval at the suite's level."""
+    c = item.comparison
+    if c.ratio is None:
+        scale, low, high, estimate = ("difference", c.difference.low, c.difference.high,
+                                      c.difference.estimate)
+    else:
+        scale, low, high, estimate = "ratio", c.ratio.low, c.ratio.high, c.ratio.estimate
+    return Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted,
+                    item.result.confidence, scale, estimate, low, high, c.verdict.outcome,
+                    c.verdict.outcome)
+
+
+def family_decisions(results: list[tuple[str, CompareResult]],
+                     arrays: dict[str, dict[str, np.ndarray]], *, confidence: float,
+                     threshold: float, adjust: str = "holm", noun: str = "measurements"
+                     ) -> tuple[list[tuple[str, CompareResult]], list[Decision]]:
+    """Every benchmark's verdict decided family-wise per candidate (see the module's text).
+
+    arrays: per benchmark, each system's analysed values (the measurements, or the
+    top-level unit means with levels). Returns the results with each comparison's
+    verdict replaced by its family-wise one (unchanged with adjust="none") and one
+    Decision per (benchmark, candidate), in the order of `results`.
+    """
+    from dataclasses import replace
+
+    if adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
+    pending = [p for bench, res in results
+               for p in _pending(bench, res, arrays[bench], threshold)]
+    alpha = 1.0 - confidence
+    decided: dict[tuple[str, str], tuple[Comparison, Decision]] = {}
+    for name in dict.fromkeys(p.comparison.candidate for p in pending):
+        family = [p for p in pending if p.comparison.candidate == name]
+        pvalues = [p.pvalue for p in family]
+        adjusted = holm_adjust(pvalues)
+        levels = holm_levels(pvalues, alpha)
+        for item, q, a in zip(family, adjusted, levels, strict=True):
+            key = (item.benchmark, name)
+            if adjust == "none":
+                decided[key] = (item.comparison, _unadjusted(item, q))
+            else:
+                decided[key] = _decide(item, 1.0 - a, q, len(family), noun)
+    out = [(bench, replace(res, comparisons=tuple(decided[(bench, c.candidate)][0]
+                                                  for c in res.comparisons)))
+           for bench, res in results]
+    decisions = [decided[(bench, c.candidate)][1] for bench, res in results
+                 for c in res.comparisons]
+    return out, decisions
 
 
 def _usable(bench: str, systems: list, baseline: str, all_systems: list[str],
@@ -108,7 +359,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                   seed: int | None = None, tests: bool = False, bootstrap: int | None = None,
                   diagnostics: bool = True,
                   ordered: Mapping[str, bool] | None = None,
-                  paired: bool = False) -> SuiteResult:
+                  paired: bool = False, adjust: str = "holm") -> SuiteResult:
     """Compare the systems of every benchmark; data maps benchmark → [(system, values, levels)].
 
     replicates: B of the geometric mean's bootstrap (always run); bootstrap: B
@@ -117,12 +368,17 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     SuiteResult.skipped); an InputError when no benchmark is left. paired (without
     levels): the systems' values of a benchmark are paired by position (blocks of a
     run, stats/blocks.py), compared as compare_samples(paired=True) compares them.
+    adjust: "holm" decides every verdict family-wise over the benchmarks (per
+    candidate, family_decisions), "none" each benchmark alone.
     """
     from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_replicates
 
+    if adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     ordered = ordered or {}
+    analysed: dict[str, dict[str, np.ndarray]] = {}
     all_systems = list(dict.fromkeys(s[0] for systems in data.values() for s in systems))
     results: list[tuple[str, CompareResult]] = []
     log_reps: dict[str, list[np.ndarray]] = {}
@@ -157,6 +413,9 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
         results.append((bench, res))
+        analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
+                            for h in res.hierarchies} if level_names else
+                           {n: np.asarray(x, dtype=float) for n, x, _ in systems})
         # Bootstrap each system's mean within this benchmark, one stream per system.
         rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]
         if paired:  # one stream for all: the same indices, so pairs are resampled whole
@@ -184,17 +443,15 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         low, high = interval_from_replicates(np.exp(mean_log), confidence)
         geo.append(GeometricMean(name, math.exp(float(np.mean(log_est[name]))), low, high,
                                  len(logs), replicates, seed, confidence))
-    holm = []
+    noun = f"{level_names[0]} units" if level_names else "measurements"
+    results, decisions = family_decisions(results, analysed, confidence=confidence,
+                                          threshold=threshold, adjust=adjust, noun=noun)
     alpha = 1.0 - confidence
-    candidates = {c.candidate for _, r in results for c in r.comparisons}
-    for name in sorted(candidates):
-        rows = [(bench, c.difference.pvalue) for bench, r in results for c in r.comparisons
-                if c.candidate == name]
-        adjusted = holm_adjust([p for _, p in rows])
-        holm += [(bench, name, p, q, q < alpha)
-                 for (bench, p), q in zip(rows, adjusted, strict=True)]
+    holm = [(d.benchmark, d.candidate, d.pvalue, d.adjusted_pvalue, d.adjusted_pvalue < alpha)
+            for d in sorted(decisions, key=lambda d: d.candidate)]
     from benchlab.stats.compare import advice_note
 
     said = advice_note([c for _, r in results for c in r.comparisons])
     return SuiteResult(tuple(results), tuple(geo), tuple(holm), confidence, spec, seed,
-                       tuple(skipped), tuple(d.message for d in said))
+                       tuple(skipped), tuple(d.message for d in said), adjust,
+                       tuple(decisions))
