@@ -67,6 +67,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="random seed for the bootstrap (0 or more)")
     a.add_argument("--resample", metavar="SPEC", help="with --levels: R (resample) or N (keep) "
                    "per level, highest first, e.g. RRN; or flat (default: R at every level)")
+    a.add_argument("--no-adjust", action="store_true",
+                   help="suites: decide each benchmark alone at the confidence level, not "
+                   "family-wise over the benchmarks (Holm)")
     a.add_argument("--paired", action="store_true",
                    help="samples are paired by position (or by --pair-by)")
     a.add_argument("--pair-by", metavar="COLUMN", help="column whose values pair the rows")
@@ -157,6 +160,9 @@ def _run_default(args: argparse.Namespace) -> int:
         return _run_suite(args, samples, unit, baseline, confidence, level_names, spec)
     if spec is not None and args.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
+    if args.no_adjust:
+        raise UsageError("--no-adjust applies to suites (--benchmark): one comparison has "
+                         "nothing to adjust for")
     if level_names:
         return _run_hierarchical(args, samples, unit, baseline, confidence, level_names, spec)
     if args.pair_by:
@@ -224,7 +230,8 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
             threshold=args.threshold, df_method=args.df_method or "welch", unit=unit,
             replicates=args.bootstrap or 10_000, resample=spec, seed=args.seed,
             tests=args.tests, bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
-            ordered={s.name: s.dataset.ordered for s in samples})
+            ordered={s.name: s.dataset.ordered for s in samples},
+            adjust="none" if args.no_adjust else "holm")
     if args.unit_note:
         from dataclasses import replace
 

@@ -187,7 +187,8 @@ def _run_blocked(args: argparse.Namespace, samples, unit, baseline: int, confide
     data = {bench: [(n, p.means[i], []) for i, n in enumerate(p.names)]
             for bench, p in paired.items()}
     result = compare_suite(data, [], baseline=names[baseline], paired=True,
-                           replicates=args.bootstrap or 10_000, **common)
+                           replicates=args.bootstrap or 10_000, **common,
+                           adjust="none" if getattr(args, "no_adjust", False) else "holm")
     return _emit_suite(args, result, design)
 
 
@@ -239,7 +240,8 @@ def _run_levels(args: argparse.Namespace, samples, unit, baseline: int, confiden
     with common.naming_files(samples):
         result = compare_suite(data, levels, baseline=samples[baseline].name,
                                replicates=args.bootstrap or 10_000, resample=spec,
-                               ordered={s.name: s.dataset.ordered for s in samples}, **shared)
+                               ordered={s.name: s.dataset.ordered for s in samples}, **shared,
+                               adjust="none" if getattr(args, "no_adjust", False) else "holm")
     return _emit_suite(args, result, design)
 
 

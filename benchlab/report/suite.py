@@ -1,5 +1,10 @@
 """Rendering a suite comparison: one row per benchmark, the geometric mean, Holm decisions.
 
+Each row's change is printed with the interval its verdict used: family-wise
+(Holm's step-down, at the level of the row's step, shown in "CI level"), or the
+benchmark's own CI with `--no-adjust` (the legend then says the decisions are
+not adjusted).
+
 Benchmark and sample names come from data: the text keeps them inert with
 `escape.terminal`, the Markdown with `escape.markdown`; JSON keeps them exact.
 """
@@ -26,7 +31,7 @@ from benchlab.report.numbers import (
 )
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.descriptive import Descriptives
-from benchlab.stats.suite import SuiteResult
+from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
 
 
@@ -50,9 +55,28 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
             for g in result.geometric_means],
         "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
                   "significant": sig} for b, c, p, q, sig in result.holm],
+        "adjust": result.adjust,
+        "family_confidence": result.confidence if result.adjust == "holm" else None,
+        "decisions": [decision_document(d) for d in result.decisions],
         "skipped": list(result.skipped),
         "notes": list(result.notes),
     }
+
+
+def decision_document(d: Decision) -> dict[str, Any]:
+    """One benchmark's decision as JSON (docs/compare.md, "decisions[]")."""
+    return {"benchmark": d.benchmark, "candidate": d.candidate, "test": d.test,
+            "pvalue": d.pvalue, "adjusted_pvalue": d.adjusted_pvalue, "level": d.level,
+            "scale": d.scale, "estimate": d.estimate, "low": d.low, "high": d.high,
+            "outcome": d.outcome, "per_benchmark_outcome": d.per_benchmark}
+
+
+def fmt_level(level: float) -> str:
+    """A confidence level with the digits its α needs: 95%, 98.75%, 99.95%, 99.9995%."""
+    alpha = 100.0 * (1.0 - level)
+    places = 2 - math.floor(math.log10(alpha)) if alpha > 0 else 0
+    text = f"{100.0 * level:.{max(places, 0)}f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
 
 
 def _warnings(result: SuiteResult) -> list[str]:
@@ -105,6 +129,7 @@ class SuiteRow:
     word: str
     outcome: str  # change/equivalent/inconclusive, or "regression" (for Markdown's icon)
     geomean: bool = False  # the geometric-mean row (a benchmark may be named "geomean")
+    level: str = ""  # the confidence level of the interval in `change` (family-wise rows)
 
 
 def _verdict_word(outcome: str, above: bool | None, unit: Unit) -> str:
@@ -136,23 +161,46 @@ def _cell(r: CompareResult, d: Descriptives, like: float) -> str:
     return f"{center} {fmt_spread(relative)}  n={d.n}"
 
 
+def _change(r: CompareResult, c, d: Decision | None) -> str:
+    """The change with the interval the verdict used: the decision's, else the ratio's CI;
+    without a ratio, the difference of means with its interval."""
+    if d is not None and d.scale == "ratio":
+        return fmt_change(d.estimate, d.low, d.high)
+    if c.ratio is not None:
+        return fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high)
+    if d is not None and d.low is not None and d.high is not None:
+        half = (d.high - d.low) / 2
+        return (f"{fmt_quantity(d.estimate, r.unit, half, d.estimate)} "
+                f"({fmt_quantity(d.low, r.unit, half, d.estimate)} .. "
+                f"{fmt_quantity(d.high, r.unit, half, d.estimate)})")
+    return "n/a"
+
+
 def suite_rows(result: SuiteResult) -> list[SuiteRow]:
     """Every benchmark's comparisons, then one geometric-mean row per candidate."""
-    holm = {(b, c): q for b, c, _, q, _ in result.holm}
+    holm = {(b, c): (p, q) for b, c, p, q, _ in result.holm}
+    decided = {(d.benchmark, d.candidate): d for d in result.decisions}
+    family = _family(result)
     rows = []
     for bench, r in result.benchmarks:
         by_name = {d.name: d for d in r.samples}
         for c in r.comparisons:
             base, cand = by_name[c.baseline], by_name[c.candidate]
-            ratio = c.ratio
-            change = "n/a" if ratio is None else fmt_change(ratio.estimate, ratio.low, ratio.high)
+            d = decided.get((bench, c.candidate))
             above = None if c.verdict.direction is None else c.verdict.direction == "increase"
+            p, q = holm.get((bench, c.candidate), (math.nan, math.nan))
             rows.append(SuiteRow(bench, c.candidate, _cell(r, base, base.mean),
-                                 _cell(r, cand, base.mean), change,
-                                 fmt_pvalue(holm[(bench, c.candidate)]),
+                                 _cell(r, cand, base.mean), _change(r, c, d),
+                                 fmt_pvalue(q if family else p),
                                  _verdict_word(c.verdict.outcome, above, r.unit),
-                                 "regression" if c.verdict.regression else c.verdict.outcome))
+                                 "regression" if c.verdict.regression else c.verdict.outcome,
+                                 level=fmt_level(d.level if d else result.confidence)))
     return rows + _geomean_rows(result)
+
+
+def _family(result: SuiteResult) -> bool:
+    """True when the verdicts are family-wise decisions (Holm), False with --no-adjust."""
+    return result.adjust == "holm"
 
 
 def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
@@ -181,7 +229,8 @@ def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
         rows.append(SuiteRow("geomean", g.candidate, old_text, new_text,
                              fmt_change(g.estimate, g.low, g.high), "",
                              _verdict_word(outcome, above, unit),
-                             "regression" if regression else outcome, geomean=True))
+                             "regression" if regression else outcome, geomean=True,
+                             level=fmt_level(g.confidence)))
     return rows
 
 
@@ -191,28 +240,45 @@ def _several_candidates(result: SuiteResult) -> bool:
 
 def _head(result: SuiteResult) -> list[str]:
     """Column heads: the benchmark, the baseline's name, the candidate's (or a column of
-    candidate names when there are several), the change, Holm's p, the verdict."""
-    level = f"{100 * result.confidence:g}% CI"
+    candidate names when there are several), the change with the interval its verdict
+    used (and that interval's level when family-wise), the p-value, the verdict."""
     first = result.benchmarks[0][1].comparisons[0]
     if _several_candidates(result):
         middle = [first.baseline, "candidate", "value"]
     else:
         middle = [first.baseline, first.candidate]
-    return ["benchmark", *middle, f"change ({level})", "Holm p", "verdict"]
+    if _family(result):
+        return ["benchmark", *middle, "change (Holm CI)", "CI level", "Holm p", "verdict"]
+    level = f"{100 * result.confidence:g}% CI"
+    return ["benchmark", *middle, f"change ({level})", "p", "verdict"]
 
 
 def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
     middle = ([row.old, row.candidate, row.new] if _several_candidates(result)
               else [row.old, row.new])
-    return [row.benchmark, *middle, row.change, row.pvalue, row.word]
+    level = [row.level] if _family(result) else []
+    return [row.benchmark, *middle, row.change, *level, row.pvalue, row.word]
 
 
 def _legend(result: SuiteResult) -> str:
     level = f"{100 * result.confidence:g}%"
     m = len(result.benchmarks)
-    return (f"± is the half-width of the {level} CI of the mean; change: ratio of means − 1 "
-            f"({_method(result)}), beyond +50% as a factor; Holm p: difference of means, "
-            f"Holm-adjusted over {m} benchmark{'s' if m != 1 else ''}; verdict against the "
+    many = f"{m} benchmark{'s' if m != 1 else ''}"
+    test = ("ratio = 1" if result.benchmarks[0][1].threshold == 0
+            else "the threshold's edges")
+    if _family(result):
+        decided = (f"change: ratio of means − 1 with the CI its verdict used ({_method(result)}), "
+                   f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
+                   f"Holm's step-down (each row's CI at the level of its step, CI level), so "
+                   f"the chance of any false verdict in the suite is at most "
+                   f"{100 * (1 - result.confidence):.3g}%; Holm p: the verdict's test "
+                   f"({test}), Holm-adjusted")
+    else:
+        decided = (f"change: ratio of means − 1 ({_method(result)}), beyond +50% as a factor; "
+                   f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
+                   f"chance of a false verdict somewhere grows with the number of benchmarks; "
+                   f"p: the verdict's test ({test}), unadjusted")
+    return (f"± is the half-width of the {level} CI of the mean; {decided}; verdict against the "
             f"{_threshold(result)} threshold: ~ no change, ? inconclusive")
 
 
@@ -284,7 +350,7 @@ def suite_markdown(result: SuiteResult) -> str:
 
     head = _head(result)
     right = [False, *([True, False, True] if _several_candidates(result) else [True, True]),
-             True, True, False]
+             True, *([True] if _family(result) else []), True, False]
     lines = ["### benchlab compare (suite)", "",
              "| " + " | ".join(map(md, head)) + " |",
              "|" + "|".join("---:" if r else "---" for r in right) + "|"]

@@ -60,8 +60,8 @@ def test_go_test_files_give_a_table_per_metric(run_cli, go_pair, monkeypatch):
     headings = [line[:-1] for line in out.splitlines() if line[:-1] in METRICS]
     assert headings == METRICS  # the default (time) first, then the file's order
     ns = _section(out, "ns/op")
-    assert ns[0].split() == ["benchmark", "old", "new", "change", "(95%", "CI)", "Holm", "p",
-                             "verdict"]
+    assert ns[0].split() == ["benchmark", "old", "new", "change", "(Holm", "CI)", "CI", "level",
+                             "Holm", "p", "verdict"]  # family-wise verdicts (issue 12)
     assert [line.split()[0] for line in ns[1:]] == ["Sum", "Join/n=10", "Join/n=100", "geomean"]
     for bench in ("Sum", "Join/n=10", "Join/n=100"):
         row = _row(ns, bench)
