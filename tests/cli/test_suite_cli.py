@@ -297,3 +297,90 @@ def test_summary_benchmark_errors(tmp_path, run_cli):
     path.write_text("benchmark,value\na,1\na,2\nb,3\n")
     code, out, err = run_cli("summary", str(path), "--benchmark", "benchmark")
     assert code == 2 and "benchmark 'b' of 'one' has 1 value; at least 2 are needed" in err
+
+
+def _aa_csv(tmp_path: Path) -> str:
+    """Issue 12's reproduction: an A/A suite of 4 benchmarks where one benchmark's own 95% CI
+    excludes 0 (c: +2.8%, p = 0.026) but Holm's adjusted p does not (0.11)."""
+    r = np.random.default_rng(12)
+    lines = ["benchmark,system,value"] + [f"{b},{s},{v:.2f}" for b in "abcd"
+                                         for s in ("old", "new") for v in r.normal(100, 3, 10)]
+    path = tmp_path / "aa.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_aa_suite_does_not_trip_fail_on_change(tmp_path, run_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    aa = _aa_csv(tmp_path)
+    args = ("compare", aa, "--by", "system", "--benchmark", "benchmark", "--seed", "1",
+            "--no-diagnostics")
+    code, out, err = run_cli(*args, "--fail-on", "change")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split()[3:] == ["change", "(Holm", "CI)", "CI", "level", "Holm", "p",
+                                    "verdict"]
+    row = next(line for line in lines if line.startswith("c "))
+    assert row.split()[-3:] == ["98.75%", "0.11", "?"]  # the verdict beside its interval
+    assert "verdicts family-wise at 95% over 4 benchmarks" in " ".join(lines)
+    # --no-adjust: today's per-benchmark decision, and the output says it is not adjusted
+    code, out, _ = run_cli(*args, "--fail-on", "change", "--no-adjust")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].split()[3:] == ["change", "(95%", "CI)", "p", "verdict"]
+    assert next(line for line in lines if line.startswith("c ")).split()[-2:] == ["0.026",
+                                                                                  "higher"]
+    assert "NOT adjusted for the 4 benchmarks (--no-adjust)" in " ".join(lines)
+
+
+def test_suite_json_decisions(tmp_path, run_cli):
+    aa = _aa_csv(tmp_path)
+    args = ("compare", aa, "--by", "system", "--benchmark", "benchmark", "--seed", "1",
+            "--json", "--threshold", "3%")
+    code, out, _ = run_cli(*args)
+    doc = json.loads(out)
+    assert code == 0 and doc["adjust"] == "holm" and doc["family_confidence"] == 0.95
+    keys = {"benchmark", "candidate", "test", "pvalue", "adjusted_pvalue", "level", "scale",
+            "estimate", "low", "high", "outcome", "per_benchmark_outcome"}
+    assert all(set(d) == keys for d in doc["decisions"])
+    a = doc["decisions"][0]
+    assert a["benchmark"] == "a" and a["test"] == "ratio outside threshold"
+    assert a["per_benchmark_outcome"] == "equivalent" and a["outcome"] == "inconclusive"
+    assert a["level"] == pytest.approx(1 - 0.05 / 4) and a["low"] < 0.97
+    verdict = doc["benchmarks"][0]["comparisons"][0]["verdict"]
+    assert verdict["outcome"] == "inconclusive" and "98.75% CI" in verdict["text"]
+    assert [h["adjusted_pvalue"] for h in doc["holm"]] == [d["adjusted_pvalue"]
+                                                           for d in doc["decisions"]]
+    code, out, _ = run_cli(*args, "--no-adjust")
+    doc = json.loads(out)
+    assert doc["adjust"] == "none" and doc["family_confidence"] is None
+    assert doc["decisions"][0]["outcome"] == "equivalent"
+    assert {d["level"] for d in doc["decisions"]} == {0.95}
+
+
+def test_suite_markdown_says_which_interval(tmp_path, run_cli):
+    code, out, _ = run_cli("compare", _aa_csv(tmp_path), "--by", "system", "--benchmark",
+                           "benchmark", "--seed", "1", "--format", "markdown")
+    assert code == 0
+    assert "| benchmark | old | new | change (Holm CI) | CI level | Holm p | verdict |" in out
+    assert "| 98.75% | 0.11 | ❔ ? |" in out and "Holm's step-down" in out
+
+
+def test_levels_suite_decides_family_wise(run_cli):
+    code, out, _ = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "1", "--json")
+    doc = json.loads(out)
+    assert code in (0, 1) and doc["adjust"] == "holm"
+    levels = sorted(d["level"] for d in doc["decisions"])
+    assert levels[-1] == pytest.approx(1 - 0.05 / 4)  # the first step: α/4
+    for d, b in zip(doc["decisions"], doc["benchmarks"], strict=True):
+        assert b["comparisons"][0]["verdict"]["outcome"] == d["outcome"]
+        inside = d["low"] is not None and d["low"] <= 1 <= d["high"]
+        assert (d["outcome"] == "change") == (d["low"] is not None and not inside)
+
+
+def test_no_adjust_outside_a_suite_is_refused(tmp_path, run_cli):
+    path = tmp_path / "two.csv"
+    path.write_text("system,value\n" + "".join(f"{s},{v}\n" for s in ("a", "b")
+                                              for v in (1, 2, 3)))
+    code, out, err = run_cli("compare", path, "--by", "system", "--no-adjust")
+    assert code == 2 and out == "" and "--no-adjust applies to suites" in err
