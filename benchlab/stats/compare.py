@@ -326,7 +326,7 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
     """
     from dataclasses import replace
 
-    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_bootstrap_ratio
+    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_bootstrap_ratios
     from benchlab.stats.hierarchy import summarize
     from benchlab.stats.hierarchy_diagnostics import diagnose_hierarchy
 
@@ -351,14 +351,11 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
             ratio = replace(ratio, method=ratio.method.replace("Fieller (",
                                                                f"Fieller on {top_name} means ("))
         boot = []
-        if bootstrap:
-            for statistic in ("mean", "median"):
-                try:
-                    boot.append(hierarchical_bootstrap_ratio(
-                        trees[baseline], trees[i], statistic, spec=resample,
-                        replicates=bootstrap, confidence=confidence, seed=seed))
-                except ValueError:  # a non-positive baseline statistic: no ratio to resample
-                    continue
+        if bootstrap:  # means and medians from one set of draws (None: baseline not > 0)
+            found_boot = hierarchical_bootstrap_ratios(
+                trees[baseline], trees[i], ("mean", "median"), spec=resample,
+                replicates=bootstrap, confidence=confidence, seed=seed)
+            boot = [b for b in found_boot.values() if b is not None]
         difference = replace(c.difference, method=f"{c.difference.method} on {top_name} means")
         comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
     described = tuple(_unscaled(describe(x * scale, name), scale) for name, x, _ in samples)

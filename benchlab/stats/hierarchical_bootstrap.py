@@ -27,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab import limits, progress
-from benchlab.stats.bootstrap import BootstrapInterval, _RankMedian, interval_from_replicates
+from benchlab.stats.bootstrap import (
+    STATISTICS,
+    BootstrapInterval,
+    _RankMedian,
+    interval_from_replicates,
+)
 from benchlab.stats.hierarchy import _nested_codes
 
 _CHUNK_ELEMENTS = 200_000  # 1.6 MB per float array: stays in cache (measured: 2x less CPU than 4M)
@@ -98,34 +103,42 @@ def _draw(counts: np.ndarray, shape: tuple[int, ...], resample: bool,
 
 
 def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
-                    statistic: str) -> np.ndarray:
+                    statistics: tuple[str, ...], median_of: Callable | None
+                    ) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
     """Balanced trees: a unit's id at depth d is parent·width_d + position, so no gathers.
 
     For the mean, levels below the last resampled one are replaced by their unit
-    means (resampling nothing below a unit leaves its mean as it is).
+    means (resampling nothing below a unit leaves its mean as it is). Levels kept
+    as they are ("N") draw no random numbers, so the ids of the mean's last level
+    are a prefix of the median's: both statistics come from one set of draws, the
+    same draws each would get alone from the same stream.
     """
     widths = [tree.top_units] + [int(c[0]) for c in tree.counts]
-    stop = len(widths) - 1
-    if statistic == "mean":
-        while stop > 0 and spec[stop] == "N":
-            stop -= 1
+    full = len(widths) - 1
+    stop_mean = full
+    while stop_mean > 0 and spec[stop_mean] == "N":
+        stop_mean -= 1
+    stop = full if "median" in statistics else stop_mean
     dtype = np.int32 if tree.values.size < 2**31 else np.int64
     if spec[0] == "R":
         ids = rng.integers(0, widths[0], size=(b, widths[0]), dtype=dtype)
     else:
         ids = np.broadcast_to(np.arange(widths[0], dtype=dtype), (b, widths[0]))
-    for d in range(1, stop + 1):
-        w = widths[d]
-        if spec[d] == "R":
-            pos = rng.integers(0, w, size=(*ids.shape, w), dtype=dtype)
-        else:
-            pos = np.arange(w, dtype=dtype)
-        ids = ids[..., None] * dtype(w) + pos
-    flat_ids = ids.reshape(b, -1)
-    if statistic == "median":
-        return _RankMedian(tree.values)(flat_ids), None
-    top = tree.unit_means(stop)[flat_ids].reshape(b, widths[0], -1).mean(axis=2)
-    return top.mean(axis=1), _squared_se(top)
+    out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for d in range(0, stop + 1):
+        if d > 0:
+            w = widths[d]
+            if spec[d] == "R":
+                pos = rng.integers(0, w, size=(*ids.shape, w), dtype=dtype)
+            else:
+                pos = np.arange(w, dtype=dtype)
+            ids = ids[..., None] * dtype(w) + pos
+        if d == stop_mean and "mean" in statistics:
+            top = tree.unit_means(d)[ids.reshape(b, -1)].reshape(b, widths[0], -1).mean(axis=2)
+            out["mean"] = (top.mean(axis=1), _squared_se(top))
+    if "median" in statistics:
+        out["median"] = ((median_of or _RankMedian(tree.values))(ids.reshape(b, -1)), None)
+    return out
 
 
 def _squared_se(top: np.ndarray) -> np.ndarray | None:
@@ -135,11 +148,13 @@ def _squared_se(top: np.ndarray) -> np.ndarray | None:
 
 
 def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
-                     statistic: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """B replicate statistics and, for the mean, each replicate's SE² of the grand mean."""
+                     statistics: tuple[str, ...], median_of: Callable | None = None
+                     ) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Per statistic, B replicate values and, for the mean, each replicate's SE² of the
+    grand mean; every statistic from the same draws."""
     balanced = tree.balanced
     if balanced:
-        return _balanced_block(tree, spec, b, rng, statistic)
+        return _balanced_block(tree, spec, b, rng, statistics, median_of)
     n_top = tree.top_units
     if spec[0] == "R":
         slots = rng.integers(0, n_top, size=(b, n_top), dtype=np.int32).astype(np.int64)
@@ -153,16 +168,19 @@ def _replicate_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         mask = mask[..., None] & (np.arange(width) < c[..., None])
         slots = np.where(mask, start[slots][..., None] + pos, 0)
     x = tree.values[slots]
-    if statistic == "median":
-        return np.nanmedian(np.where(mask, x, np.nan).reshape(b, -1), axis=1), None
-    # Means of means, bottom up, each unit weighted equally.
-    x = np.where(mask, x, 0.0)
-    m = mask.astype(float)
-    for _ in range(len(tree.counts)):
-        n = m.sum(axis=-1)
-        x = np.divide(x.sum(axis=-1), n, out=np.zeros_like(n), where=n > 0)
-        m = (n > 0).astype(float)
-    return x.mean(axis=-1), _squared_se(x)
+    out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    if "median" in statistics:
+        out["median"] = (np.nanmedian(np.where(mask, x, np.nan).reshape(b, -1), axis=1), None)
+    if "mean" in statistics:
+        # Means of means, bottom up, each unit weighted equally.
+        x = np.where(mask, x, 0.0)
+        m = mask.astype(float)
+        for _ in range(len(tree.counts)):
+            n = m.sum(axis=-1)
+            x = np.divide(x.sum(axis=-1), n, out=np.zeros_like(n), where=n > 0)
+            m = (n > 0).astype(float)
+        out["mean"] = (x.mean(axis=-1), _squared_se(x))
+    return out
 
 
 def hierarchical_replicates(tree: Tree, spec: str, replicates: int, rng: np.random.Generator,
@@ -177,21 +195,39 @@ def hierarchical_replicates(tree: Tree, spec: str, replicates: int, rng: np.rand
     bounded by _CHUNK_ELEMENTS (or one replicate's slots, if larger).
     advance(k) is called after each chunk of k replicates (progress).
     """
+    reps, se2 = joint_replicates(tree, spec, replicates, rng, (statistic,), advance)[statistic]
+    return (reps, se2) if with_se else reps
+
+
+def joint_replicates(tree: Tree, spec: str, replicates: int, rng: np.random.Generator,
+                     statistics: tuple[str, ...] = STATISTICS,
+                     advance: Callable[[int], None] = progress.nothing
+                     ) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Per statistic, B replicate values and (mean) SE²s, every statistic from one set of
+    draws: the values each statistic would get alone from the same `rng` state (levels
+    kept as they are draw no random numbers), at the cost of one set of draws."""
     if len(spec) != len(tree.counts) + 1 or set(spec) - {"R", "N"}:
         raise ValueError(f"resampling spec {spec!r} needs one R or N per level "
                          f"({len(tree.counts) + 1} levels)")
+    if set(statistics) - set(STATISTICS):
+        raise ValueError(f"statistic must be one of {STATISTICS}")
     rows = max(1, _CHUNK_ELEMENTS // max(tree.slots, 1))
-    out = np.empty(replicates)
-    se2: np.ndarray | None = np.empty(replicates)
+    # One rank table per call, not per chunk (an argsort of the data each time).
+    median_of = _RankMedian(tree.values) if "median" in statistics and tree.balanced else None
+    out = {s: np.empty(replicates) for s in statistics}
+    se2: dict[str, np.ndarray | None] = {s: np.empty(replicates) for s in statistics}
     for begin in range(0, replicates, rows):
         end = min(replicates, begin + rows)
-        out[begin:end], block_se2 = _replicate_block(tree, spec, end - begin, rng, statistic)
-        if block_se2 is None:
-            se2 = None
-        elif se2 is not None:
-            se2[begin:end] = block_se2
+        block = _replicate_block(tree, spec, end - begin, rng, statistics, median_of)
+        for s in statistics:
+            out[s][begin:end], block_se2 = block[s]
+            held = se2[s]
+            if block_se2 is None:
+                se2[s] = None
+            elif held is not None:
+                held[begin:end] = block_se2
         advance(end - begin)
-    return (out, se2) if with_se else out
+    return {s: (out[s], se2[s]) for s in statistics}
 
 
 def studentized_ratio_interval(estimate: float, se_log: float, cand_reps: np.ndarray,
@@ -241,7 +277,29 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
     the studentized interval needs the top level resampled, two or more
     top-level units per system and positive means. The two systems draw from
     two streams spawned from `seed` and run in two threads (numpy releases the
-    GIL in its draws and gathers).
+    GIL in its draws and gathers). ValueError when the baseline's statistic is
+    not positive.
+    """
+    found = hierarchical_bootstrap_ratios(base, cand, (statistic,), spec=spec,
+                                          replicates=replicates, confidence=confidence,
+                                          seed=seed)[statistic]
+    if found is None:
+        raise ValueError(f"the baseline {statistic} must be positive for a ratio")
+    return found
+
+
+def hierarchical_bootstrap_ratios(base: Tree, cand: Tree,
+                                  statistics: tuple[str, ...] = STATISTICS, *,
+                                  spec: str | None = None, replicates: int = 10_000,
+                                  confidence: float = 0.95, seed: int | None = None
+                                  ) -> dict[str, BootstrapInterval | None]:
+    """hierarchical_bootstrap_ratio for several statistics from one set of draws.
+
+    Each interval is the one hierarchical_bootstrap_ratio gives for its statistic
+    with the same seed (the draws do not depend on the statistic), at the cost of
+    one set of draws instead of one per statistic (issue 12: the means and medians
+    of `compare --levels ... --bootstrap`). None for a statistic whose baseline
+    value is not positive (no ratio to resample).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -253,36 +311,53 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
     else:
         spec_b = spec or "R" * (len(base.counts) + 1)
         spec_c = spec or "R" * (len(cand.counts) + 1)
-    studentize = (statistic == "mean" and spec != "flat" and spec_b[0] == spec_c[0] == "R"
-                  and min(base.top_units, cand.top_units) > 1)
-    # Per system B statistics and B SE²s; then ratios, their sort, and the studentized t's.
-    limits.check_memory(8 * 8 * replicates, f"{replicates:,} bootstrap replicates",
-                        "lower --bootstrap ")
-    with (progress.task(f"hierarchical bootstrap, ratio of {statistic}s", 2 * replicates)
+    observed_b = _observed(base, statistics)
+    wanted = tuple(s for s in statistics if observed_b[s][0] > 0)
+    found: dict[str, BootstrapInterval | None] = dict.fromkeys(statistics)
+    if not wanted:
+        return found
+    # Per system and statistic B values and B SE²s; then ratios, their sort, the t's.
+    limits.check_memory(8 * 8 * replicates * len(wanted),
+                        f"{replicates:,} bootstrap replicates", "lower --bootstrap ")
+    label = " and ".join(f"{s}s" for s in wanted)
+    with (progress.task(f"hierarchical bootstrap, ratio of {label}", 2 * replicates)
           as advance, ThreadPoolExecutor(max_workers=2) as pool):
-        base_job = pool.submit(hierarchical_replicates, base, spec_b, replicates, base_rng,
-                               statistic, with_se=True, advance=advance)
-        cand_job = pool.submit(hierarchical_replicates, cand, spec_c, replicates, cand_rng,
-                               statistic, with_se=True, advance=advance)
-        (base_reps, base_se2), (cand_reps, cand_se2) = base_job.result(), cand_job.result()
-    observed_b, observed_se2_b = _observed(base, statistic)
-    if not observed_b > 0:
-        raise ValueError(f"the baseline {statistic} must be positive for a ratio")
-    observed_c, observed_se2_c = _observed(cand, statistic)
-    estimate = observed_c / observed_b
+        base_job = pool.submit(joint_replicates, base, spec_b, replicates, base_rng, wanted,
+                               advance)
+        cand_job = pool.submit(joint_replicates, cand, spec_c, replicates, cand_rng, wanted,
+                               advance)
+        base_reps, cand_reps = base_job.result(), cand_job.result()
+    observed_c = _observed(cand, wanted)
+    for s in wanted:
+        found[s] = _interval(s, observed_b[s], observed_c[s], base_reps[s], cand_reps[s],
+                             spec, spec_b, spec_c, base, cand, replicates, confidence, seed)
+    return found
+
+
+def _interval(statistic: str, observed_b: tuple[float, float], observed_c: tuple[float, float],
+              base: tuple[np.ndarray, np.ndarray | None],
+              cand: tuple[np.ndarray, np.ndarray | None], spec: str | None, spec_b: str,
+              spec_c: str, base_tree: Tree, cand_tree: Tree, replicates: int,
+              confidence: float, seed: int | None) -> BootstrapInterval:
+    """One statistic's percentile (and, for the mean, studentized) interval and note."""
+    (base_reps, base_se2), (cand_reps, cand_se2) = base, cand
+    (stat_b, se2_b), (stat_c, se2_c) = observed_b, observed_c
+    studentize = (statistic == "mean" and spec != "flat" and spec_b[0] == spec_c[0] == "R"
+                  and min(base_tree.top_units, cand_tree.top_units) > 1)
+    estimate = stat_c / stat_b
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = cand_reps / base_reps
     low, high = interval_from_replicates(ratios, confidence)
     student: tuple[float | None, float | None] = (None, None)
-    if (studentize and observed_c > 0 and base_se2 is not None and cand_se2 is not None
+    if (studentize and stat_c > 0 and base_se2 is not None and cand_se2 is not None
             and np.all(base_reps > 0) and np.all(cand_reps > 0)):
-        se_log = math.sqrt(observed_se2_b / observed_b**2 + observed_se2_c / observed_c**2)
+        se_log = math.sqrt(se2_b / stat_b**2 + se2_c / stat_c**2)
         student = studentized_ratio_interval(estimate, se_log, cand_reps, base_reps,
                                              cand_se2, base_se2, confidence)
-    note = f"hierarchical bootstrap, resampling {spec or 'R' * (len(base.counts) + 1)}"
+    note = f"hierarchical bootstrap, resampling {spec or 'R' * (len(base_tree.counts) + 1)}"
     if spec == "flat":
         note = "flat bootstrap: ignores the hierarchy, so its interval is too narrow"
-    elif min(base.top_units, cand.top_units) < 10:
+    elif min(base_tree.top_units, cand_tree.top_units) < 10:
         # validation/hierarchy_coverage.py: 89-94% coverage with 3-5 top-level units.
         better = "the studentized interval or Fieller's" if studentize else "Fieller's"
         note += (f"; fewer than 10 top-level units: the percentile interval runs too narrow "
@@ -292,8 +367,9 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
                              studentized_high=student[1], hierarchical=spec != "flat")
 
 
-def _observed(tree: Tree, statistic: str) -> tuple[float, float]:
-    """The data's statistic and, for the mean, its SE² from the top-level unit means."""
+def _observed(tree: Tree, statistics: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    """The data's statistics and, for the mean, its SE² from the top-level unit means."""
     spec = "N" * (len(tree.counts) + 1)
-    stat, se2 = _replicate_block(tree, spec, 1, np.random.default_rng(0), statistic)
-    return float(stat[0]), float(se2[0]) if se2 is not None else math.nan
+    block = _replicate_block(tree, spec, 1, np.random.default_rng(0), statistics)
+    return {s: (float(stat[0]), float(se2[0]) if se2 is not None else math.nan)
+            for s, (stat, se2) in block.items()}
