@@ -70,8 +70,9 @@ def _cluster_sizes(cluster: np.ndarray | None, cell: np.ndarray) -> int:
 
 def _runs_per_cell(model: FactorialModel, cluster: np.ndarray) -> np.ndarray:
     """How many distinct runs each cell holds (0 for a cell without data)."""
-    pairs = np.unique(np.stack([model.cell, cluster], axis=1), axis=0)
-    return np.bincount(pairs[:, 0], minlength=model.cell_matrix.shape[0])
+    width = int(cluster.max()) + 1  # one int64 key per (cell, run): a 1-D unique is fast
+    keys = np.unique(model.cell.astype(np.int64) * width + cluster)
+    return np.bincount(keys // width, minlength=model.cell_matrix.shape[0])
 
 
 def _few_runs_warnings(runs: np.ndarray, name: str) -> list[str]:
@@ -292,15 +293,27 @@ def ols_reference(model: FactorialModel, confidence: float,
     """
     from benchlab.stats.distributions import critical_t
 
-    x = model.matrix()
-    beta, *_ = np.linalg.lstsq(x, model.y, rcond=None)
-    resid = model.y - x @ beta
-    n, p = x.shape
-    bread = np.linalg.pinv(x.T @ x)
+    n, p = model.n, model.p
+    bread = np.linalg.pinv(model.gram())
+    if model.x is None:
+        # A saturated model: every row's x is its cell's row, so X'y, the residuals and
+        # the per-run scores come from per-cell sums; nothing n x p is built.
+        cells = model.cell_matrix.shape[0]
+        xty = model.cell_matrix.T @ np.bincount(model.cell, weights=model.y, minlength=cells)
+        beta = bread @ xty
+        resid = model.y - (model.cell_matrix @ beta)[model.cell]
+    else:
+        beta, *_ = np.linalg.lstsq(model.x, model.y, rcond=None)
+        resid = model.y - model.x @ beta
     if cluster is not None:
         groups = int(cluster.max()) + 1
-        scores = np.zeros((groups, p))
-        np.add.at(scores, cluster, x * resid[:, None])
+        if model.x is None:  # sum of resid per (run, cell), then through the cell rows
+            per = np.bincount(cluster.astype(np.int64) * cells + model.cell, weights=resid,
+                              minlength=groups * cells).reshape(groups, cells)
+            scores = per @ model.cell_matrix
+        else:  # per-run score sums, one bincount per column (np.add.at is slow)
+            scores = np.column_stack([np.bincount(cluster, weights=model.x[:, j] * resid,
+                                                  minlength=groups) for j in range(p)])
         cov = bread @ (scores.T @ scores) @ bread
         cov *= groups / max(groups - 1, 1) * (n - 1) / max(n - p, 1)
         df = groups - 1

@@ -86,3 +86,27 @@ def test_ols_reference_is_cluster_robust_with_runs():
     fit = sm.OLS(y, sm.add_constant(2.0 * codes - 1)).fit(
         cov_type="cluster", cov_kwds={"groups": runs}, use_t=True)
     assert np.column_stack([r.ols_low, r.ols_high]) == pytest.approx(fit.conf_int(), rel=1e-10)
+
+
+def test_ols_reference_of_a_saturated_model_equals_the_explicit_matrix():
+    """The per-cell path (nothing n x p built) gives the explicit least squares, iid and
+    clustered."""
+    from dataclasses import replace
+
+    from benchlab.stats.coding import yates_cells, yates_terms
+    from benchlab.stats.qreg import ols_reference
+    from benchlab.stats.qreg_design import build_model
+
+    rng = np.random.default_rng(9)
+    codes = np.repeat(yates_cells([2, 3]), 40, axis=0)
+    y = rng.lognormal(0, 0.4, len(codes)) + codes[:, 0] * 0.3
+    model = build_model(y, codes, [2, 3], yates_terms(2), ["a", "b"], [["0", "1"],
+                                                                       ["x", "y", "z"]])
+    assert model.x is None
+    explicit = replace(model, x=model.matrix(), saturated=False)
+    cluster = np.tile(np.arange(8), len(y) // 8)
+    for runs in (None, cluster):
+        got = ols_reference(model, 0.95, runs)
+        want = ols_reference(explicit, 0.95, runs)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
