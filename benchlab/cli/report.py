@@ -86,6 +86,7 @@ def analyse(args: argparse.Namespace):
     from benchlab.report import html_page
 
     confidence = common.confidence(args.confidence)
+    _store_defaults(args)
     inputs = common.load(args)
     samples = inputs.samples
     if inputs.benchmark and not args.benchmark:
@@ -109,6 +110,23 @@ def analyse(args: argparse.Namespace):
     page = html_page.PageInput(result, per_bench, tuple(_stores(args)), args.title,
                                not args.no_figures, figure_limit=html_page.FIGURE_LIMIT)
     return page, context
+
+
+def _store_defaults(args: argparse.Namespace) -> None:
+    """A store alone, with no flag saying how to read it: its design gives the defaults, as
+    for `benchlab compare STORE` — alternatives are the groups (the file's baseline first),
+    each factor combination a benchmark, builds and executions the levels."""
+    from benchlab.cli import store_design
+    from benchlab.data.readers.store import combination_column
+
+    if not store_design.applies(args):
+        return
+    info = store_design.store_info(args.files[0])
+    args.by = "alternative"
+    if info.factors:
+        args.benchmark = combination_column(info.factors)
+    if getattr(args, "baseline", None) is None and info.baseline:
+        args.baseline = info.baseline
 
 
 def _single(samples, baseline: int, names: list[str], shared: dict):

@@ -230,3 +230,15 @@ def test_compare_format_html_stays_light():
                          text=True, check=True, cwd=ROOT).stdout
     assert "<!DOCTYPE html>" in out
     assert json.loads(re.findall(r"^\[.*\]$", out, re.M)[-1]) == []
+
+
+def test_report_of_a_store_alone_follows_its_design(tmp_path):
+    """Like compare STORE: alternatives are the groups (baseline first), each factor
+    combination a benchmark — not every case against the first."""
+    from benchlab.cli.main import main
+
+    out = tmp_path / "r.html"
+    assert main(["report", "examples/experiments/loop.db", "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "n=20000" in page and "n=40000" in page
+    assert "half n=40000" not in page  # the cases are not the groups
