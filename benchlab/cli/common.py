@@ -182,3 +182,23 @@ def per_benchmark(args: argparse.Namespace, inputs) -> list[tuple[str | None, ob
                                  s.dataset.source)
             parts.setdefault(bench, []).append(Sample(f"{bench} / {s.name}", part.values, part))
     return [(bench, s) for bench, samples in parts.items() for s in samples]
+
+
+def add_comparison_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup,
+                           *, names: bool = False) -> argparse._ArgumentGroup:
+    """The options of a comparison that compare and report share: --baseline, (--name),
+    --benchmark in the input group `g`, and the analysis group with -c and --threshold
+    (returned, for the command to add its own)."""
+    g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
+    if names:
+        g.add_argument("--name", action="append", metavar="OLD=LABEL", help="call sample OLD "
+                       "(a name or a file) LABEL in every output; repeatable")
+    g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
+                   "suite: one comparison per benchmark, their geometric mean and Holm's "
+                   "adjustment")
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=percent_type("threshold"), default=0.0,
+                   help="smallest change of practical interest, e.g. 2%% (default 0)")
+    return a

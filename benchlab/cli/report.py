@@ -22,7 +22,6 @@ EXAMPLE = """examples:
   benchlab report runs.csv --by kernel --value real --levels build,run -o report.html
 """
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,15 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "Nothing in it is fetched from the network.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = common.add_table_input(p)
-    g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
-    g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
-                   "suite: one comparison per benchmark, their geometric mean and Holm's "
-                   "adjustment")
-    a = p.add_argument_group("analysis")
-    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
-                   help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.0,
-                   help="smallest change of practical interest, e.g. 2%% (default 0)")
+    a = common.add_comparison_options(p, g)
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
                    default="welch", help="degrees of freedom of Fieller's interval")
     a.add_argument("--seed", type=option_types.seed, default=None,
@@ -172,22 +163,15 @@ def _context(args: argparse.Namespace, notes: tuple[str, ...]):
                          options={"fragment": True})
 
 
-def _is_store(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return False
-
-
 def _stores(args: argparse.Namespace):
     """A StoreRecord (sessions, run order) for every input that is a benchlab store."""
+    from benchlab.output_file import is_sqlite
     from benchlab.report.figures.run_order import run_orders
     from benchlab.report.html_page import StoreRecord
     from benchlab.runner.store_checks import open_for_reading
 
     for path in dict.fromkeys(args.files):
-        if path == "-" or not _is_store(path):
+        if path == "-" or not is_sqlite(path):
             continue
         store = open_for_reading(path)
         try:

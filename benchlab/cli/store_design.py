@@ -43,13 +43,9 @@ class StoreInfo:
 
 
 def is_store(path: str) -> bool:
-    from benchlab.runner.store_checks import SQLITE_HEADER
+    from benchlab.output_file import is_sqlite
 
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return False
+    return is_sqlite(path)
 
 
 def applies(args: argparse.Namespace) -> bool:
