@@ -108,4 +108,10 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
         rows.append({"benchmark": bench, "table": "holm", "candidate": candidate,
                      "statistic": "Holm-adjusted p-value", "estimate": q, "pvalue": p,
                      "significant": significant})
+    for d in result.decisions:  # the interval each verdict used (family-wise or not)
+        rows.append({"benchmark": d.benchmark, "table": "decisions", "candidate": d.candidate,
+                     "statistic": f"{d.scale} of means", "estimate": d.estimate, "low": d.low,
+                     "high": d.high, "confidence": d.level, "pvalue": d.pvalue,
+                     "method": f"{d.test}; Holm" if result.adjust == "holm" else d.test,
+                     "verdict": d.outcome})
     return rows

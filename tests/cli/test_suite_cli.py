@@ -384,3 +384,16 @@ def test_no_adjust_outside_a_suite_is_refused(tmp_path, run_cli):
                                               for v in (1, 2, 3)))
     code, out, err = run_cli("compare", path, "--by", "system", "--no-adjust")
     assert code == 2 and out == "" and "--no-adjust applies to suites" in err
+
+
+def test_suite_csv_has_the_decision_rows(tmp_path, run_cli):
+    import csv
+    import io
+
+    code, out, _ = run_cli("compare", _aa_csv(tmp_path), "--by", "system", "--benchmark",
+                           "benchmark", "--seed", "1", "--format", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["table"] == "decisions"]
+    assert code == 0 and [r["benchmark"] for r in rows] == ["a", "b", "c", "d"]
+    c = rows[2]
+    assert float(c["confidence"]) == pytest.approx(0.9875) and c["verdict"] == "inconclusive"
+    assert float(c["low"]) < 1 < float(c["high"]) and c["method"] == "ratio = 1; Holm"
