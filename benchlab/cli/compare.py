@@ -63,6 +63,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also Student's t, Mann-Whitney, Kolmogorov-Smirnov, Shapiro-Wilk, F")
     a.add_argument("--bootstrap", nargs="?", type=int, const=10_000, default=None, metavar="B",
                    help="bootstrap CIs of the ratios of means and medians (B = 10000)")
+    a.add_argument("--statistic", choices=["mean", "median"], default="mean",
+                   help="the headline verdict's ratio: of means (Fieller's CI; default) or of "
+                   "medians (bootstrap percentile CI, B = --bootstrap or 10000)")
     a.add_argument("--seed", type=option_types.seed, default=None,
                    help="random seed for the bootstrap (0 or more)")
     a.add_argument("--resample", metavar="SPEC", help="with --levels: R (resample) or N (keep) "
@@ -140,6 +143,9 @@ def _run_default(args: argparse.Namespace) -> int:
     from benchlab.cli import store_design  # a store alone: its design is the default
 
     if store_design.applies(args):
+        if args.statistic == "median":
+            raise UsageError("--statistic median needs the analysis named (a store's default "
+                             "design analysis uses the means): add e.g. --by alternative")
         return store_design.run(args, confidence)
     inputs = common.load(args)
     samples = rename(inputs.samples, args.name)
@@ -152,10 +158,13 @@ def _run_default(args: argparse.Namespace) -> int:
                          "column that has two or more groups)")
     samples, unit, args.unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
-    if args.bootstrap is not None:  # before the work: B times the data is what it draws
-        limits.check_resampled(args.bootstrap, sum(len(s.values) for s in samples),
+    if args.bootstrap is not None or args.statistic == "median":  # B times the data
+        limits.check_resampled(args.bootstrap or 10_000, sum(len(s.values) for s in samples),
                                "--bootstrap")
     spec = _resample_spec(args, level_names)
+    if args.benchmark and args.statistic == "median":
+        raise UsageError("--statistic median does not combine with --benchmark: a suite's "
+                         "verdicts rest on the ratios of means")
     if args.benchmark:
         return _run_suite(args, samples, unit, baseline, confidence, level_names, spec)
     if spec is not None and args.bootstrap is None:
@@ -172,7 +181,7 @@ def _run_default(args: argparse.Namespace) -> int:
                              threshold=args.threshold, df_method=args.df_method or "welch",
                              paired=args.paired, unit=unit, bootstrap=args.bootstrap,
                              seed=args.seed, tests=args.tests,
-                             diagnostics=not args.no_diagnostics)
+                             diagnostics=not args.no_diagnostics, statistic=args.statistic)
     _render(args, result, named)
 
     return _finish(args, result)
@@ -204,7 +213,8 @@ def _run_hierarchical(args: argparse.Namespace, samples, unit, baseline: int,
             data, names, baseline=baseline, confidence=confidence, threshold=args.threshold,
             df_method=args.df_method or "welch", unit=unit, bootstrap=args.bootstrap,
             resample=spec, seed=args.seed, tests=args.tests,
-            diagnostics=not args.no_diagnostics, ordered=[s.dataset.ordered for s in samples])
+            diagnostics=not args.no_diagnostics, ordered=[s.dataset.ordered for s in samples],
+            statistic=args.statistic)
     _render(args, result, [(s.name, s.values) for s in samples])
     return _finish(args, result)
 

@@ -37,6 +37,20 @@ def _ratio(c: Comparison) -> dict[str, Any] | None:
             "bounded": r.bounded, "method": r.method, "df": _num(r.df), "note": r.note}
 
 
+def _headline(c: Comparison) -> dict[str, Any] | None:
+    """The ratio the verdict rests on: of means (Fieller) or of medians (bootstrap)."""
+    b = c.headline
+    if b is not None:
+        kind = "hierarchical bootstrap" if b.hierarchical else "bootstrap"
+        return {"statistic": b.statistic, "estimate": _num(b.estimate), "low": _num(b.low),
+                "high": _num(b.high), "method": f"{kind} percentile",
+                "replicates": b.replicates}
+    if c.ratio is None:
+        return None
+    return {"statistic": "mean", "estimate": _num(c.ratio.estimate), "low": _num(c.ratio.low),
+            "high": _num(c.ratio.high), "method": c.ratio.method, "replicates": None}
+
+
 def _difference(d: MeanDifference) -> dict[str, Any]:
     return {"estimate": _num(d.estimate), "low": _num(d.low), "high": _num(d.high),
             "pvalue": _num(d.pvalue), "statistic": _num(d.statistic), "df": _num(d.df),
@@ -63,6 +77,7 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
         "threshold": result.threshold,
         "df_method": result.df_method,
         "seed": result.seed,
+        "statistic": result.statistic,
         "unit": result.unit.name,
         "higher_is_better": result.unit.higher_is_better,
         "samples": [
@@ -78,6 +93,7 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
                 "paired": c.paired,
                 "ratio": _ratio(c),
                 "ratio_note": c.ratio_note,
+                "headline": _headline(c),
                 "difference": _difference(c.difference),
                 "verdict": {"outcome": c.verdict.outcome, "text": c.verdict.text,
                             "threshold": c.verdict.threshold,

@@ -58,11 +58,11 @@ def render_markdown(result: CompareResult) -> str:
     lines += ["", f"| candidate | baseline | change | {level} CI | difference p | verdict |",
               "|---|---|---:|---|---:|---|"]
     for c in result.comparisons:
-        if c.ratio is None:
+        head = c.headline or c.ratio  # the interval the verdict rests on (means or medians)
+        if head is None:
             change, ci = "n/a", "n/a (baseline mean not positive)"
         else:  # "-3.1% (-4.0% .. -2.2%)": the change, and its CI in brackets
-            change, _, ci = fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high
-                                       ).partition(" (")
+            change, _, ci = fmt_change(head.estimate, head.low, head.high).partition(" (")
             ci = ci.removesuffix(")")
         icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
         p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
@@ -77,7 +77,10 @@ def render_markdown(result: CompareResult) -> str:
         lines += [f"- {md(d.message)}" for d in result.diagnostics]
         lines += ["", "</details>"]
     method = result.comparisons[0].ratio.method if result.comparisons[0].ratio else "n/a"
-    lines += ["", f"<sub>ratio of means with {md(method)}; threshold "
+    what = "means"
+    if result.statistic == "median":
+        what, method = "medians", "a bootstrap percentile CI"
+    lines += ["", f"<sub>ratio of {what} with {md(method)}; threshold "
                   f"{100 * result.threshold:g}%; benchlab</sub>", ""]
     return "\n".join(lines)
 

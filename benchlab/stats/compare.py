@@ -3,6 +3,9 @@
 Headline: the ratio of means with Fieller's CI and the verdict against a
 threshold (STATS.md §3–4); beside it the Welch difference of means, optional
 bootstrap CIs, classical tests, paired analyses and per-sample diagnostics.
+With statistic="median" the verdict rests on the ratio of medians and its
+bootstrap percentile CI instead (issue 12, item 6); with the mean, a warning
+says when the rank test, the medians or strong skew disagree (stats/mean_checks).
 """
 
 from __future__ import annotations
@@ -20,6 +23,13 @@ from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.diagnostics import Diagnostic, diagnose
 from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
 from benchlab.stats.fieller import DF_METHODS, RatioInterval, fieller_interval, ratio_df
+from benchlab.stats.mean_checks import (
+    FEW_FOR_MEDIAN,
+    mean_warning,
+    rank_sum_pvalue,
+    rank_test_can_reject,
+    skewness,
+)
 from benchlab.stats.scaling import power_of_two_scale
 from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 from benchlab.units import Unit, make_unit
@@ -42,6 +52,7 @@ class Comparison:
     bootstrap: tuple[BootstrapInterval, ...] = ()
     tests: tuple = ()
     ratio_note: str | None = None
+    headline: BootstrapInterval | None = None  # the verdict's interval (ratio of medians)
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,7 @@ class CompareResult(Result):
     comparisons: tuple[Comparison, ...]
     hierarchies: tuple = ()  # HierarchySummary per sample when compared on --levels
     resample: str | None = None
+    statistic: str = "mean"  # the headline: ratio of means (Fieller) or of medians (bootstrap)
 
 
 def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method: str,
@@ -108,11 +120,14 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
 def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                  cand: Descriptives, *, confidence: float, threshold: float, df_method: str,
                  paired: bool, unit: Unit, bootstrap: int | None, seed: int | None,
-                 tests: bool, noun: str = "measurements", scale: float = 1.0) -> Comparison:
+                 tests: bool, noun: str = "measurements", scale: float = 1.0,
+                 statistic: str = "mean") -> Comparison:
     """The analysis of one candidate against the baseline.
 
     The data and descriptives may be multiplied by `scale` (a power of two, see
-    stats/scaling.py); results in data units are divided by it, exactly."""
+    stats/scaling.py); results in data units are divided by it, exactly.
+    statistic="median": the verdict rests on the ratio of medians' bootstrap
+    percentile CI (B = `bootstrap` or MEDIAN_REPLICATES)."""
     if paired and base.n != cand.n:
         raise ParameterError(f"{{param}} needs samples of equal length: {base.name} has "
                              f"{base.n} values, {cand.name} has {cand.n}", "paired")
@@ -159,14 +174,20 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                           outcome == "change" and unit.is_regression(above), more)
 
     boot: list[BootstrapInterval] = []
-    if bootstrap:
-        rng = np.random.default_rng(seed)
-        for statistic in ("mean", "median"):
-            denominator = base.mean if statistic == "mean" else base.median
-            if denominator > 0:
-                boot.append(bootstrap_ratio(base_x, cand_x, statistic, replicates=bootstrap,
-                                            confidence=confidence, seed=seed, paired=paired,
-                                            rng=rng))
+    wanted = ("mean", "median") if bootstrap else ("median",) if statistic == "median" else ()
+    rng = np.random.default_rng(seed)
+    for name in wanted:
+        denominator = base.mean if name == "mean" else base.median
+        if denominator > 0:
+            boot.append(bootstrap_ratio(base_x, cand_x, name,
+                                        replicates=bootstrap or MEDIAN_REPLICATES,
+                                        confidence=confidence, seed=seed, paired=paired,
+                                        rng=rng))
+    headline = None
+    if statistic == "median":
+        headline = _median_headline(boot, base, scale)
+        verdict = median_verdict(headline, base.name, cand.name, threshold, confidence, unit,
+                                 noun)
 
     found = []
     if paired:
@@ -186,7 +207,72 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         found.append(ct.kolmogorov_smirnov(base_x, cand_x))
         found.append(ct.f_test(base, cand, confidence))
     return Comparison(base.name, cand.name, paired, ratio, difference, verdict, tuple(boot),
-                      tuple(_in_data_units(t, scale) for t in found), ratio_note)
+                      tuple(_in_data_units(t, scale) for t in found), ratio_note, headline)
+
+
+MEDIAN_REPLICATES = 10_000  # bootstrap replicates of the median headline without `bootstrap`
+STATISTICS = ("mean", "median")
+
+
+def _median_headline(boot: list[BootstrapInterval], base: Descriptives,
+                     scale: float) -> BootstrapInterval:
+    found = next((b for b in boot if b.statistic == "median"), None)
+    if found is None:
+        raise InputError(f"the baseline median of {base.name} is {base.median / scale:.6g}: "
+                         "a ratio of medians needs a positive baseline median")
+    return found
+
+
+def median_verdict(b: BootstrapInterval, base: str, cand: str, threshold: float,
+                   confidence: float, unit: Unit, noun: str = "measurements") -> Verdict:
+    """The verdict on the ratio of medians and its bootstrap percentile CI (STATS.md §4 table).
+
+    Percentile, not BCa: BCa's acceleration comes from the jackknife, which is not
+    consistent for the median (Efron & Tibshirani 1993, §11.6), and the hierarchical
+    bootstrap has no BCa. No advice: the detectable change is a statement about means.
+    """
+    outcome = classify(b.low, b.high, threshold)
+    above = b.estimate > 1.0
+    direction = ("increase" if above else "decrease") if outcome == "change" else None
+    text = verdict_sentence(outcome, base, cand, b.estimate, b.low, b.high, threshold,
+                            confidence, unit, None, noun)
+    kind = "hierarchical bootstrap" if b.hierarchical else "bootstrap"
+    text += f" [ratio of medians, {kind} percentile CI, B = {b.replicates}]"
+    return Verdict(outcome, text, threshold, direction,
+                   outcome == "change" and unit.is_regression(above))
+
+
+def _few_for_median(counts: list[tuple[str, int]], noun: str) -> list[Diagnostic]:
+    """The warning for a median headline on fewer than 5 values (or top-level units)."""
+    few = [(name, n) for name, n in counts if n < FEW_FOR_MEDIAN]
+    if not few:
+        return []
+    named = ", ".join(f"{name} has {n}" for name, n in few)
+    return [Diagnostic("statistic", f"the ratio of medians rests on fewer than "
+                       f"{FEW_FOR_MEDIAN} {noun} per sample ({named}): its bootstrap CI can "
+                       "show a large change but cannot show that there is none, and may "
+                       "be narrower than it should (prefer the ratio of means)")]
+
+
+def _mean_check(c: Comparison, base_x: np.ndarray, cand_x: np.ndarray, confidence: float,
+                what: str = "") -> list[Diagnostic]:
+    """The one warning line when the mean-based verdict may mislead (stats/mean_checks)."""
+    if c.ratio is None:
+        return []
+    median = next(((b.low, b.high) for b in c.bootstrap if b.statistic == "median"), None)
+    if c.paired:
+        rank_name = "Wilcoxon signed-rank"
+        rank_p = next((t.pvalue for t in c.tests if getattr(t, "name", "") == rank_name), None)
+        skews = [(f"{c.candidate} - {c.baseline}", skewness(cand_x - base_x))]
+    else:
+        rank_name = "Mann-Whitney"
+        rank_p = rank_sum_pvalue(base_x, cand_x)
+        skews = [(c.baseline, skewness(base_x)), (c.candidate, skewness(cand_x))]
+    able = rank_test_can_reject(cand_x.size, base_x.size, 1.0 - confidence, c.paired)
+    text = mean_warning(mean_low=c.ratio.low, mean_high=c.ratio.high, rank_p=rank_p,
+                        rank_name=rank_name, median=median, skews=skews,
+                        confidence=confidence, what=what, rank_can_reject=able)
+    return [Diagnostic("statistic", text)] if text else []
 
 
 # Tests whose estimate and CI are in the data's unit (a location shift); the others'
@@ -240,9 +326,14 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                     unit: Unit | None = None, bootstrap: int | None = None,
                     seed: int | None = None, tests: bool = False,
                     diagnostics: bool = True, noun: str = "measurements",
-                    advise: bool = True) -> CompareResult:
+                    advise: bool = True, statistic: str = "mean") -> CompareResult:
     """Compare every sample with samples[baseline]; `advise` adds the note against adding
-    data to an inconclusive experiment (suites say it once for all benchmarks)."""
+    data to an inconclusive experiment (suites say it once for all benchmarks).
+
+    statistic: the headline, "mean" (ratio of means, Fieller) or "median" (ratio of
+    medians, bootstrap percentile CI with `bootstrap` or 10,000 replicates). With the
+    mean and `diagnostics`, one warning per comparison where the rank test, the
+    medians or strong skew disagree with it (stats/mean_checks.py)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
     if threshold < 0 or not math.isfinite(threshold):
@@ -251,10 +342,12 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
         raise ValueError(f"df method must be one of {DF_METHODS}")
     if paired:
         df_method = "paired"  # Fieller with the covariance term: df = n − 1, no choice
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}")
     if len(samples) < 2:
         raise InputError("compare needs at least two samples")
     unit = unit or make_unit(None)
-    if bootstrap and seed is None:
+    if (bootstrap or statistic == "median") and seed is None:
         # Draw a seed and report it, so that even an unseeded run can be reproduced.
         seed = int(np.random.SeedSequence().entropy % 2**32)
     arrays = []
@@ -287,20 +380,27 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
         compare_pair(scaled[baseline], scaled[i], described_scaled[baseline],
                      described_scaled[i], confidence=confidence, threshold=threshold,
                      df_method=df_method, paired=paired, unit=unit, bootstrap=bootstrap,
-                     seed=seed, tests=tests, noun=noun, scale=scale)
+                     seed=seed, tests=tests, noun=noun, scale=scale, statistic=statistic)
         for i in range(len(samples)) if i != baseline)
     if tests and not paired:
+        from dataclasses import replace
+
         from benchlab.stats.classic_tests import shapiro_wilk
 
         extra = [shapiro_wilk(x, d.name) for d, x in zip(described, scaled, strict=True)]
         comparisons = tuple(
-            Comparison(c.baseline, c.candidate, c.paired, c.ratio, c.difference, c.verdict,
-                       c.bootstrap, c.tests + tuple(t for t in extra if t is not None),
-                       c.ratio_note) for c in comparisons)
+            replace(c, tests=c.tests + tuple(t for t in extra if t is not None))
+            for c in comparisons)
+    if statistic == "median":
+        found.extend(_few_for_median([(d.name, d.n) for d in described], "values"))
+    elif diagnostics:
+        others = [i for i in range(len(samples)) if i != baseline]
+        for i, c in zip(others, comparisons, strict=True):
+            found.extend(_mean_check(c, scaled[baseline], scaled[i], confidence))
     if advise:
         found.extend(advice_note(comparisons))
     return CompareResult(confidence, threshold, df_method, seed, unit, described, tuple(found),
-                         comparisons)
+                         comparisons, statistic=statistic)
 
 
 def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]],
@@ -311,7 +411,7 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                          seed: int | None = None, tests: bool = False,
                          diagnostics: bool = True,
                          ordered: Sequence[bool] | None = None,
-                         advise: bool = True) -> CompareResult:
+                         advise: bool = True, statistic: str = "mean") -> CompareResult:
     """Compare systems measured as a hierarchy (STATS.md §5).
 
     Only the top-level unit means carry the uncertainty of a system's mean, so
@@ -322,7 +422,8 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
     autocorrelation, drift); warnings about the method (structures differ, few
     top-level units, unbalanced data) stay. ordered[i] False: sample i's
     measurements within their lowest unit keep no time order (see
-    diagnose_hierarchy).
+    diagnose_hierarchy). statistic="median": the verdict rests on the hierarchical
+    bootstrap of the ratio of medians (percentile; B = `bootstrap` or 10,000).
     """
     from dataclasses import replace
 
@@ -332,7 +433,9 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
 
     summaries = [summarize(x, levels, level_names, name=name, confidence=confidence)
                  for name, x, levels in samples]
-    if bootstrap and seed is None:
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}")
+    if (bootstrap or statistic == "median") and seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     top = compare_samples([(h.name, h.top_means) for h in summaries], baseline=baseline,
                           confidence=confidence, threshold=threshold, df_method=df_method,
@@ -343,7 +446,9 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
     # Bootstrap ratios do not change when every value is multiplied by one power of two,
     # and their variances then neither overflow nor underflow (stats/scaling.py).
     scale = power_of_two_scale(*[x for _, x, _ in samples])
-    trees = [build_tree(x * scale, levels) for _, x, levels in samples] if bootstrap else []
+    resampled = bootstrap or (MEDIAN_REPLICATES if statistic == "median" else None)
+    wanted = ("mean", "median") if bootstrap else ("median",)
+    trees = [build_tree(x * scale, levels) for _, x, levels in samples] if resampled else []
     for c in top.comparisons:
         i = next(j for j, h in enumerate(summaries) if h.name == c.candidate)
         ratio = c.ratio
@@ -351,13 +456,20 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
             ratio = replace(ratio, method=ratio.method.replace("Fieller (",
                                                                f"Fieller on {top_name} means ("))
         boot = []
-        if bootstrap:  # means and medians from one set of draws (None: baseline not > 0)
+        if resampled:  # means and medians from one set of draws (None: baseline not > 0)
             found_boot = hierarchical_bootstrap_ratios(
-                trees[baseline], trees[i], ("mean", "median"), spec=resample,
-                replicates=bootstrap, confidence=confidence, seed=seed)
+                trees[baseline], trees[i], wanted, spec=resample,
+                replicates=resampled, confidence=confidence, seed=seed)
             boot = [b for b in found_boot.values() if b is not None]
         difference = replace(c.difference, method=f"{c.difference.method} on {top_name} means")
-        comparisons.append(replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot)))
+        c = replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot))
+        if statistic == "median":
+            base_desc = describe(samples[baseline][1] * scale, summaries[baseline].name)
+            headline = _median_headline(boot, base_desc, scale)
+            c = replace(c, headline=headline, verdict=median_verdict(
+                headline, c.baseline, c.candidate, threshold, confidence, top.unit,
+                "measurements"))
+        comparisons.append(c)
     described = tuple(_unscaled(describe(x * scale, name), scale) for name, x, _ in samples)
     found: list[Diagnostic] = []
     in_order = list(ordered) if ordered is not None else [True] * len(samples)
@@ -376,8 +488,16 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         if diagnostics:
             found.extend(diagnose_hierarchy(x * scale, levels, name, ordered=keeps_order))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
+    if statistic == "median":
+        found.extend(_few_for_median([(h.name, h.top_units) for h in summaries],
+                                     f"{top_name} units"))
+    elif diagnostics:  # on the top-level means, which the mean's verdict rests on
+        base_top = summaries[baseline].top_means
+        for c in comparisons:
+            cand_top = next(h.top_means for h in summaries if h.name == c.candidate)
+            found.extend(_mean_check(c, base_top, cand_top, confidence, f"{top_name} means"))
     if advise:
         found.extend(advice_note(comparisons))
-    used = (resample or "R" * (len(level_names) + 1)) if bootstrap else None
+    used = (resample or "R" * (len(level_names) + 1)) if resampled else None
     return CompareResult(confidence, threshold, df_method, seed, top.unit, described,
-                         tuple(found), tuple(comparisons), tuple(summaries), used)
+                         tuple(found), tuple(comparisons), tuple(summaries), used, statistic)
