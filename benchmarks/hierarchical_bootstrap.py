@@ -11,7 +11,11 @@ What it measures
     * the ratio of medians (RRR);
     * the ratio of means resampling builds and runs only (RRN);
     * the FLAT bootstrap (spec="flat": the 10,000 measurements resampled as
-      if independent).
+      if independent);
+    * what `compare --levels build,run --bootstrap 10000` adds: the wall time
+      of `compare_hierarchical` with `bootstrap=10_000` (means and medians,
+      as compare runs them) minus its time without the bootstrap — this is
+      the figure of the goal.
 
     Beside it, a plain per-replicate reference implementation (Python loops:
     for each replicate, resample the builds, then the runs within each chosen
@@ -27,7 +31,10 @@ What it measures
     draws the replicates in chunks — and the process's maxrss before/after.
 
 Goal
-    Under 1 s for the 10,000-replicate RRR ratio of means.
+    Under 1 s for the 10,000-replicate RRR ratio of means, and under 1 s
+    for the whole bootstrap that `compare` adds (means and medians, issue 12).
+    `--only-compare` times that alone (quick: use it to compare revisions,
+    e.g. with PYTHONPATH pointing at an older checkout).
 
 Run
     python3 benchmarks/hierarchical_bootstrap.py          # ~30 s
@@ -129,14 +136,47 @@ def peak_memory(tb, tc, replicates: int) -> float:
     return peak / 2**20
 
 
+def compare_added(xb: np.ndarray, xc: np.ndarray, repeats: int) -> dict:
+    """Wall and CPU seconds that `bootstrap=10_000` adds to compare_hierarchical (medians).
+
+    Both with the default diagnostics, as `benchlab compare --levels build,run`
+    runs them; the added time is the median with the bootstrap minus the median
+    without it.
+    """
+    from benchlab.stats.compare import compare_hierarchical
+
+    nb, nr, ni = DESIGN
+    b, r, _ = np.meshgrid(np.arange(nb), np.arange(nr), np.arange(ni), indexing="ij")
+    levels = [b.ravel(), r.ravel()]
+    data = [("old", xb.ravel(), levels), ("new", xc.ravel(), levels)]
+
+    def call(boot: int | None):
+        return lambda: compare_hierarchical(data, ["build", "run"], bootstrap=boot, seed=1)
+
+    with_wall, with_cpu = time_calls(call(REPLICATES), repeats)
+    without_wall, without_cpu = time_calls(call(None), repeats)
+    stats = [b.statistic for b in call(REPLICATES)().comparisons[0].bootstrap]
+    added = statistics.median(with_wall) - statistics.median(without_wall)
+    return {"statistics": stats, "with_bootstrap_s": statistics.median(with_wall),
+            "without_bootstrap_s": statistics.median(without_wall), "added_s": added,
+            "added_cpu_s": statistics.median(with_cpu) - statistics.median(without_cpu),
+            "added_min_s": min(with_wall) - min(without_wall), "goal_met": added < GOAL_S}
+
+
 def maxrss_mb() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 2**20 if sys.platform == "darwin" else rss / 2**10
 
 
-def run(repeats: int, ref_time_reps: int, ref_dist_reps: int, seed: int) -> dict:
+def run(repeats: int, ref_time_reps: int, ref_dist_reps: int, seed: int,
+        only_compare: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     xb, xc = simulate(rng, 100.0), simulate(rng, 97.0)
+    if only_compare:
+        load = os.getloadavg()[0]
+        return {"design": DESIGN, "replicates": REPLICATES, "repeats": repeats,
+                "compare": compare_added(xb, xc, repeats), "cpus": os.cpu_count(),
+                "loadavg_1min_before": load, "loadavg_1min_after": os.getloadavg()[0]}
     tb, tc = tree_of(xb), tree_of(xc)
     rss0 = maxrss_mb()
     load_before = os.getloadavg()[0]
@@ -147,6 +187,7 @@ def run(repeats: int, ref_time_reps: int, ref_dist_reps: int, seed: int) -> dict
         timings[label] = {"median_s": statistics.median(ts), "min_s": min(ts), "max_s": max(ts),
                           "median_cpu_s": statistics.median(cpu)}
     rss1 = maxrss_mb()
+    added = compare_added(xb, xc, repeats)
 
     # Reference: both systems, as the ratio needs.
     ref_rng = np.random.default_rng(seed + 1)
@@ -193,7 +234,7 @@ def run(repeats: int, ref_time_reps: int, ref_dist_reps: int, seed: int) -> dict
     mem = {str(b): peak_memory(tb, tc, b) for b in (REPLICATES, 4 * REPLICATES)}
     return {
         "design": DESIGN, "replicates": REPLICATES, "repeats": repeats, "seed": seed,
-        "timings": timings, "goal_s": GOAL_S, "goal_met": fast < GOAL_S,
+        "timings": timings, "goal_s": GOAL_S, "goal_met": fast < GOAL_S, "compare": added,
         "reference": {"timed_replicates": ref_time_reps, "time_s": ref_s,
                       "extrapolated_s": ref_extrap, "speedup": ref_extrap / fast},
         "agreement": {"reference": mr, "vectorized": mv, "z_mean": z_mean, "z_sd": z_sd,
@@ -207,6 +248,16 @@ def run(repeats: int, ref_time_reps: int, ref_dist_reps: int, seed: int) -> dict
     }
 
 
+def print_compare(res: dict) -> None:
+    c = res["compare"]
+    which = " and ".join(f"{s}s" for s in c["statistics"])
+    print(f"compare_hierarchical adds for bootstrap=10000 (ratios of {which})"
+          f": {c['added_s']:.3f} s wall (median; {c['with_bootstrap_s']:.3f} s with, "
+          f"{c['without_bootstrap_s']:.3f} s without; min-min {c['added_min_s']:.3f} s), "
+          f"{c['added_cpu_s']:.3f} s CPU; goal under {GOAL_S:g} s: "
+          f"{'MET' if c['goal_met'] else 'NOT MET'}")
+
+
 def print_report(res: dict) -> None:
     nb, nr, ni = res["design"]
     print(f"Hierarchical bootstrap of a ratio: two systems of {nb} builds x {nr} runs x "
@@ -215,6 +266,9 @@ def print_report(res: dict) -> None:
           f"{res['loadavg_1min_before']:.1f} before, {res['loadavg_1min_after']:.1f} after "
           "(other processes slow the wall times)")
     print()
+    if "timings" not in res:
+        print_compare(res)
+        return
     print(f"{'variant':22} {'median':>8} {'min':>8} {'max':>8} {'CPU (both threads)':>19}")
     for label, t in res["timings"].items():
         print(f"{label:22} {t['median_s']:7.3f}s {t['min_s']:7.3f}s {t['max_s']:7.3f}s "
@@ -239,6 +293,7 @@ def print_report(res: dict) -> None:
     print(f"Peak memory during one RRR call (tracemalloc): {peaks}; the data are "
           f"{m['data_mb']:.2f} MB; maxrss {m['maxrss_before_mb']:.0f} MB before the timings, "
           f"{m['maxrss_after_timings_mb']:.0f} MB after")
+    print_compare(res)
     fast = res["timings"]["mean, RRR (default)"]["median_s"]
     print(f"Goal: RRR ratio of means with {res['replicates']} replicates under "
           f"{res['goal_s']:g} s: {'MET' if res['goal_met'] else 'NOT MET'} ({fast:.3f} s)")
@@ -253,8 +308,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="replicates of the reference for the distribution check")
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--only-compare", action="store_true",
+                   help="time only what the bootstrap adds to compare (means and medians)")
     args = p.parse_args(argv)
-    res = run(args.repeats, args.ref_replicates, args.ref_dist_replicates, args.seed)
+    res = run(args.repeats, args.ref_replicates, args.ref_dist_replicates, args.seed,
+              args.only_compare)
     if args.json:
         json.dump(res, sys.stdout, indent=2)
         print()
