@@ -45,17 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "against --threshold.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = common.add_table_input(p)
-    g.add_argument("--baseline", help="name of the baseline sample (default: the first)")
-    g.add_argument("--name", action="append", metavar="OLD=LABEL", help="call sample OLD (a "
-                   "name or a file) LABEL in every output; repeatable")
-    g.add_argument("--benchmark", metavar="COLUMN", help="column naming the benchmark of a "
-                   "suite: one comparison per benchmark, their geometric mean and Holm's "
-                   "adjustment")
-    a = p.add_argument_group("analysis")
-    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
-                   help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.0,
-                   help="smallest change of practical interest, e.g. 2%% (default 0)")
+    a = common.add_comparison_options(p, g, names=True)
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
                    default=None, help="degrees of freedom of Fieller's interval (default "
                    "welch; paired data always use n - 1)")
