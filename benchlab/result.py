@@ -81,7 +81,8 @@ class Result:
         return render(self, "text")
 
     def _repr_html_(self) -> str:
-        return render(self, "html")
+        """The result's HTML section (a fragment with its own style), as Jupyter shows it."""
+        return render(self, "html", RenderContext(options={"fragment": True}))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the command that makes this result."""

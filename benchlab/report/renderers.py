@@ -9,6 +9,7 @@ import benchlab.report.design_formats  # noqa: F401
 import benchlab.report.figures.registered  # noqa: F401
 import benchlab.report.html_format  # noqa: F401
 import benchlab.report.json_format  # noqa: F401
+import benchlab.report.markdown_rows  # noqa: F401
 import benchlab.report.metrics_formats  # noqa: F401
 import benchlab.report.model_formats  # noqa: F401
 import benchlab.report.power_formats  # noqa: F401
