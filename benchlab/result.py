@@ -81,8 +81,8 @@ class Result:
         return render(self, "text")
 
     def _repr_html_(self) -> str:
-        """The result's HTML section (a fragment with its own style), as Jupyter shows it."""
-        return render(self, "html", RenderContext(options={"fragment": True}))
+        """The result's HTML (with its inline style, which a fragment lacks), for Jupyter."""
+        return render(self, "html")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the command that makes this result."""
