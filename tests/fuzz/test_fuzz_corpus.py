@@ -13,13 +13,9 @@ from corpus import all_cases
 from harness import run_case
 
 SAMPLE = 3
-# Cases that fail today in code outside the readers (owned by other parts of issue 15):
-# the case ids, and why. They run, and pass again once fixed (xfail, not strict).
-_QUOTED = "table.py: a quoted CSV field with a newline (issue 15)"
-KNOWN = {
-    **{f"file/csv_quoted_newline.csv/{c}": _QUOTED
-       for c in ("compare", "compare2", "summary", "plan", "test", "anova", "qreg")},
-}
+# Cases known to fail, by id, with the reason (xfail, not strict): none today. The quoted
+# CSV newline and the 1e-300/subnormal cases once listed here pass since issue 15's fixes.
+KNOWN: dict[str, str] = {}
 
 
 def _sample() -> list:
