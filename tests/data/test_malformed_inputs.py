@@ -2,7 +2,7 @@
 
 Empty hyperfine `times` / pyperf `runs`, a go test file cut mid-line, Google
 Benchmark JSON without its context, `{}` / `[]` and other JSON of no known
-format (pytest-benchmark's named), option extremes: each is read right or is
+format, option extremes: each is read right or is
 one line naming the file (and line) and the real problem.
 """
 
@@ -88,8 +88,6 @@ def test_google_benchmark_json_without_context_is_read(tmp_path):
     ("[]\n", "an empty JSON array"),
     ('{"a": 1, "b": [1, 2]}', "no known benchmark format (an object with keys 'a', 'b')"),
     ('[{"x": 1}]', "no known benchmark format (an array)"),
-    ('{"machine_info": {}, "commit_info": {}, "benchmarks": [{"name": "t", "stats": {}}]}',
-     "pytest-benchmark JSON"),
 ])
 def test_json_of_no_known_format_names_the_formats(tmp_path, capsys, text, expected):
     path = tmp_path / "x.json"

@@ -9,6 +9,7 @@ load on first use, so importing one reader does not import the others.
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ READERS: dict[str, str] = {
     "pyperf": "benchlab.data.readers.pyperf",
     "gbench": "benchlab.data.readers.gbench",
     "hyperfine": "benchlab.data.readers.hyperfine",
+    "pytest-benchmark": "benchlab.data.readers.pytestbench",
+    "criterion": "benchlab.data.readers.criterion",
+    "asv": "benchlab.data.readers.asv",
     "gotest": "benchlab.data.readers.gotest",
     "table": "benchlab.data.readers.table",
     "numbers": "benchlab.data.readers.numbers",
@@ -55,7 +59,9 @@ def reader_for(source: Source, format: str | None = None) -> ModuleType:
 
 TEXT_READERS = ("table", "numbers")  # the readers a JSON document must not fall through to
 KNOWN_JSON = ("hyperfine (--export-json), pyperf (-o), Google Benchmark "
-              "(--benchmark_format=json) and JMH (-rf json)")
+              "(--benchmark_format=json), JMH (-rf json), pytest-benchmark "
+              "(--benchmark-json with --benchmark-save-data), Criterion.rs "
+              "(target/criterion/**/new/sample.json) and asv (results/<machine>/*.json)")
 
 
 def unknown_json(source: Source) -> None:
@@ -64,7 +70,6 @@ def unknown_json(source: Source) -> None:
     A file that starts with `{`, or with `[` and parses as JSON, is JSON: read as a
     table or as numbers it would give "a header but no rows" or "'{}' is not a
     number". Invalid JSON that starts with `{` gets the JSON error with its line.
-    pytest-benchmark's files are recognized and named.
     """
     from benchlab.data.readers import _foreign
 
@@ -90,9 +95,6 @@ def _describe(doc: object) -> str:
     """What the unknown JSON document is, as far as can be told."""
     if doc == {} or doc == []:
         return f"an empty JSON {'object' if doc == {} else 'array'}, not benchmark results"
-    if isinstance(doc, dict) and ("machine_info" in doc or "commit_info" in doc) and \
-            isinstance(doc.get("benchmarks"), list):
-        return "pytest-benchmark JSON (--benchmark-json), which benchlab does not read yet"
     if isinstance(doc, dict):
         keys = ", ".join(repr(k) for k in list(doc)[:4])
         return f"JSON of no known benchmark format (an object with keys {keys})"
@@ -102,7 +104,17 @@ def _describe(doc: object) -> str:
 
 
 def read(path: str, format: str | None = None, **opts: object) -> Dataset:
-    """Read one input (a path or "-") into a Dataset, choosing the reader by content."""
+    """Read one input (a path or "-") into a Dataset, choosing the reader by content.
+
+    A directory is read as Criterion.rs results (`target/criterion`, or one benchmark's).
+    """
+    if path != "-" and os.path.isdir(path) and format in (None, "criterion"):
+        from benchlab.data.readers import criterion
+
+        if opts.get("mode") is not None:
+            raise UsageError("--mode chooses among a JMH file's benchmark modes; this "
+                             "directory is read as Criterion.rs results", path)
+        return criterion.read_directory(path, **opts)
     source = open_source(path)
     if format in DELIMITERS:
         opts["delimiter"] = DELIMITERS[format]

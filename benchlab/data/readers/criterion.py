@@ -1,0 +1,163 @@
+"""Criterion.rs's saved measurements (`cargo bench` → `target/criterion/`).
+
+Layout (Criterion.rs 0.3 to 0.5): per benchmark a directory
+`target/criterion/<group>/<function>[/<value>]/` holding `new/` (the last run),
+`base/` (the previous one, or a baseline saved with `--save-baseline NAME` in
+`NAME/`), and `report/`. Each of `new/`, `base/`, ... holds `sample.json`
+({"sampling_mode"?: "Linear"|"Flat", "iters": [n...], "times": [ns...]}: sample
+i ran the routine iters[i] times in times[i] nanoseconds, measured as one
+batch), `estimates.json` (bootstrap estimates of the mean, median, slope, ...;
+derived from the samples, not read) and `benchmark.json` ({"group_id",
+"function_id", "value_str", "throughput", "full_id", "directory_name", ...}).
+
+Each sample becomes one measurement, times[i] / iters[i] ns per iteration (the
+quantity Criterion's mean estimate averages). All samples of a benchmark come
+from one process, so there are no level columns. The benchmark's name is
+`full_id` from `benchmark.json` beside the sample, else the directory path
+below `criterion/` (or the directory above `new/`); it is the factor
+`benchmark`, which names the samples.
+
+Inputs: a `sample.json` file (`.../new/sample.json`, `.../base/sample.json`,
+so that two runs compare as two files), or a directory: every `new/sample.json`
+below it is read, one benchmark each, giving a suite (`benchlab compare
+target/criterion ...` against a copy saved earlier).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from benchlab.data.readers import _foreign
+from benchlab.data.source import Source, open_source
+from benchlab.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from benchlab.data.dataset import Dataset
+
+NAME = "criterion"
+WHAT = "Criterion.rs sample.json"
+MAX_BENCHMARKS = 100_000
+_START = re.compile(r'\s*\{\s*"(sampling_mode|iters|times)"\s*:')
+
+
+def sniff(source: Source) -> bool:
+    """An object whose first key is one of sample.json's ("sampling_mode", "iters")."""
+    head = _foreign.prefix(source)
+    return bool(_START.match(head)) and re.search(r'"iters"\s*:', head) is not None
+
+
+def is_results_dir(path: str) -> bool:
+    """A directory that is (or holds) Criterion.rs results: it has a new/sample.json below."""
+    return next(_samples_below(path), None) is not None
+
+
+def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
+    """One row per sample of one sample.json: times[i] / iters[i] in ns."""
+    _no_metric(metric, source.name)
+    rows = _foreign.Rows()
+    rows.add(_per_iteration(source), {"benchmark": _benchmark_name(source.name)})
+    return _dataset(rows, source)
+
+
+def read_directory(path: str, *, metric: str | None = None, **_: object) -> Dataset:
+    """Every `new/sample.json` below `path`, one benchmark each, in path order."""
+    _no_metric(metric, path)
+    rows = _foreign.Rows()
+    names: dict[str, str] = {}
+    for sample in _samples_below(path):
+        source = open_source(sample)
+        name = _benchmark_name(sample)
+        if name in names:
+            raise InputError(f"two results name the benchmark {name!r} ({names[name]} and "
+                             f"{sample})", path)
+        names[name] = sample
+        if len(names) > MAX_BENCHMARKS:
+            raise InputError(f"more than {MAX_BENCHMARKS} benchmarks below the directory",
+                             path)
+        rows.add(_per_iteration(source), {"benchmark": name})
+    if not names:
+        raise InputError("is a directory without Criterion.rs results (no new/sample.json "
+                         "below it); give a measurement file, or target/criterion", path)
+    return _dataset(rows, Source(path, ()))
+
+
+def _no_metric(metric: str | None, name: str) -> None:
+    if metric is not None:
+        raise UsageError(f"--metric {metric} does not apply to Criterion.rs results: each "
+                         "benchmark records one metric, its sample times", name)
+
+
+def _samples_below(path: str):
+    """The `new/sample.json` files below `path` (itself included), sorted, `report/` skipped."""
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if d != "report")
+        if os.path.basename(root) == "new" and "sample.json" in files:
+            yield os.path.join(root, "sample.json")
+
+
+def _per_iteration(source: Source) -> Any:
+    """times[i] / iters[i] for one sample.json, every entry checked."""
+    import numpy as np
+
+    doc = _foreign.load_json(source, "Criterion.rs sample")
+    iters = _foreign.get(doc, "iters", "", source, list, WHAT)
+    times = _foreign.get(doc, "times", "", source, list, WHAT)
+    if not iters or not times:
+        raise InputError(f"empty {'iters' if not iters else 'times'} list: no sample was "
+                         "recorded (run cargo bench again)", source.name)
+    if len(iters) != len(times):
+        raise InputError(f"iters has {len(iters)} entries but times has {len(times)}: each "
+                         "sample needs both", source.name)
+    n = np.array([_foreign.number(v, f"iters[{i}]", source) for i, v in enumerate(iters)])
+    t = np.array([_foreign.number(v, f"times[{i}]", source) for i, v in enumerate(times)])
+    bad = np.flatnonzero(n <= 0)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"iters[{i}] is {iters[i]}: a sample must run the routine at least "
+                         "once", source.name)
+    negative = np.flatnonzero(t < 0)
+    if negative.size:
+        i = int(negative[0])
+        raise InputError(f"times[{i}] is {times[i]}, a negative time", source.name)
+    return t / n
+
+
+def _benchmark_name(sample_path: str) -> str:
+    """`full_id` of the benchmark.json beside the sample, else the directory path's name."""
+    here = os.path.dirname(os.path.abspath(sample_path))
+    info_path = os.path.join(here, "benchmark.json")
+    if os.path.isfile(info_path):
+        info_source = open_source(info_path)
+        info = _foreign.load_json(info_source, "Criterion.rs benchmark")
+        for key in ("full_id", "title"):
+            value = _foreign.get(info, key, "", info_source, str, "Criterion.rs benchmark.json",
+                                 required=False)
+            if value:
+                return value
+        group = _foreign.get(info, "group_id", "", info_source, str,
+                             "Criterion.rs benchmark.json")
+        function = info.get("function_id")
+        value_str = info.get("value_str")
+        parts = [group] + [p for p in (function, value_str) if isinstance(p, str) and p]
+        return "/".join(parts)
+    return _name_from_path(here)
+
+
+def _name_from_path(run_dir: str) -> str:
+    """The benchmark's directory (above `new/`, `base/`, ...) relative to `criterion/`."""
+    bench_dir = os.path.dirname(run_dir)
+    parts = bench_dir.split(os.sep)
+    if "criterion" in parts:
+        below = parts[len(parts) - 1 - parts[::-1].index("criterion") + 1:]
+        if below:
+            return "/".join(below)
+    return os.path.basename(bench_dir) or bench_dir
+
+
+def _dataset(rows: _foreign.Rows, source: Source) -> Dataset:
+    from benchlab.units import make_unit
+
+    return rows.dataset(source, factors=("benchmark",), levels=(),
+                        unit=make_unit("ns", False), metric="time", default_by="benchmark")
