@@ -1,0 +1,163 @@
+"""`benchlab history add|check|compare`: results across commits (docs/history.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from benchlab.cli import common
+from benchlab.errors import UsageError
+from benchlab.warnings_capture import noting
+
+EXAMPLE = """examples:
+  benchlab history add results.csv --by benchmark --value time --unit s --db history.db \\
+      --commit 3f2a9c1 --date 2024-05-01T12:00:00Z --branch main
+  benchlab history add past.csv --by benchmark --value time --commit-column commit \\
+      --date-column date --db history.db
+  benchlab history check --db history.db --threshold 2% --fail-on regression
+  benchlab history compare --db history.db --head 9b1e004 --format markdown
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "history", help="results across commits: add them, find changes, check a head commit",
+        description="A history of benchmark results across commits, in one SQLite file: "
+                    "add a commit's results, find the changes along every series, compare a "
+                    "head commit with its branch's baseline.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    inner = p.add_subparsers(dest="history_command", metavar="subcommand")
+    _add_add(inner)
+    p.set_defaults(run=noting(run))
+
+
+def _add_add(inner: argparse._SubParsersAction) -> None:
+    p = inner.add_parser(
+        "add", help="add one commit's results (or a table of past commits) to the history",
+        description="Add the measurements of one commit, with their levels, read from any "
+                    "input benchlab reads; each sample (or --by group) is a benchmark.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_table_input(p)
+    h = p.add_argument_group("history")
+    h.add_argument("--db", required=True, metavar="FILE", help="the history (created if absent)")
+    h.add_argument("--commit", metavar="SHA", help="the commit these results are of")
+    h.add_argument("--date", metavar="ISO", help="the commit's date (ISO 8601); with dates on "
+                   "every commit the history is ordered by date, else as added")
+    h.add_argument("--branch", metavar="NAME", help="the commit's branch")
+    h.add_argument("--machine", metavar="NAME", default="default",
+                   help="the machine the results were measured on (default: default)")
+    h.add_argument("--commit-column", metavar="COL", help="bulk import: the column naming each "
+                   "row's commit (commits in file order unless --date-column)")
+    h.add_argument("--date-column", metavar="COL", help="bulk import: the column of each row's "
+                   "commit date")
+    h.add_argument("--replace", action="store_true",
+                   help="replace the results a commit already has (else refused)")
+    p.set_defaults(history_run=_run_add)
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "history_run", None) is None:
+        raise UsageError("history needs a subcommand: add, check or compare (see benchlab "
+                         "history --help)")
+    return args.history_run(args)
+
+
+# -- add -------------------------------------------------------------------------------
+def _run_add(args: argparse.Namespace) -> int:
+    from benchlab.history.store import History
+
+    if (args.commit is None) == (args.commit_column is None):
+        raise UsageError("history add needs --commit SHA, or --commit-column COL for a table "
+                         "of many commits")
+    if args.date_column and not args.commit_column:
+        raise UsageError("--date-column goes with --commit-column (one commit: --date)")
+    if args.commit_column and args.date:
+        raise UsageError("--date is for one --commit; a table's dates come from --date-column")
+    if args.commit is not None and not args.commit.strip():
+        raise UsageError("--commit is empty")
+    if args.db in args.files:
+        raise UsageError("--db is also an input; the history is not a result file")
+    commits = _commit_results(args)
+    with History.open_or_create(args.db) as history:
+        written = history.add(commits, replace=args.replace)
+        counts = history.counts()
+    bench = {s.benchmark for c in commits for s in c.series}
+    what = f"commit {commits[0].sha}" if len(commits) == 1 else f"{len(commits)} commits"
+    print(f"added {written} measurements of {len(bench)} benchmark"
+          f"{'s' if len(bench) != 1 else ''} for {what} to {args.db} (now {counts['commits']} "
+          f"commits, {counts['series']} series)")
+    return 0
+
+
+def _commit_results(args: argparse.Namespace):
+    """The inputs as CommitResults: one for --commit, one per commit of --commit-column."""
+    from benchlab.history.store import CommitResults, normalize_date
+
+    inputs = common.load(args, min_values=1)
+    samples = inputs.samples
+    names = common.resolved_levels(args, samples)
+    for column in (args.commit_column, args.date_column):
+        if column and column in names:
+            raise UsageError(f"--levels names the commit or date column {column!r}")
+    pieces = _pieces(args, inputs, names)
+    if args.commit is not None:
+        return [CommitResults(args.commit.strip(), args.date, args.branch,
+                              tuple(_series(args, b, d, names) for b, d in pieces))]
+    by_commit: dict[str, list] = {}
+    dates: dict[str, str | None] = {}
+    for bench, dataset in pieces:
+        for column, flag in ((args.commit_column, "--commit-column"),
+                             (args.date_column, "--date-column")):
+            if column and column not in dataset.columns:
+                raise UsageError(f"no column {column!r} for {flag}", dataset.source)
+        for sha, part in dataset.split(args.commit_column):
+            by_commit.setdefault(sha, []).append(_series(args, bench, part, names))
+            if args.date_column:
+                found = {normalize_date(str(d), "--date-column") for d in
+                         part.columns[args.date_column]}
+                known = dates.get(sha)
+                found |= {known} if known else set()
+                if len(found) > 1:
+                    raise UsageError(f"commit {sha!r} is given with different dates: "
+                                     f"{', '.join(sorted(found))}", dataset.source)
+                dates[sha] = found.pop()
+    return [CommitResults(sha, dates.get(sha), args.branch, tuple(series))
+            for sha, series in by_commit.items()]
+
+
+def _pieces(args: argparse.Namespace, inputs, names: list[str]) -> list:
+    """(benchmark, dataset) per benchmark: a suite's files split by their benchmark column."""
+    if inputs.benchmark is None:
+        return [(s.name, s.dataset) for s in inputs.samples]
+    from benchlab.data.dataset import Dataset
+
+    merged: dict[str, list] = {}
+    for s in inputs.samples:
+        for bench, part in s.dataset.split(inputs.benchmark):
+            merged.setdefault(bench, []).append(part)
+    out = []
+    for bench, parts in merged.items():
+        if len(parts) == 1:
+            out.append((bench, parts[0]))
+            continue
+        import numpy as np
+
+        keep = [args.commit_column, args.date_column, *names]
+        cols = {"value": np.concatenate([p.values for p in parts])}
+        for c in keep:
+            if c and all(c in p.columns for p in parts):
+                cols[c] = np.concatenate([p.columns[c] for p in parts])
+        first = parts[0]
+        out.append((bench, Dataset(cols, "value", levels=tuple(n for n in names if n in cols),
+                                   metric=first.metric, unit=first.unit, source=first.source)))
+    return out
+
+
+def _series(args: argparse.Namespace, bench: str, dataset, names: list[str]):
+    from benchlab.history.store import SeriesData
+
+    sample = type("S", (), {"dataset": dataset})
+    levels = tuple(common.level_arrays(sample, names)) if names else ()
+    unit = dataset.unit
+    return SeriesData(bench, dataset.metric or "value", args.machine, unit.name or "",
+                      unit.higher_is_better, tuple(names), dataset.values, levels)
+

@@ -1,0 +1,364 @@
+"""The history store: every measurement of every commit, in one SQLite file (WAL).
+
+A measurement is kept with its levels (runs, builds, forks: whatever the input
+recorded), keyed by series (benchmark, metric, machine) and commit. Commits are
+in the order they were added, or by date when every commit has one. An `add`
+is one transaction, so a process killed at any moment leaves either all of a
+commit's results or none; the file is created as the runner's store is
+(benchlab/runner/store.py Store.create): built under a temporary name, locked
+through its descriptor and published with link(2), so it is complete from the
+moment its name exists. WAL with synchronous=NORMAL survives the death of the
+process; a power cut may lose the last add, never corrupt the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+
+from benchlab.data.samples import conversion
+from benchlab.errors import InputError, UsageError
+from benchlab.output_file import is_sqlite
+from benchlab.runner.store import _flock, _publish, _remove_stale, _transaction
+
+FORMAT = "benchlab-history"
+SCHEMA_VERSION = 1
+_TABLES = {"history_meta", "commits", "series", "measurements"}
+
+_SCHEMA = """
+CREATE TABLE history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE commits (
+    id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, date TEXT, branch TEXT,
+    added TEXT NOT NULL);
+CREATE TABLE series (
+    id INTEGER PRIMARY KEY, benchmark TEXT NOT NULL, metric TEXT NOT NULL,
+    machine TEXT NOT NULL, unit TEXT NOT NULL, higher_is_better INTEGER,
+    levels TEXT NOT NULL, UNIQUE (benchmark, metric, machine));
+CREATE TABLE measurements (
+    series INTEGER NOT NULL REFERENCES series(id),
+    commit_id INTEGER NOT NULL REFERENCES commits(id),
+    position INTEGER NOT NULL, value REAL NOT NULL, levels TEXT NOT NULL,
+    PRIMARY KEY (series, commit_id, position));
+CREATE INDEX measurements_by_commit ON measurements (commit_id, series);
+"""
+
+
+@dataclass(frozen=True)
+class SeriesData:
+    """One benchmark's measurements of one commit: values in order, each with its level
+    values (one array per level name, highest first)."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    unit: str
+    higher_is_better: bool | None
+    level_names: tuple[str, ...]
+    values: np.ndarray
+    levels: tuple[np.ndarray, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommitResults:
+    """What one commit adds: its id, date (ISO 8601 or None), branch and series."""
+
+    sha: str
+    date: str | None
+    branch: str | None
+    series: tuple[SeriesData, ...]
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    date: str | None
+    branch: str | None
+
+
+@dataclass(frozen=True)
+class Series:
+    """A stored series and its measurements: per row the commit's position in
+    History.commits(), the value, and its level values."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    unit: str
+    higher_is_better: bool | None
+    level_names: tuple[str, ...]
+    commit_index: np.ndarray
+    values: np.ndarray
+    levels: tuple[np.ndarray, ...]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.benchmark, self.metric, self.machine)
+
+
+def normalize_date(text: str | None, what: str = "date") -> str | None:
+    """An ISO 8601 date or time as a UTC timestamp that sorts as text; naive means UTC."""
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        when = datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
+    except ValueError:
+        raise UsageError(f"{what} is not an ISO 8601 date: {text!r} (say 2024-05-01 or "
+                         "2024-05-01T12:00:00Z)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class History:
+    """An open history store: `open` an existing file, or `open_or_create`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self.conn, self.path = conn, path
+
+    # -- opening -----------------------------------------------------------------
+    @classmethod
+    def open_or_create(cls, path: str) -> History:
+        """The store at `path`, created (empty) if no file has that name."""
+        if not os.path.lexists(path):
+            _create(path)
+        return cls.open(path, write=True)
+
+    @classmethod
+    def open(cls, path: str, *, write: bool = False) -> History:
+        """An existing history; a one-line InputError when `path` is not one. Nothing is
+        written to a file before it is known to be a history."""
+        if os.path.isdir(path):
+            raise InputError("is a directory, not a benchlab history", path)
+        if not os.path.exists(path):
+            raise InputError("no such file (benchlab history add creates it)", path)
+        if not is_sqlite(path):
+            raise InputError("not a benchlab history (not a SQLite database)", path)
+        try:
+            if write:
+                conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+            else:
+                from urllib.request import pathname2url
+
+                conn = sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro",
+                                       uri=True, isolation_level=None, timeout=30)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot open the history (SQLite: {exc})", path) from None
+        try:
+            tables = {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if {"benchlab_meta", "trials"} <= tables:
+                raise InputError("a store of `benchlab run`, not a history: give it to "
+                                 "`benchlab history add` as an input", path)
+            if not _TABLES <= tables:
+                raise InputError("not a benchlab history (a SQLite database without its "
+                                 "tables)", path)
+            meta = dict(conn.execute("SELECT key, value FROM history_meta"))
+            if meta.get("format") != FORMAT:
+                raise InputError("not a benchlab history (no benchlab format mark)", path)
+            if int(meta.get("schema_version", "0")) > SCHEMA_VERSION:
+                raise InputError(f"history schema version {meta['schema_version']} is newer "
+                                 "than this benchlab reads; upgrade benchlab", path)
+            if write:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise InputError(f"not a benchlab history (SQLite: {exc})", path) from None
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------
+    def add(self, commits: Sequence[CommitResults], *, replace: bool = False) -> int:
+        """Add every commit's results in one transaction; the number of measurements.
+
+        A commit that already has results of one of the series added is refused
+        unless `replace` (then its old results of those series are deleted first).
+        A commit known with another date or branch, or a series whose unit cannot be
+        converted to the one it was stored in, is refused; nothing is written then.
+        """
+        shas = [c.sha for c in commits]
+        if len(set(shas)) != len(shas):
+            raise InputError(f"commit {_first_twice(shas)!r} is given twice")
+        written = 0
+        try:
+            with _transaction(self.conn) as conn:
+                for c in commits:
+                    written += self._add_one(conn, c, replace)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"cannot write the history (SQLite: {exc})", self.path) from None
+        return written
+
+    def _add_one(self, conn: sqlite3.Connection, c: CommitResults, replace: bool) -> int:
+        date = normalize_date(c.date)
+        row = conn.execute("SELECT id, date, branch FROM commits WHERE sha = ?",
+                           (c.sha,)).fetchone()
+        if row is None:
+            cid = conn.execute("INSERT INTO commits (sha, date, branch, added) VALUES "
+                               "(?, ?, ?, ?)", (c.sha, date, c.branch, _now())).lastrowid
+        else:
+            cid = row[0]
+            if date is not None and row[1] is not None and date != row[1]:
+                raise InputError(f"commit {c.sha!r} is stored with date {row[1]}, not {date}",
+                                 self.path)
+            if c.branch is not None and row[2] is not None and c.branch != row[2]:
+                raise InputError(f"commit {c.sha!r} is stored on branch {row[2]!r}, not "
+                                 f"{c.branch!r}", self.path)
+            if (date and not row[1]) or (c.branch and not row[2]):
+                conn.execute("UPDATE commits SET date = COALESCE(date, ?), branch = "
+                             "COALESCE(branch, ?) WHERE id = ?", (date, c.branch, cid))
+        written = 0
+        for s in c.series:
+            sid, factor = self._series_id(conn, s)
+            if conn.execute("SELECT 1 FROM measurements WHERE series = ? AND commit_id = ? "
+                            "LIMIT 1", (sid, cid)).fetchone():
+                if not replace:
+                    raise InputError(f"commit {c.sha!r} already has results of benchmark "
+                                     f"{s.benchmark!r} ({s.metric}, machine {s.machine}); add "
+                                     "--replace to replace them", self.path)
+                conn.execute("DELETE FROM measurements WHERE series = ? AND commit_id = ?",
+                             (sid, cid))
+            values = np.asarray(s.values, dtype=float) * factor
+            levels = [json.dumps([str(lv[i]) for lv in s.levels]) for i in range(values.size)]
+            conn.executemany(
+                "INSERT INTO measurements (series, commit_id, position, value, levels) "
+                "VALUES (?, ?, ?, ?, ?)",
+                zip([sid] * values.size, [cid] * values.size, range(values.size),
+                    values.tolist(), levels, strict=True))
+            written += values.size
+        return written
+
+    def _series_id(self, conn: sqlite3.Connection, s: SeriesData) -> tuple[int, float]:
+        """The series' id (created on first use) and the factor into its stored unit."""
+        row = conn.execute("SELECT id, unit, levels FROM series WHERE benchmark = ? AND "
+                           "metric = ? AND machine = ?",
+                           (s.benchmark, s.metric, s.machine)).fetchone()
+        if row is None:
+            hib = None if s.higher_is_better is None else int(s.higher_is_better)
+            sid = conn.execute(
+                "INSERT INTO series (benchmark, metric, machine, unit, higher_is_better, "
+                "levels) VALUES (?, ?, ?, ?, ?, ?)",
+                (s.benchmark, s.metric, s.machine, s.unit, hib,
+                 json.dumps(list(s.level_names)))).lastrowid
+            return sid, 1.0
+        sid, unit, names = row
+        factor = conversion(s.unit, unit)
+        if factor is None:
+            raise InputError(f"benchmark {s.benchmark!r} ({s.metric}, {s.machine}) is stored "
+                             f"in {unit or 'no unit'}; its new results in {s.unit or 'no unit'} "
+                             "cannot be converted (give --unit)", self.path)
+        if tuple(json.loads(names)) != tuple(s.level_names):
+            raise InputError(f"benchmark {s.benchmark!r} ({s.metric}, {s.machine}) is stored "
+                             f"with levels {json.loads(names) or 'none'}, these results have "
+                             f"{list(s.level_names) or 'none'} (give --levels)", self.path)
+        return sid, factor
+
+    # -- reading -----------------------------------------------------------------
+    def commits(self) -> list[Commit]:
+        """Every commit, oldest first: by date when every commit has one, else as added."""
+        rows = self.conn.execute("SELECT sha, date, branch, id FROM commits ORDER BY id")
+        found = [(Commit(sha, date, branch), cid) for sha, date, branch, cid in rows]
+        if found and all(c.date is not None for c, _ in found):
+            found.sort(key=lambda item: (item[0].date, item[1]))
+        return [c for c, _ in found]
+
+    def series(self) -> list[Series]:
+        """Every series with its measurements, commits as positions in commits()."""
+        order = {sha: i for i, sha in enumerate(c.sha for c in self.commits())}
+        ids = {cid: order[sha] for cid, sha in self.conn.execute("SELECT id, sha FROM commits")}
+        out = []
+        for sid, bench, metric, machine, unit, hib, names in self.conn.execute(
+                "SELECT id, benchmark, metric, machine, unit, higher_is_better, levels "
+                "FROM series ORDER BY benchmark, metric, machine").fetchall():
+            rows = self.conn.execute("SELECT commit_id, value, levels FROM measurements "
+                                     "WHERE series = ? ORDER BY commit_id, position",
+                                     (sid,)).fetchall()
+            if not rows:
+                continue
+            at = np.array([ids[r[0]] for r in rows], dtype=np.int64)
+            values = np.array([r[1] for r in rows], dtype=float)
+            level_names = tuple(json.loads(names))
+            lv = [json.loads(r[2]) for r in rows]
+            levels = tuple(np.array([x[j] for x in lv], dtype=str)
+                           for j in range(len(level_names)))
+            keep = np.argsort(at, kind="stable")
+            out.append(Series(bench, metric, machine, unit, None if hib is None else bool(hib),
+                              level_names, at[keep], values[keep],
+                              tuple(a[keep] for a in levels)))
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """How many commits, series and measurements the store holds."""
+        one = self.conn.execute
+        return {"commits": one("SELECT COUNT(*) FROM commits").fetchone()[0],
+                "series": one("SELECT COUNT(*) FROM series").fetchone()[0],
+                "measurements": one("SELECT COUNT(*) FROM measurements").fetchone()[0]}
+
+
+def _first_twice(items: Sequence[str]) -> str:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return ""
+
+
+def _create(path: str) -> None:
+    """An empty history at `path`, built aside and published with link(2) (see the module
+    docstring); when another process creates it first, theirs is kept."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UsageError(f"cannot create the history: directory {parent} does not exist", path)
+    _remove_stale(path)
+    tmp = f"{path}.partial-{os.getpid()}.{os.urandom(4).hex()}"
+    lock = None
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+            with _transaction(conn):
+                conn.executemany("INSERT INTO history_meta VALUES (?, ?)",
+                                 [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
+                                  ("created", _now())])
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+        lock = _flock(tmp)  # the inode is ours before its name is public
+        try:
+            _publish(tmp, path)
+        except UsageError:
+            pass  # another process published its history first: that one is used
+    except sqlite3.Error as exc:
+        raise InputError(f"cannot create the history ({exc})", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot create the history: {exc.strerror or exc}", path) from None
+    finally:
+        if lock is not None:
+            lock.close()
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(tmp + suffix):
+                os.unlink(tmp + suffix)
