@@ -197,8 +197,44 @@ def _crafted() -> dict[str, bytes]:
                                 b"BenchmarkA-8   10   2 ns/op\n",
         "gotest_mixed_units.txt": b"BenchmarkA-8 10 1 ns/op\nBenchmarkA-8 10 2 MB/s\n",
         "stdin_like_dash.txt": big.encode(),
+        **_ci_formats(),
     }
     return out
+
+
+def _ci_formats() -> dict[str, bytes]:
+    """pytest-benchmark, Criterion.rs and asv files (issue 14): valid, cut, and malformed."""
+    sort = ["results", "benchmarks.Sorting.time_sort"]
+    criterion = "criterion/fib 20/new/sample.json"
+    return {
+        "pytest_benchmark_data.json": _fixture("pytest_benchmark.json"),
+        "pytest_benchmark_cut50.json": _fixture("pytest_benchmark.json")[:2000],
+        "pytest_benchmark_empty_data.json": _mutate_json(
+            "pytest_benchmark.json", _set(["benchmarks", 0, "stats", "data"], [])),
+        "pytest_benchmark_data_text.json": _mutate_json(
+            "pytest_benchmark.json", _set(["benchmarks", 0, "stats", "data"], ["x", 1])),
+        "pytest_benchmark_no_stats.json": _mutate_json(
+            "pytest_benchmark.json", _pop(["benchmarks", 1, "stats"])),
+        "pytest_benchmark_stats_list.json": _mutate_json(
+            "pytest_benchmark.json", _set(["benchmarks", 0, "stats"], [1.0])),
+        "criterion_sample.json": _fixture(criterion),
+        "criterion_cut50.json": _fixture(criterion)[:300],
+        "criterion_iters_zero.json": _mutate_json(criterion, _set(["iters", 3], 0)),
+        "criterion_empty.json": _json({"sampling_mode": "Linear", "iters": [], "times": []}),
+        "criterion_mismatch.json": _mutate_json(criterion, _set(["times"], [1.0, 2.0])),
+        "criterion_times_text.json": _mutate_json(criterion, _set(["times", 0], "12ns")),
+        "criterion_no_times.json": _mutate_json(criterion, _pop(["times"])),
+        "criterion_iters_object.json": _mutate_json(criterion, _set(["iters"], {"a": 1})),
+        "asv_samples.json": _fixture("asv.json"),
+        "asv_cut50.json": _fixture("asv.json")[:1500],
+        "asv_no_samples.json": _fixture("asv_nosamples.json"),
+        "asv_version1.json": _mutate_json("asv.json", _set(["version"], 1)),
+        "asv_results_list.json": _mutate_json("asv.json", _set(["results"], [])),
+        "asv_samples_text.json": _mutate_json("asv.json", _set([*sort, 11, 0], "x")),
+        "asv_samples_empty.json": _mutate_json("asv.json", _set([*sort, 11, 0], [])),
+        "asv_params_mismatch.json": _mutate_json("asv.json", _set([*sort, 1], [["'numpy'"]])),
+        "asv_params_text.json": _mutate_json("asv.json", _set([*sort, 1], "p")),
+    }
 
 
 def _truncations(files: dict[str, bytes]) -> dict[str, bytes]:
