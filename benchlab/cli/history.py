@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import common
+from benchlab.cli import common, output_options
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -27,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     inner = p.add_subparsers(dest="history_command", metavar="subcommand")
     _add_add(inner)
+    _add_check(inner)
     p.set_defaults(run=noting(run))
 
 
@@ -52,6 +53,33 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
     h.add_argument("--replace", action="store_true",
                    help="replace the results a commit already has (else refused)")
     p.set_defaults(history_run=_run_add)
+
+
+def _add_check(inner: argparse._SubParsersAction) -> None:
+    p = inner.add_parser(
+        "check", help="find the changes along every series, each judged by a ratio CI",
+        description="For every series (benchmark, metric, machine): change points by "
+                    "E-Divisive means on the per-commit means, then the ratio CI of the "
+                    "segment after each one to the segment before it; only changes whose CI "
+                    "clears --threshold are reported.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
+                   help="smallest change of practical interest (default 2%%)")
+    a.add_argument("--seed", type=int, default=0,
+                   help="seed of E-Divisive's permutation test (default 0)")
+    w = a.add_mutually_exclusive_group()
+    w.add_argument("--since", metavar="COMMIT", help="report only changes from this commit on "
+                   "(all the history is still used)")
+    w.add_argument("--last", type=int, metavar="N", help="report only changes in the last N "
+                   "commits (all the history is still used)")
+    o = output_options.add(p, plot=False)
+    o.add_argument("--fail-on", choices=["change", "regression"],
+                   help="exit 1 if a reported change is a regression / any change")
+    p.set_defaults(history_run=_run_check)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,3 +189,34 @@ def _series(args: argparse.Namespace, bench: str, dataset, names: list[str]):
     return SeriesData(bench, dataset.metric or "value", args.machine, unit.name or "",
                       unit.higher_is_better, tuple(names), dataset.values, levels)
 
+
+
+# -- check -----------------------------------------------------------------------------
+def _run_check(args: argparse.Namespace) -> int:
+    from benchlab.history.check import check
+    from benchlab.history.store import History
+
+    confidence = common.confidence(args.confidence)
+    if args.last is not None and args.last < 1:
+        raise UsageError(f"--last must be 1 or more, not {args.last}")
+    output_options.check(args, [args.db])
+    with History.open(args.db) as history:
+        commits = history.commits()
+        series = history.series()
+    since = 0
+    if args.since is not None:
+        found = [i for i, c in enumerate(commits) if c.sha == args.since]
+        if not found:
+            raise UsageError(f"--since: no commit {args.since!r} in {args.db}")
+        since = found[0]
+    elif args.last is not None:
+        since = max(0, len(commits) - args.last)
+    result = check(series, commits, threshold=args.threshold, confidence=confidence,
+                   since=since, seed=args.seed)
+    output_options.emit(args, result, output_options.context(args, "history check",
+                                                             [args.db]), [args.db])
+    if args.fail_on == "change" and result.changes:
+        return 1
+    if args.fail_on == "regression" and any(c.verdict.regression for c in result.changes):
+        return 1
+    return 0

@@ -7,6 +7,7 @@ import benchlab.report.compare_formats  # noqa: F401
 import benchlab.report.csv_format  # noqa: F401
 import benchlab.report.design_formats  # noqa: F401
 import benchlab.report.figures.registered  # noqa: F401
+import benchlab.report.history_formats  # noqa: F401
 import benchlab.report.html_format  # noqa: F401
 import benchlab.report.json_format  # noqa: F401
 import benchlab.report.markdown_rows  # noqa: F401

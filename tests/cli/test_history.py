@@ -1,0 +1,141 @@
+"""`benchlab history add|check|compare` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def write_past(path: Path, levels: dict[str, list[float]], runs: int = 3, per_run: int = 2,
+               noise: float = 0.01, seed: int = 0, dates: bool = True) -> str:
+    """A long table: per commit, benchmark, run and iteration one time; `levels` gives each
+    benchmark's true mean per commit."""
+    rng = np.random.default_rng(seed)
+    lines = ["commit,date,benchmark,run,time"]
+    n = len(next(iter(levels.values())))
+    for c in range(n):
+        for bench, means in levels.items():
+            for r in range(runs):
+                for x in rng.normal(means[c], noise * means[c], per_run):
+                    date = f"2024-01-01T00:{c // 60:02d}:{c % 60:02d}Z" if dates else ""
+                    lines.append(f"c{c:03d},{date},{bench},{r},{x:.6f}")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def bulk(run_cli, csv: str, db: str, *extra: str):
+    return run_cli("history", "add", csv, "--by", "benchmark", "--value", "time", "--unit", "s",
+                   "--levels", "run", "--commit-column", "commit", "--date-column", "date",
+                   "--db", db, *extra)
+
+
+@pytest.fixture
+def shifted(tmp_path, run_cli) -> str:
+    """40 commits; `sort` 5% slower from c025, `parse` unchanged."""
+    csv = write_past(tmp_path / "past.csv", {"sort": [1.0] * 25 + [1.05] * 15,
+                                             "parse": [2.0] * 40})
+    db = str(tmp_path / "h.db")
+    code, out, err = bulk(run_cli, csv, db)
+    assert code == 0 and "added 480 measurements of 2 benchmarks for 40 commits" in out, err
+    return db
+
+
+def test_check_reports_the_change_where_it_starts(run_cli, shifted):
+    code, out, err = run_cli("history", "check", "--db", shifted, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["command"] == "history check" and doc["series"] == 2 and doc["commits"] == 40
+    [change] = doc["changes"]
+    assert (change["benchmark"], change["commit"], change["previous_commit"]) == \
+        ("sort", "c025", "c024")
+    assert change["ratio"]["low"] < 1.05 < change["ratio"]["high"]
+    assert change["ratio"]["low"] > 1.02
+    assert change["verdict"]["outcome"] == "change" and change["verdict"]["regression"]
+    assert (change["commits_before"], change["commits_after"]) == (25, 15)
+
+
+def test_the_ratio_ci_is_that_of_compare_on_the_commit_means(run_cli, shifted, tmp_path):
+    """Each commit is one unit: compare on the per-commit means gives the same interval."""
+    from benchlab.history.check import commit_means
+    from benchlab.history.store import History
+
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--json")
+    ratio = json.loads(out)["changes"][0]["ratio"]
+    with History.open(shifted) as h:
+        sort = next(s for s in h.series() if s.benchmark == "sort")
+    _, means = commit_means(sort)
+    np.savetxt(tmp_path / "before.txt", means[:25])
+    np.savetxt(tmp_path / "after.txt", means[25:])
+    _, out, _ = run_cli("compare", tmp_path / "before.txt", tmp_path / "after.txt", "--json",
+                        "--no-diagnostics")
+    ref = json.loads(out)["comparisons"][0]["ratio"]
+    assert ratio["low"] == pytest.approx(ref["low"], rel=1e-9)
+    assert ratio["high"] == pytest.approx(ref["high"], rel=1e-9)
+
+
+def test_fail_on_and_the_reporting_window(run_cli, shifted):
+    assert run_cli("history", "check", "--db", shifted, "--fail-on", "regression")[0] == 1
+    assert run_cli("history", "check", "--db", shifted, "--fail-on", "change")[0] == 1
+    code, out, _ = run_cli("history", "check", "--db", shifted, "--last", "10", "--json",
+                           "--fail-on", "regression")
+    assert code == 0 and json.loads(out)["changes"] == []
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--since", "c020", "--json")
+    assert [c["commit"] for c in json.loads(out)["changes"]] == ["c025"]
+    code, _, err = run_cli("history", "check", "--db", shifted, "--since", "nope")
+    assert code == 2 and "no commit 'nope'" in err
+
+
+def test_a_change_below_the_threshold_is_not_reported(run_cli, shifted):
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--threshold", "8%", "--json")
+    assert json.loads(out)["changes"] == []
+
+
+def test_a_short_series_is_said_and_reports_nothing(run_cli, tmp_path):
+    csv = write_past(tmp_path / "p.csv", {"sort": [1.0, 1.0, 2.0, 2.0]})
+    db = str(tmp_path / "h.db")
+    bulk(run_cli, csv, db)
+    code, out, _ = run_cli("history", "check", "--db", db)
+    assert code == 0 and "0\n" in out.splitlines()[0] + "\n"
+    assert "4 commits; finding a change needs at least 6" in out
+
+
+def test_every_format_of_check(run_cli, shifted):
+    for fmt in ("text", "markdown", "csv", "html"):
+        code, out, err = run_cli("history", "check", "--db", shifted, "--format", fmt)
+        assert code == 0 and "c025" in out, (fmt, err)
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--format", "csv")
+    assert out.splitlines()[0].startswith("table,benchmark,metric,term,estimate,low,high")
+
+
+def test_add_refuses_a_second_add_and_a_commit_with_two_dates(run_cli, tmp_path):
+    csv = write_past(tmp_path / "p.csv", {"sort": [1.0] * 3})
+    db = str(tmp_path / "h.db")
+    assert bulk(run_cli, csv, db)[0] == 0
+    code, _, err = bulk(run_cli, csv, db)
+    assert code == 2 and "already has results" in err and "--replace" in err
+    assert bulk(run_cli, csv, db, "--replace")[0] == 0
+    text = Path(csv).read_text().replace("c001,2024-01-01T00:00:01Z,sort,1",
+                                         "c001,2024-01-01T00:00:09Z,sort,1")
+    (tmp_path / "twice.csv").write_text(text)
+    code, _, err = bulk(run_cli, str(tmp_path / "twice.csv"), str(tmp_path / "new.db"))
+    assert code == 2 and "commit 'c001' is given with different dates" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_add_one_commit_and_a_corrupt_db(run_cli, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("1.0\n1.1\n0.9\n")
+    db = tmp_path / "h.db"
+    code, out, err = run_cli("history", "add", one, "--db", db, "--commit", "abc",
+                             "--unit", "ms")
+    assert code == 0 and "added 3 measurements of 1 benchmark for commit abc" in out, err
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"not sqlite at all")
+    code, _, err = run_cli("history", "add", one, "--db", bad, "--commit", "abc")
+    assert code == 2 and "not a benchlab history" in err and len(err.splitlines()) == 1
+    assert bad.read_bytes() == b"not sqlite at all"
+    code, _, err = run_cli("history", "add", one, "--db", db)
+    assert code == 2 and "--commit SHA, or --commit-column" in err
