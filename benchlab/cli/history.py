@@ -28,6 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     inner = p.add_subparsers(dest="history_command", metavar="subcommand")
     _add_add(inner)
     _add_check(inner)
+    _add_compare(inner)
     p.set_defaults(run=noting(run))
 
 
@@ -80,6 +81,27 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
     o.add_argument("--fail-on", choices=["change", "regression"],
                    help="exit 1 if a reported change is a regression / any change")
     p.set_defaults(history_run=_run_check)
+
+
+def _add_compare(inner: argparse._SubParsersAction) -> None:
+    p = inner.add_parser(
+        "compare", help="compare a head commit with its branch's baseline (a PR check)",
+        description="The head commit's results against the baseline segment of its branch "
+                    "(the commits since the last confirmed change), benchmark by benchmark, "
+                    "with compare's suite table and family-wise (Holm) decisions.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--head", required=True, metavar="SHA", help="the commit to check")
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
+                   help="smallest change of practical interest (default 2%%)")
+    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    o = output_options.add(p, plot=False)
+    o.add_argument("--fail-on", choices=["change", "regression"],
+                   help="exit 1 if a verdict is a change / a change in the bad direction")
+    p.set_defaults(history_run=_run_compare)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -218,5 +240,37 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.fail_on == "change" and result.changes:
         return 1
     if args.fail_on == "regression" and any(c.verdict.regression for c in result.changes):
+        return 1
+    return 0
+
+
+# -- compare ---------------------------------------------------------------------------
+def _run_compare(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from benchlab.errors import InputError
+    from benchlab.history.compare import compare_head
+    from benchlab.history.store import History
+
+    confidence = common.confidence(args.confidence)
+    output_options.check(args, [args.db])
+    with History.open(args.db) as history:
+        commits = history.commits()
+        series = history.series()
+    if args.head not in {c.sha for c in commits}:
+        raise UsageError(f"--head: no commit {args.head!r} in {args.db}")
+    try:
+        result, notes = compare_head(series, commits, args.head, threshold=args.threshold,
+                                     confidence=confidence, seed=args.seed)
+    except InputError as exc:
+        exc.where = exc.where or args.db
+        raise
+    result = replace(result, notes=(*notes, *result.notes))
+    output_options.emit(args, result, output_options.context(args, "history compare",
+                                                             [args.db]), [args.db])
+    verdicts = [c.verdict for _, r in result.benchmarks for c in r.comparisons]
+    if args.fail_on == "change" and any(v.outcome == "change" for v in verdicts):
+        return 1
+    if args.fail_on == "regression" and any(v.regression for v in verdicts):
         return 1
     return 0

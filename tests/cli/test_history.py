@@ -139,3 +139,29 @@ def test_add_one_commit_and_a_corrupt_db(run_cli, tmp_path):
     assert bad.read_bytes() == b"not sqlite at all"
     code, _, err = run_cli("history", "add", one, "--db", db)
     assert code == 2 and "--commit SHA, or --commit-column" in err
+
+
+def test_compare_uses_the_segment_since_the_last_change(run_cli, shifted, tmp_path):
+    """The head of `sort` is 4% above the level since c025 (9% above the old level): the
+    baseline is c025..c039, so the ratio is near 1.04, and family-wise decisions apply."""
+    rng = np.random.default_rng(9)
+    lines = ["benchmark,run,time"]
+    for bench, mean in (("sort", 1.05 * 1.04), ("parse", 2.0)):
+        lines += [f"{bench},{r},{x:.6f}" for r in range(3) for x in rng.normal(mean, 0.01, 2)]
+    head = tmp_path / "head.csv"
+    head.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli("history", "add", head, "--by", "benchmark", "--value", "time",
+                           "--levels", "run", "--unit", "s", "--db", shifted, "--commit", "h",
+                           "--date", "2024-02-01")
+    assert code == 0, err
+    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json",
+                             "--fail-on", "regression")
+    assert code == 1, err
+    doc = json.loads(out)
+    assert "sort: baseline 15 commits from c025" in doc["notes"]
+    rows = {b["benchmark"]: b for b in doc["benchmarks"]}
+    ratio = rows["sort"]["comparisons"][0]["ratio"]
+    assert ratio["low"] < 1.04 < ratio["high"] and ratio["low"] > 1.02
+    assert rows["parse"]["comparisons"][0]["verdict"]["outcome"] != "change"
+    code, _, err = run_cli("history", "compare", "--db", shifted, "--head", "nope")
+    assert code == 2 and "no commit 'nope'" in err
