@@ -15,7 +15,7 @@ from typing import Any
 
 FORMATS = ("text", "markdown", "json", "csv", "html")
 
-_RENDERERS: dict[tuple[str, type], Callable[[Any, RenderContext], Any]] = {}
+_RENDERERS: dict[tuple[str, type | str], Callable[[Any, RenderContext], Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,10 @@ class RenderContext:
         return self.options.get(name, default)
 
 
-def renders(fmt: str, *types: type) -> Callable:
-    """Register the decorated function as the `fmt` renderer of `types`."""
+def renders(fmt: str, *types: type | str) -> Callable:
+    """Register the decorated function as the `fmt` renderer of `types`: classes, or their
+    "module.QualName" (so a renderer module need not import what it renders until it
+    runs: report/json_format.py covers every analysis and stays cheap to import)."""
     if fmt not in FORMATS and fmt not in ("rows", "figure"):
         raise ValueError(f"unknown format {fmt!r}")
 
@@ -49,12 +51,14 @@ def renders(fmt: str, *types: type) -> Callable:
 def renderer(fmt: str, result: Any) -> Callable[[Any, RenderContext], Any]:
     """The renderer of `fmt` for `result`'s type or its nearest registered base class."""
     # The one upward import of the layers, made on first use and allowed by
-    # tests/test_architecture.py: it registers report/'s renderers, so that a result
-    # prints without its caller importing report/ (and `import benchlab` stays light).
-    import benchlab.report.renderers  # noqa: F401
+    # tests/test_architecture.py: it registers the renderers this format and type need
+    # (only those: start-up), so a result prints without its caller importing report/.
+    import benchlab.report.renderers
 
+    benchlab.report.renderers.load(fmt, type(result))
     for kind in type(result).__mro__:
-        function = _RENDERERS.get((fmt, kind))
+        function = (_RENDERERS.get((fmt, kind))
+                    or _RENDERERS.get((fmt, f"{kind.__module__}.{kind.__qualname__}")))
         if function is not None:
             return function
     raise LookupError(f"no {fmt} rendering for {type(result).__name__}")

@@ -6,71 +6,77 @@ Each document keeps the keys its command has always printed (docs/<command>.md);
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from benchlab import __version__
-from benchlab.design.factorial import Design
 from benchlab.result import RenderContext, renders
-from benchlab.stats.anova import AnovaResult
-from benchlab.stats.compare import CompareResult
-from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
-from benchlab.stats.qreg import QregResult
-from benchlab.stats.suite import SuiteResult
 from benchlab.units import make_unit
+
+# The types are named, not imported: this module serves every analysis, and a plain
+# compare must not import anova, qreg or the protocols to print its JSON.
+if TYPE_CHECKING:  # pragma: no cover
+    from benchlab.design.factorial import Design
+    from benchlab.stats.anova import AnovaResult
+    from benchlab.stats.compare import CompareResult
+    from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
+    from benchlab.stats.qreg import QregResult
+    from benchlab.stats.suite import SuiteResult
 
 
 def _num(v: float | None) -> float | None:
     return None if v is None or not np.isfinite(v) else float(v)
 
 
-@renders("json", CompareResult)
+@renders("json", "benchlab.stats.compare.CompareResult")
 def compare_json(result: CompareResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.document import comparison_document
 
     return comparison_document(result)
 
 
-@renders("json", SuiteResult)
+@renders("json", "benchlab.stats.suite.SuiteResult")
 def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.suite import suite_document
 
     return suite_document(result)
 
 
-@renders("json", AnovaResult)
+@renders("json", "benchlab.stats.anova.AnovaResult")
 def anova_json(result: AnovaResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.anova import anova_document
 
     return anova_document(result)
 
 
-@renders("json", Design)
+@renders("json", "benchlab.design.factorial.Design")
 def design_json(result: Design, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.design import design_document
 
     return design_document(result)
 
 
-@renders("json", SpeedupTestResult, SpeedupSuite)
+@renders("json", "benchlab.stats.protocols.SpeedupTestResult",
+         "benchlab.stats.protocols.SpeedupSuite")
 def speedup_json(result: SpeedupTestResult | SpeedupSuite,
                  context: RenderContext) -> dict[str, Any]:
     from benchlab.report.protocols import test_document
+    from benchlab.stats.protocols import SpeedupSuite
 
     first = result.benchmarks[0][1] if isinstance(result, SpeedupSuite) else result
     return test_document(result.protocol, result.alpha,
                          make_unit(None, first.higher_is_better), [result], [])
 
 
-@renders("json", KruskalResult)
+@renders("json", "benchlab.stats.protocols.KruskalResult")
 def kruskal_json(result: KruskalResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.protocols import test_document
 
     return test_document("kruskal", result.alpha, make_unit(None), result, [])
 
 
-@renders("json", QregResult)
+@renders("json", "benchlab.stats.qreg.QregResult")
 def qreg_json(result: QregResult, context: RenderContext) -> dict[str, Any]:
     """The document of `benchlab qreg --json` (keys in docs/qreg.md)."""
     rows = []

@@ -1,18 +1,67 @@
-"""Import every format module so its renderers are registered (benchlab.result.render).
+"""Which report/ modules register the renderers of a format and a result type, imported
+on first use (benchlab.result.renderer calls `load`).
 
-One line per module, in alphabetical order: a new format module adds its line here.
+Start-up: a plain `benchlab compare` must not import the renderers — and with them the
+statistics — of every other analysis, nor the figures or the HTML page. So each family
+of result types names its modules, and the formats that serve every type (CSV from
+rows, Markdown from rows, HTML, figures) load only when asked for. A type whose module
+is not listed loads everything. A new format module adds its line to FORMATS or
+FAMILIES below.
 """
 
-import benchlab.report.compare_formats  # noqa: F401
-import benchlab.report.csv_format  # noqa: F401
-import benchlab.report.design_formats  # noqa: F401
-import benchlab.report.figures.registered  # noqa: F401
-import benchlab.report.history_formats  # noqa: F401
-import benchlab.report.html_format  # noqa: F401
-import benchlab.report.json_format  # noqa: F401
-import benchlab.report.markdown_rows  # noqa: F401
-import benchlab.report.metrics_formats  # noqa: F401
-import benchlab.report.model_formats  # noqa: F401
-import benchlab.report.power_formats  # noqa: F401
-import benchlab.report.summary_formats  # noqa: F401
-import benchlab.report.test_formats  # noqa: F401
+from __future__ import annotations
+
+import importlib
+
+# Modules every type may need for one format.
+FORMATS: dict[str, tuple[str, ...]] = {
+    "json": ("benchlab.report.json_format",),
+    "csv": ("benchlab.report.csv_format",),
+    "markdown": ("benchlab.report.markdown_rows",),
+    "html": ("benchlab.report.html_format",),
+    "figure": ("benchlab.report.figures.registered",),
+}
+# The modules that render the result types defined in a module (every format).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "benchlab.stats.compare": ("benchlab.report.compare_formats",),
+    "benchlab.stats.suite": ("benchlab.report.compare_formats",),
+    "benchlab.stats.metrics": ("benchlab.report.metrics_formats",
+                               "benchlab.report.compare_formats"),
+    "benchlab.stats.blocks": ("benchlab.report.store_design_formats",
+                              "benchlab.report.compare_formats"),
+    "benchlab.stats.summary": ("benchlab.report.summary_formats",),
+    "benchlab.stats.hierarchy": ("benchlab.report.summary_formats",),
+    "benchlab.stats.anova": ("benchlab.report.model_formats",),
+    "benchlab.stats.qreg": ("benchlab.report.model_formats",),
+    "benchlab.design.factorial": ("benchlab.report.design_formats",),
+    "benchlab.stats.protocols": ("benchlab.report.test_formats",),
+    "benchlab.stats.power": ("benchlab.report.power_formats",),
+    "benchlab.history.check": ("benchlab.report.history_formats",),
+    "benchlab.history.compare": ("benchlab.report.history_formats",),
+}
+EVERYTHING = tuple(sorted({m for mods in (*FORMATS.values(), *FAMILIES.values())
+                           for m in mods}))
+_loaded: set[tuple[str, type]] = set()
+
+
+def _import(names) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a module that exists but fails to import: a real error
+                raise
+
+
+def load(fmt: str, kind: type) -> None:
+    """Import the modules that register `fmt` renderers for `kind` (once per pair)."""
+    if (fmt, kind) in _loaded:
+        return
+    _import(FORMATS.get(fmt, ()))
+    modules = [FAMILIES.get(k.__module__) for k in kind.__mro__ if k is not object]
+    known = [m for m in modules if m is not None]
+    if not known and kind.__module__ != "benchlab.result":
+        _import(EVERYTHING)  # an unlisted type: every renderer, as safe as it is slow
+    for names in known:
+        _import(names)
+    _loaded.add((fmt, kind))
