@@ -224,7 +224,7 @@ def test_criterion_truncated_and_bad_benchmark_json(tmp_path):
 
 def test_a_directory_without_criterion_results_is_refused(tmp_path):
     (tmp_path / "x.txt").write_text("1\n2\n")
-    assert "no new/sample.json" in refused(tmp_path)
+    assert "is a directory, not a file (nor Criterion.rs results" in refused(tmp_path)
 
 
 # asv -------------------------------------------------------------------------------------

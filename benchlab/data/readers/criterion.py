@@ -78,8 +78,8 @@ def read_directory(path: str, *, metric: str | None = None, **_: object) -> Data
                              path)
         rows.add(_per_iteration(source), {"benchmark": name})
     if not names:
-        raise InputError("is a directory without Criterion.rs results (no new/sample.json "
-                         "below it); give a measurement file, or target/criterion", path)
+        raise InputError("is a directory, not a file (nor Criterion.rs results: no "
+                         "new/sample.json below it)", path)
     return _dataset(rows, Source(path, ()))
 
 
