@@ -97,12 +97,13 @@ def _pvalue(z: np.ndarray, observed: float, min_size: int, permutations: int,
 
 
 def e_divisive(values, *, min_size: int = 3, significance: float = 0.05,
-               permutations: int = 199, seed: int | None = 0) -> ChangePoints:
+               permutations: int = 199, seed=0) -> ChangePoints:
     """Change points of `values` by E-Divisive means (alpha = 1), see the module docstring.
 
     min_size: fewest values a segment may have (a change needs at least this many
     commits on each side). significance: the permutation test's level; the search
-    stops at the first candidate it does not reject. seed: the permutations' seed.
+    stops at the first candidate it does not reject. seed: the permutations' seed (an int,
+    None, or a numpy Generator).
     """
     z = np.asarray(values, dtype=float)
     if z.ndim != 1:
