@@ -1,4 +1,4 @@
-"""`benchlab history add|check|compare`: results across commits (docs/history.md)."""
+"""`benchlab history add|check|compare|show`: results across commits (docs/history.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ EXAMPLE = """examples:
       --date-column date --db history.db
   benchlab history check --db history.db --threshold 2% --fail-on regression
   benchlab history compare --db history.db --head 9b1e004 --format markdown
+  benchlab history show --db history.db --benchmark sort --last 100 --plot sort.svg
 """
 
 
@@ -29,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_add(inner)
     _add_check(inner)
     _add_compare(inner)
+    _add_show(inner)
     p.set_defaults(run=noting(run))
 
 
@@ -71,7 +73,7 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
     a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
                    help="smallest change of practical interest (default 2%%)")
     a.add_argument("--seed", type=int, default=0,
-                   help="seed of E-Divisive's permutation test (default 0)")
+                   help="random seed (default 0; E-Divisive's default t-test draws none)")
     w = a.add_mutually_exclusive_group()
     w.add_argument("--since", metavar="COMMIT", help="report only changes from this commit on "
                    "(all the history is still used)")
@@ -104,10 +106,31 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
     p.set_defaults(history_run=_run_compare)
 
 
+def _add_show(inner: argparse._SubParsersAction) -> None:
+    p = inner.add_parser(
+        "show", help="show every series: means per commit with CIs, and its changes",
+        description="Each series' per-commit means with their CIs and the changes `history "
+                    "check` confirms: a sparkline in text and Markdown, every commit in JSON "
+                    "and CSV, a timeline per benchmark with --plot and in --format html.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--benchmark", metavar="NAME", help="show this benchmark only")
+    p.add_argument("--last", type=int, metavar="N", help="show the last N commits only (the "
+                   "changes are still found on the whole history)")
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
+                   help="smallest change of practical interest (default 2%%)")
+    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    output_options.add(p)
+    p.set_defaults(history_run=_run_show)
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "history_run", None) is None:
-        raise UsageError("history needs a subcommand: add, check or compare (see benchlab "
-                         "history --help)")
+        raise UsageError("history needs a subcommand: add, check, compare or show (see "
+                         "benchlab history --help)")
     return args.history_run(args)
 
 
@@ -273,4 +296,25 @@ def _run_compare(args: argparse.Namespace) -> int:
         return 1
     if args.fail_on == "regression" and any(v.regression for v in verdicts):
         return 1
+    return 0
+
+
+# -- show ------------------------------------------------------------------------------
+def _run_show(args: argparse.Namespace) -> int:
+    from benchlab.history.show import show
+    from benchlab.history.store import History
+
+    confidence = common.confidence(args.confidence)
+    if args.last is not None and args.last < 1:
+        raise UsageError(f"--last must be 1 or more, not {args.last}")
+    output_options.check(args, [args.db])
+    with History.open(args.db) as history:
+        commits = history.commits()
+        series = history.series()
+    if args.benchmark is not None and args.benchmark not in {s.benchmark for s in series}:
+        raise UsageError(f"--benchmark: no benchmark {args.benchmark!r} in {args.db}")
+    result = show(series, commits, benchmark=args.benchmark, last=args.last,
+                  threshold=args.threshold, confidence=confidence, seed=args.seed)
+    output_options.emit(args, result, output_options.context(args, "history show",
+                                                             [args.db]), [args.db])
     return 0

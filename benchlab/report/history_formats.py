@@ -1,5 +1,7 @@
-"""Text, JSON and tidy rows of `history check` (keys in docs/history.md); Markdown and
-HTML come from the generic renderers of the rows (report/markdown_rows.py, html_format.py)."""
+"""Text, JSON, tidy rows and Markdown of `history check` (its HTML from the generic renderer
+of the rows, html_format.py), and every format of `history show`: a sparkline per series in
+text and Markdown, its HTML timeline through the figure (report/figures/history.py). Keys in
+docs/history.md."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 from benchlab import __version__
 from benchlab.escape import terminal
 from benchlab.history.check import Change, HistoryCheck
+from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
 from benchlab.result import RenderContext, renders
 
 
@@ -84,3 +87,142 @@ def check_markdown(result: HistoryCheck, context: RenderContext) -> str:
     body = rows_markdown(result, context) if result.changes else ""
     notes = "".join(f"- {md(n)}\n" for n in result.notes)
     return "\n\n".join(part.rstrip("\n") for part in (head, body, notes) if part) + "\n"
+
+
+# -- history show ------------------------------------------------------------------------
+BLOCKS = "▁▂▃▄▅▆▇█"
+WIDTH = 64  # sparkline characters at most: longer series are averaged in equal bins
+
+
+def sparkline(values: list[float], marks: list[int], width: int = WIDTH) -> tuple[str, str]:
+    """The values as unicode blocks (min to max of the series) and, under them, a line with
+    ^ below each position in `marks`; more values than `width` are averaged in bins."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    bins = np.minimum(np.arange(x.size) * min(width, x.size) // max(x.size, 1),
+                      width - 1)
+    size = int(bins[-1]) + 1 if x.size else 0
+    binned = np.bincount(bins, weights=x, minlength=size) / np.bincount(bins, minlength=size)
+    lo, hi = (float(binned.min()), float(binned.max())) if size else (0.0, 0.0)
+    span = hi - lo
+    level = (np.zeros(size, dtype=int) if not span > 0 else
+             np.minimum((binned - lo) / span * len(BLOCKS), len(BLOCKS) - 1).astype(int))
+    under = [" "] * size
+    for m in marks:
+        under[int(bins[m])] = "^"
+    return "".join(BLOCKS[i] for i in level), "".join(under).rstrip()
+
+
+def _point_document(p: CommitPoint) -> dict[str, Any]:
+    return {"commit": p.commit, "date": p.date, "mean": _num(p.mean), "low": _num(p.low),
+            "high": _num(p.high), "n": p.n}
+
+
+@renders("json", HistoryShow)
+def show_json(result: HistoryShow, context: RenderContext) -> dict[str, Any]:
+    return {"benchlab_version": __version__, "command": "history show",
+            "seed": result.seed, "threshold": result.threshold, "confidence": result.confidence,
+            "commits": result.commits,
+            "series": [{"benchmark": v.benchmark, "metric": v.metric, "machine": v.machine,
+                        "unit": v.unit or None,
+                        "commits": [_point_document(p) for p in v.points],
+                        "changes": [_change_document(c) for c in v.changes]}
+                       for v in result.series],
+            "notes": list(result.notes)}
+
+
+def _marks(v: SeriesView) -> list[int]:
+    where = {p.commit: i for i, p in enumerate(v.points)}
+    return [where[c.commit] for c in v.changes]
+
+
+def _series_head(v: SeriesView) -> str:
+    last = v.points[-1]
+    unit = f" {v.unit}" if v.unit else ""
+    return (f"{v.benchmark} ({v.metric}, {v.machine}): {len(v.points)} commits "
+            f"{v.points[0].commit} .. {last.commit}, last mean {last.mean:.6g}{unit}, "
+            f"{len(v.changes)} change{'s' if len(v.changes) != 1 else ''}")
+
+
+@renders("text", HistoryShow)
+def show_text(result: HistoryShow, context: RenderContext) -> str:
+    lines = []
+    for v in result.series:
+        spark, under = sparkline([p.mean for p in v.points], _marks(v))
+        lines += [terminal(_series_head(v)), f"  {spark}"]
+        if under:
+            lines.append(f"  {under}")
+        lines += [f"  ^ from {terminal(c.commit)}: ratio {_ratio_text(c)}: "
+                  f"{terminal(c.verdict.text)}" for c in v.changes]
+    if not result.series:
+        lines.append("no series to show")
+    lines.append(f"means per commit (min to max of each line, averaged over "
+                 f"{WIDTH} bins when longer); ^ a change beyond "
+                 f"±{100 * result.threshold:g}% at {100 * result.confidence:g}% confidence")
+    lines += [f"note: {terminal(n)}" for n in result.notes]
+    return "\n".join(lines) + "\n"
+
+
+@renders("rows", HistoryShow)
+def show_rows(result: HistoryShow, context: RenderContext) -> list[dict[str, Any]]:
+    rows = []
+    for v in result.series:
+        starts = {c.commit for c in v.changes}
+        rows += [{"table": "commits", "benchmark": v.benchmark, "metric": v.metric,
+                  "machine": v.machine, "commit": p.commit, "date": p.date, "term": "mean",
+                  "estimate": _num(p.mean), "low": _num(p.low), "high": _num(p.high),
+                  "confidence": result.confidence, "n": p.n, "change": p.commit in starts}
+                 for p in v.points]
+    return rows
+
+
+@renders("markdown", HistoryShow)
+def show_markdown(result: HistoryShow, context: RenderContext) -> str:
+    """Per series its line, the sparkline in a code span and its changes as a list."""
+    from benchlab.escape import markdown as md
+
+    parts = []
+    for v in result.series:
+        spark, _ = sparkline([p.mean for p in v.points], _marks(v))
+        lines = [f"**{md(v.benchmark)}** ({md(v.metric)}, {md(v.machine)}): "
+                 f"{len(v.points)} commits, last mean {v.points[-1].mean:.6g}"
+                 f"{' ' + md(v.unit) if v.unit else ''} `{spark}`"]
+        lines += [f"- from `{md(c.commit)}` (after `{md(c.previous_commit)}`): ratio "
+                  f"{_ratio_text(c)}: {md(c.verdict.text)}" for c in v.changes]
+        parts.append("\n\n".join([lines[0], "\n".join(lines[1:])]) if len(lines) > 1
+                     else lines[0])
+    notes = "".join(f"- {md(n)}\n" for n in result.notes)
+    return "\n\n".join(p.rstrip("\n") for p in (*parts, notes) if p) + "\n"
+
+
+@renders("html", HistoryShow)
+def show_html(result: HistoryShow, context: RenderContext) -> str:
+    """Per series a heading, its timeline (the figure as inline SVG when matplotlib is
+    installed) and its changes as a table."""
+    from benchlab.report.figures import svg_text
+    from benchlab.report.html_format import _wrap, cell, esc, table, warnings_list
+
+    try:
+        import matplotlib  # noqa: F401
+        figures = True
+    except ModuleNotFoundError:
+        figures = False
+    parts = [f"<h3>history show: {len(result.series)} series over {result.commits} "
+             "commits</h3>"]
+    for v in result.series:
+        parts.append(f"<h4>{esc(_series_head(v))}</h4>")
+        if figures:
+            one = HistoryShow((v,), result.threshold, result.confidence, result.commits)
+            parts.append(f"<figure>{_svg_body(svg_text(one, context))}</figure>")
+        if v.changes:
+            parts.append(table(["from", "after", "ratio", "verdict"], [
+                [cell(c.commit), cell(c.previous_commit), cell(_ratio_text(c), cls="num"),
+                 cell(c.verdict.text)] for c in v.changes]))
+    parts.append(warnings_list(result.notes, "notes") if result.notes else "")
+    return _wrap("history", "history show", "\n".join(p for p in parts if p), context)
+
+
+def _svg_body(svg: str) -> str:
+    """The <svg> element of an SVG document (no XML declaration or doctype)."""
+    return svg[svg.find("<svg"):]

@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.stats.power": ("benchlab.report.power_formats",),
     "benchlab.history.check": ("benchlab.report.history_formats",),
     "benchlab.history.compare": ("benchlab.report.history_formats",),
+    "benchlab.history.show": ("benchlab.report.history_formats",),
 }
 EVERYTHING = tuple(sorted({m for mods in (*FORMATS.values(), *FAMILIES.values())
                            for m in mods}))

@@ -165,3 +165,84 @@ def test_compare_uses_the_segment_since_the_last_change(run_cli, shifted, tmp_pa
     assert rows["parse"]["comparisons"][0]["verdict"]["outcome"] != "change"
     code, _, err = run_cli("history", "compare", "--db", shifted, "--head", "nope")
     assert code == 2 and "no commit 'nope'" in err
+
+
+# -- history show ----------------------------------------------------------------------
+def test_show_json_gives_every_commit_with_the_t_interval_of_its_runs(run_cli, shifted):
+    """Each commit's mean and CI from its run means, checked with scipy's t interval."""
+    from scipy import stats
+
+    from benchlab.history.store import History
+
+    code, out, err = run_cli("history", "show", "--db", shifted, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["command"] == "history show" and doc["commits"] == 40
+    by_name = {s["benchmark"]: s for s in doc["series"]}
+    assert [c["commit"] for c in by_name["sort"]["changes"]] == ["c025"]
+    assert by_name["parse"]["changes"] == []
+    with History.open(shifted) as h:
+        sort = next(s for s in h.series() if s.benchmark == "sort")
+    for c in (0, 31):
+        mask = sort.commit_index == c
+        runs = [sort.values[mask][sort.levels[0][mask] == r].mean() for r in "012"]
+        low, high = stats.t.interval(0.95, 2, loc=np.mean(runs), scale=stats.sem(runs))
+        point = by_name["sort"]["commits"][c]
+        assert point["commit"] == f"c{c:03d}" and point["n"] == 3
+        assert point["mean"] == pytest.approx(np.mean(runs), rel=1e-12)
+        assert (point["low"], point["high"]) == (pytest.approx(low, rel=1e-10),
+                                                 pytest.approx(high, rel=1e-10))
+
+
+def test_show_text_has_a_sparkline_with_the_change_marked(run_cli, shifted):
+    code, out, err = run_cli("history", "show", "--db", shifted, "--benchmark", "sort")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("sort (value, default): 40 commits c000 .. c039")
+    spark, marks = lines[1].strip(), lines[2]
+    assert len(spark) == 40 and set(spark) <= set("▁▂▃▄▅▆▇█")
+    assert max(spark[:25]) < min(spark[25:])  # the 5% step stands out of 1% noise
+    assert marks.index("^") == 2 + 25
+    assert "parse" not in out
+
+
+def test_show_last_and_csv_rows(run_cli, shifted):
+    import csv
+    import io
+
+    code, out, err = run_cli("history", "show", "--db", shifted, "--last", "20", "--format",
+                             "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 40 and {r["benchmark"] for r in rows} == {"sort", "parse"}
+    sort = [r for r in rows if r["benchmark"] == "sort"]
+    assert sort[0]["commit"] == "c020" and [r["commit"] for r in sort
+                                           if r["change"] == "True"] == ["c025"]
+    # the change at c025 is found on the whole history and still shown from c020 on
+    code, out, _ = run_cli("history", "show", "--db", shifted, "--last", "10", "--json")
+    assert [s["changes"] for s in json.loads(out)["series"]] == [[], []]
+
+
+def test_show_markdown_html_and_plot(run_cli, shifted, tmp_path):
+    code, out, err = run_cli("history", "show", "--db", shifted, "--format", "markdown")
+    assert code == 0, err
+    assert "**sort**" in out and "- from `c025` (after `c024`)" in out
+    plot, page = tmp_path / "t.svg", tmp_path / "t.html"
+    code, out, err = run_cli("history", "show", "--db", shifted, "--format", "html", "-o",
+                             page, "--plot", plot)
+    assert code == 0, err
+    html = page.read_text()
+    import re
+
+    assert html.count("<svg") == 2 and "c025" in html
+    assert not re.search(r'(src|href)="https?:', html)  # nothing fetched
+    assert plot.read_text().startswith("<?xml") and "c024" in plot.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--benchmark", "nope"), "--benchmark: no benchmark 'nope'"),
+    (("--last", "0"), "--last must be 1 or more"),
+])
+def test_show_bad_input_is_one_line(run_cli, shifted, args, message):
+    code, out, err = run_cli("history", "show", "--db", shifted, *args)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

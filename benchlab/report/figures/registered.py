@@ -6,6 +6,7 @@ matplotlib is not imported by any of them until a figure is drawn.
 
 import benchlab.report.figures.compare  # noqa: F401
 import benchlab.report.figures.hierarchy  # noqa: F401
+import benchlab.report.figures.history  # noqa: F401
 import benchlab.report.figures.models  # noqa: F401
 import benchlab.report.figures.power  # noqa: F401
 import benchlab.report.figures.protocols  # noqa: F401
