@@ -38,6 +38,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "else a drawn one, printed and stored)")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop at the first failed trial (exit 1); default: record it, go on")
+    p.add_argument("--cluster", metavar="tcp://HOST:PORT|local:N",
+                   help="run the trials on Dask workers: a scheduler's address (workers "
+                        "started with benchlab worker), or N workers started on this machine; "
+                        "the store stays here (docs/cluster.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.set_defaults(run=run)
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_experiment(
             args.experiment, store, seed=args.seed, resume=args.resume,
-            fail_fast=args.fail_fast, progress=progress,
+            fail_fast=args.fail_fast, progress=progress, cluster=args.cluster,
             argv=["benchlab", "run", *sys.argv[2:]],
             warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished trial is in the store

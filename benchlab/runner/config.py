@@ -25,6 +25,7 @@ TIME_METRICS = (("wall", "s"), ("user", "s"), ("sys", "s"), ("maxrss", "B"))
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 _HEADER = re.compile(r"^\s*\[\[?\s*[A-Za-z0-9_\"'-][^\],]*\]\]?\s*(#.*)?$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_MACHINE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
 MAX_INT = 2**63 - 1  # TOML's integers are 64-bit signed
 MAX_TIMEOUT = 7 * 86400.0  # a timeout beyond a week is a typo (and poll(2) waits < 2**31 ms)
@@ -93,6 +94,15 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class Machines:
+    """The [machines] table: the machines an experiment runs on (docs/cluster.md). With role
+    "factor" the machine is a factor named `machine` (every cell runs on every machine)."""
+
+    names: tuple[str, ...]
+    role: str  # "factor" (or "level": not yet)
+
+
+@dataclass(frozen=True)
 class Experiment:
     path: str
     text: str
@@ -118,6 +128,7 @@ class Experiment:
     prepare: Command | None = None
     cpus: tuple[int, ...] | None = None
     stop: Stop | None = None
+    machines: Machines | None = None
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
@@ -353,11 +364,14 @@ def _show(value: Any) -> str:
 _TOP = dict.fromkeys((
     "name", "seed", "order", "builds", "executions", "iterations", "timeout", "build_timeout",
     "baseline", "cwd", "env", "shell", "setup", "teardown", "prepare", "cpus", "warmup",
-    "measure", "factors", "alternatives", "stop_when"), "")
+    "measure", "factors", "alternatives", "stop_when", "machines"), "")
 _ALTERNATIVE = {"command": "", "build": "", "shell": "", "env": "", "cwd": ""}
 _WARMUP = {"executions": "", "iterations": ""}
 _MEASURE = {"regex": "", "json": "", "unit": ""}
 _STOP = {"halfwidth": "", "max_time": "", "metric": "", "confidence": ""}
+_MACHINES = {"names": "", "role": ""}
+MACHINE_ROLES = ("factor", "level")
+MACHINE_FACTOR = "machine"
 
 
 def load_experiment(path: str) -> Experiment:
@@ -408,6 +422,9 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     cwd = r.directory(cwd, ("cwd",), base_dir) if cwd else base_dir
 
     factors = _factors(r, doc.get("factors", {}))
+    machines = _machines(r, doc, factors)
+    if machines is not None:  # role "factor": the machine is one more factor of the design
+        factors = (*factors, (MACHINE_FACTOR, machines.names))
     factor_names = [n for n, _ in factors]
     alternatives = _alternatives(r, doc, shell, base_dir)
     names = [a.name for a in alternatives]
@@ -467,7 +484,7 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
         warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout,
         build_timeout=build_timeout, cwd=cwd,
         env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
-        stop=stop)
+        stop=stop, machines=machines)
     _check_placeholders(r, experiment, factor_names, doc)
     return experiment
 
@@ -508,6 +525,46 @@ def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...
             raise r.fail(keys, f"factor {name!r} repeats a level")
         out.append((name, tuple(texts)))
     return tuple(out)
+
+
+def _machines(r: _Reader, doc: dict, factors: tuple) -> Machines | None:
+    """The [machines] table checked: distinct non-empty names (letters, digits, _ - .), a known
+    role; role "level" is refused for now, and so is a build step (it would have to run on
+    every machine) and a factor already named `machine`."""
+    if "machines" not in doc:
+        return None
+    spec = r.kind(doc["machines"], ("machines",), dict, "a table with names = [...]")
+    r.table(spec, ("machines",), _MACHINES)
+    keys = ("machines", "names")
+    if "names" not in spec:
+        raise r.fail(("machines",), "[machines] needs names = [\"NAME\", ...]")
+    names = r.kind(spec["names"], keys, list, "a list of machine names")
+    if not names:
+        raise r.fail(keys, "machines.names is empty")
+    for name in names:
+        if not isinstance(name, str) or not _MACHINE.match(name):
+            raise r.fail(keys, f"machines.names: {_show(name)} is not a machine name (letters, "
+                         "digits, _ - and ., not empty)")
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise r.fail(keys, f"machines.names repeats {twice!r}")
+    role = r.string(spec, ("machines", "role"), "factor")
+    if role not in MACHINE_ROLES:
+        raise r.fail(("machines", "role"), f"machines.role must be one of "
+                     f"{', '.join(MACHINE_ROLES)}, not {role!r}")
+    if role == "level":
+        raise r.fail(("machines", "role"), "machines.role = \"level\" (machines as a level "
+                     "above builds) is not supported yet; use role = \"factor\"")
+    if any(name == MACHINE_FACTOR for name, _ in factors):
+        raise r.fail(("factors", MACHINE_FACTOR), f"factor {MACHINE_FACTOR!r} clashes with "
+                     "[machines], which makes the machine a factor of that name")
+    alternatives = doc.get("alternatives")
+    if isinstance(alternatives, dict):
+        for name, alt in alternatives.items():
+            if isinstance(alt, dict) and "build" in alt:
+                raise r.fail(("alternatives", name, "build"), "a build step with [machines] "
+                             "is not supported yet (each machine would need its own build)")
+    return Machines(tuple(names), role)
 
 
 def _alternatives(r: _Reader, doc: dict, shell: bool, base_dir: str) -> tuple[Alternative, ...]:

@@ -186,12 +186,34 @@ def _elapsed(store: Store) -> float:
 def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = None,
                    resume: bool = False, fail_fast: bool = False,
                    progress: Progress | None = None, argv: list[str] | None = None,
-                   warn=None) -> RunResult:
-    """Run the experiment file into the store (a new one, or the given one with resume)."""
-    from benchlab import __version__
-
+                   warn=None, cluster: str | None = None) -> RunResult:
+    """Run the experiment file into the store (a new one, or the given one with resume);
+    with `cluster` (tcp://HOST:PORT or local:N) the trials run on Dask workers
+    (runner/cluster.py) and this process records them."""
     progress = progress or Progress()
     e = load_experiment(experiment_path)
+    if e.machines is not None and cluster is None:
+        raise UsageError("the experiment names [machines]: run it with --cluster "
+                         "tcp://HOST:PORT (docs/cluster.md)")
+    connected = None
+    if cluster is not None:  # connected before the store exists: a bad address leaves none
+        from benchlab.runner.cluster import connect
+
+        connected = connect(cluster, e)
+    try:
+        return _run_into(e, store_path, seed, resume, fail_fast, progress, argv, warn,
+                         connected)
+    finally:
+        if connected is not None:
+            connected.close()
+
+
+def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fail_fast: bool,
+              progress: Progress, argv: list[str] | None, warn, connected) -> RunResult:
+    """Open or create the store and run the session into it (on `connected`, a cluster,
+    or here)."""
+    from benchlab import __version__
+
     if resume and os.path.exists(store_path):
         store = Store.open(store_path, write=True)
         try:
@@ -217,7 +239,7 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
                 "iterations": str(e.iterations)}
         store = Store.create(store_path, meta, plan)
     try:
-        return _session(e, store, seed, fail_fast, progress, argv or [], warn)
+        return _session(e, store, seed, fail_fast, progress, argv or [], warn, connected)
     finally:
         store.close()
 
@@ -229,9 +251,14 @@ def _json(value) -> str:
 
 
 def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: Progress,
-             argv: list[str], warn) -> RunResult:
+             argv: list[str], warn, cluster=None) -> RunResult:
     env_info = environment.collect()
     warnings = [w.text() for w in environment.check(env_info, e.cpus)]
+    if cluster is not None:  # the machines' environments and warnings, beside the driver's
+        from benchlab.runner import cluster as dispatch
+
+        env_info = dispatch.session_environment(cluster, env_info)
+        warnings += dispatch.machine_warnings(cluster, e)
     for w in warnings:
         if warn is not None:
             warn(w)
@@ -251,6 +278,10 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
             (t.alternative, t.build) for t in store.trials("failed") if t.kind == "build"}
         status, reason = "finished", None
         current_round = pending[0].round if pending else None
+        if cluster is not None:  # the trials run on the cluster; the local loop gets none
+            status, reason, ran = dispatch.run_pending(cluster, e, store, session, pending,
+                                                       failed_builds, progress, fail_fast)
+            pending = []
         for trial in pending:
             if trial.round != current_round:
                 current_round = trial.round

@@ -1,0 +1,410 @@
+"""The driver of a run on a Dask cluster (`benchlab run --cluster`; docs/cluster.md).
+
+The driver keeps the one SQLite store and is its only writer, exactly as a local
+run: it sends the planned trials, in plan order, to the workers and records each
+outcome in one transaction the moment it comes back, so a driver killed at any
+moment leaves every trial finished or still planned (`--resume`). The trial runs
+on the worker through `runner/worker.py`, timed there beside the command: the
+dispatch (scheduler, network, pickling) never enters a measurement.
+
+Machines: with `[machines] names = [...]` (role "factor") each trial carries its
+machine as the factor `machine`, and goes only to a worker holding the Dask resource
+named after that machine (`benchlab worker ADDRESS --machine NAME` has {NAME: 1} and
+one thread), so a machine runs one trial at a time. Without [machines], trials go to
+any worker. The driver keeps at most WINDOW trials per machine (per worker without
+machines) at the scheduler, in plan order and with priorities in plan order, so the
+worker starts the next trial without waiting for the driver, and a worker that dies
+loses only the trial it was running (Dask sends it again when a worker for that
+machine is back; the driver waits and says so). Dask may then run that trial twice;
+the driver records the one outcome it receives, once.
+
+Rounds: a segment of the plan is sent only once the one before it is recorded, where
+a segment ends at every change of trial kind (builds before their executions) and,
+with `stop_when`, at every round (the stopping rule is checked between rounds, as in
+a local run).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from benchlab.errors import UsageError
+from benchlab.runner.config import MACHINE_FACTOR, Experiment
+from benchlab.runner.execute import Outcome
+from benchlab.runner.plan import Trial, command_for
+
+CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
+MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
+WAIT_NOTE = 5.0  # s: how often a run waiting for a machine's worker says so
+WINDOW = 2  # trials per machine (or worker) held at the scheduler: one running, one next
+_LOCAL = re.compile(r"^local:([0-9]+)$")
+_REMOTE = re.compile(r"^[a-z][a-z0-9+]*://\S+$")
+
+
+@dataclass
+class Cluster:
+    """A connected client (and the LocalCluster it started, if any), and what the driver
+    learnt about the workers: their machines' environments and how many slots they have."""
+
+    client: object
+    address: str
+    local: object | None = None
+    machines: tuple[str, ...] | None = None
+    environments: dict[str, dict] = field(default_factory=dict)
+    workers: int = 0
+
+    def close(self) -> None:
+        """Disconnect; a LocalCluster this driver started is shut down with its workers."""
+        try:
+            self.client.close()  # type: ignore[attr-defined]
+        finally:
+            if self.local is not None:
+                self.local.close()  # type: ignore[attr-defined]
+
+
+def parse_address(text: str) -> tuple[str, int | None]:
+    """("local", N) for `local:N`, else (the scheduler's address, None); UsageError otherwise."""
+    m = _LOCAL.match(text)
+    if m:
+        n = int(m.group(1))
+        if n < 1:
+            raise UsageError("--cluster local:N needs N of at least 1")
+        return "local", n
+    if _REMOTE.match(text):
+        return text, None
+    raise UsageError(f"--cluster must be tcp://HOST:PORT (a Dask scheduler) or local:N (N "
+                     f"workers on this machine), not {text!r}")
+
+
+def connect(address: str, e: Experiment, *, timeout: float = CONNECT_TIMEOUT,
+            machine_wait: float = MACHINE_WAIT) -> Cluster:
+    """Connect to the scheduler at `address` (or start `local:N`) and check its workers: every
+    machine of the experiment connected (one worker each), the same benchlab version as the
+    driver's, the CPUs of `cpus` usable. Every failure is one line (UsageError)."""
+    where, n = parse_address(address)
+    _quiet_dask()
+    machines = e.machines.names if e.machines is not None else None
+    if where == "local":
+        cluster = _start_local(n or 1, machines, timeout)
+    else:
+        cluster = Cluster(_client(where, timeout), where, machines=machines)
+    try:
+        _check_workers(cluster, e, machine_wait)
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster
+
+
+def _quiet_dask() -> None:
+    """Dask's own log lines (worker lost, connection retries) stay out of the run's output:
+    what matters is said by the run in one line."""
+    for name in ("distributed", "distributed.client", "distributed.scheduler",
+                 "distributed.worker", "distributed.nanny", "distributed.core"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _client(address: str, timeout: float):
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"no Dask scheduler answers at {address} within {timeout:g} s "
+                         f"({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})"
+                         "; start one with: dask scheduler --port PORT") from None
+
+
+def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cluster:
+    """A LocalCluster (SpecCluster) of `n` single-thread worker processes on 127.0.0.1; with
+    machines, one worker per machine holding that machine's resource."""
+    import dask
+    from distributed import Client, Nanny, Scheduler, SpecCluster
+
+    if machines is not None and n != len(machines):
+        raise UsageError(f"--cluster local:{n} with [machines] starts one worker per machine: "
+                         f"give local:{len(machines)} ({', '.join(machines)})")
+    specs = {}
+    for i in range(n):
+        resources = {machines[i]: 1} if machines is not None else {}
+        specs[f"benchlab-{machines[i] if machines else i + 1}"] = {
+            "cls": Nanny, "options": {"nthreads": 1, "resources": resources,
+                                      "host": "127.0.0.1", "memory_limit": 0,
+                                      "dashboard": False,
+                                      "silence_logs": logging.CRITICAL}}
+    scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0,
+                                               "dashboard": False, "dashboard_address": None}}
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1000}):
+        local = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.CRITICAL,
+                            name="benchlab")
+    try:
+        client = Client(local, timeout=timeout)
+        client.wait_for_workers(n, timeout=max(timeout, 30.0))
+    except BaseException:
+        local.close()
+        raise
+    return Cluster(client, f"local:{n}", local, machines)
+
+
+def _check_workers(cluster: Cluster, e: Experiment, machine_wait: float) -> None:
+    from benchlab import __version__
+    from benchlab.runner import worker
+
+    client = cluster.client
+    deadline = time.monotonic() + machine_wait
+    while True:
+        by_machine = connected_machines(client)
+        missing = [m for m in cluster.machines or () if m not in by_machine]
+        workers = client.scheduler_info(n_workers=-1)["workers"]  # type: ignore[attr-defined]
+        if not missing and workers or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    if not workers:
+        raise UsageError(f"no worker is connected to {cluster.address}; start one with: "
+                         f"benchlab worker {cluster.address} --machine NAME")
+    if missing:
+        have = ", ".join(sorted(by_machine)) or "none"
+        raise UsageError(f"machine{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                         f"{'are' if len(missing) > 1 else 'is'} not connected to "
+                         f"{cluster.address} (connected machines: {have}); start: benchlab "
+                         f"worker {cluster.address} --machine {missing[0]}")
+    for m in cluster.machines or ():
+        if len(by_machine[m]) > 1:
+            raise UsageError(f"machine {m} has {len(by_machine[m])} workers connected to "
+                             f"{cluster.address}; a machine runs one trial at a time: stop "
+                             "all but one")
+    described = client.run(worker.describe)  # type: ignore[attr-defined]
+    for address, info in described.items():
+        if info["benchlab"] != __version__:
+            raise UsageError(f"the worker at {address} runs benchlab {info['benchlab']}, the "
+                             f"driver benchlab {__version__}: install the same version on both")
+        lacking = sorted(set(e.cpus or ()) - set(info["cpus"]))
+        if lacking:
+            raise UsageError(f"the experiment pins to CPUs {','.join(map(str, e.cpus or ()))} "
+                             f"but the worker at {address} cannot use "
+                             f"{','.join(map(str, lacking))} (usable there: "
+                             f"{','.join(map(str, info['cpus']))})")
+    for m in cluster.machines or ():
+        cluster.environments[m] = described[by_machine[m][0]]["environment"]
+    cluster.workers = len(workers)
+
+
+def connected_machines(client) -> dict[str, list[str]]:
+    """Machine name → addresses of the connected workers holding that machine's resource."""
+    out: dict[str, list[str]] = {}
+    for address, info in client.scheduler_info(n_workers=-1)["workers"].items():
+        for name in (info.get("resources") or {}):
+            out.setdefault(name, []).append(address)
+    return out
+
+
+def machine_of(trial: Trial) -> str | None:
+    """The machine a trial runs on (its `machine` factor), None for any worker."""
+    return dict(trial.factors).get(MACHINE_FACTOR)
+
+
+def segments(e: Experiment, pending: list[Trial]) -> list[list[Trial]]:
+    """The pending trials cut where the driver waits for everything sent to be recorded: at a
+    change of trial kind, and at every round with stop_when."""
+    out: list[list[Trial]] = []
+    for trial in pending:
+        if out and (trial.round != out[-1][-1].round
+                    and (e.stop is not None or trial.kind != out[-1][-1].kind)):
+            out.append([trial])
+        elif out:
+            out[-1].append(trial)
+        else:
+            out.append([trial])
+    return out
+
+
+@dataclass
+class Dispatch:
+    """One cluster session's dispatch state: what is at the scheduler, and what is left."""
+
+    cluster: Cluster
+    e: Experiment
+    record: Callable[[Trial, str, str, Outcome], None]
+    progress: object
+    failed_builds: set[tuple[str, int]]
+    token: str = field(default_factory=lambda: os.urandom(4).hex())
+    inflight: dict = field(default_factory=dict)  # future → (trial, attempt)
+
+    def run(self, trials: list[Trial], fail_fast: bool) -> tuple[int, str | None]:
+        """Send `trials` (one segment) and record their outcomes; (how many ran, the failure
+        that stopped the run with fail_fast or None)."""
+        from distributed import wait
+
+        queues: dict[str | None, deque[tuple[Trial, int]]] = {}
+        for t in trials:
+            queues.setdefault(machine_of(t), deque()).append((t, 0))
+        ran = 0
+        waiting_since = time.monotonic()
+        try:
+            while any(queues.values()) or self.inflight:
+                ran += self._fill(queues)
+                if not self.inflight:
+                    continue
+                done, _ = wait(list(self.inflight), timeout=WAIT_NOTE,
+                               return_when="FIRST_COMPLETED")
+                if not done:
+                    if time.monotonic() - waiting_since >= WAIT_NOTE:
+                        self._note_missing()
+                        waiting_since = time.monotonic()
+                    continue
+                waiting_since = time.monotonic()
+                for future in sorted(done, key=lambda f: self.inflight[f][0].seq):
+                    trial, attempt = self.inflight.pop(future)
+                    failure = self._collect(future, trial, attempt, queues)
+                    if failure is None:
+                        continue
+                    ran += 1
+                    if failure and fail_fast:
+                        return ran, f"trial {trial.seq} failed: {failure}"
+        finally:
+            self.cancel()
+        return ran, None
+
+    def _fill(self, queues: dict) -> int:
+        """Send the next trials of each machine up to the window; executions of a failed
+        build are recorded as not run without being sent. Returns how many were recorded."""
+        from benchlab.runner import worker
+
+        client = self.cluster.client
+        recorded = 0
+        per_key: dict[str | None, int] = {}
+        for trial, _ in self.inflight.values():
+            key = machine_of(trial)
+            per_key[key] = per_key.get(key, 0) + 1
+        for key, queue in queues.items():
+            limit = WINDOW * (self.cluster.workers if key is None else 1)
+            while queue and per_key.get(key, 0) < limit:
+                trial, attempt = queue.popleft()
+                if trial.kind == "execution" and \
+                        (trial.alternative, trial.build) in self.failed_builds:
+                    self.progress.begin(trial)  # type: ignore[attr-defined]
+                    outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False, f"not run: build "
+                                      f"{trial.build} of {trial.alternative} failed", "")
+                    from benchlab.runner.store import _now
+
+                    self._record(trial, _now(), command_for(self.e, trial).show(), outcome)
+                    recorded += 1
+                    continue
+                future = client.submit(  # type: ignore[attr-defined]
+                    worker.run_trial, self.e, trial, pure=False, priority=-trial.seq,
+                    key=f"benchlab-{self.token}-trial-{trial.seq}-{attempt}",
+                    resources={key: 1} if key is not None else None)
+                self.inflight[future] = (trial, attempt)
+                per_key[key] = per_key.get(key, 0) + 1
+                self.progress.begin(trial)  # type: ignore[attr-defined]
+        return recorded
+
+    def _collect(self, future, trial: Trial, attempt: int, queues: dict) -> str | None:
+        """Record a finished trial: None when it must be sent again (its worker died), else
+        its error ("" when it succeeded)."""
+        from distributed.scheduler import KilledWorker
+
+        try:
+            started, command, outcome = future.result()
+        except KilledWorker:
+            self.progress.note(  # type: ignore[attr-defined]
+                f"the worker running trial {trial.seq} ({_where(trial)}) died; sending it "
+                "again")
+            queues[machine_of(trial)].appendleft((trial, attempt + 1))
+            return None
+        except Exception as exc:
+            from distributed.client import FutureCancelledError
+
+            if isinstance(exc, (FutureCancelledError, OSError)):
+                raise UsageError(f"lost the Dask scheduler at {self.cluster.address} "
+                                 f"({type(exc).__name__}); the finished trials are in the "
+                                 "store: go on with --resume") from None
+            raise
+        self._record(trial, started, command, outcome)
+        return outcome.error or ""
+
+    def _record(self, trial: Trial, started: str, command: str, outcome: Outcome) -> None:
+        self.record(trial, started, command, outcome)
+        if not outcome.ok and trial.kind == "build":
+            self.failed_builds.add((trial.alternative, trial.build))
+        self.progress.end(trial, outcome.error, outcome.wall)  # type: ignore[attr-defined]
+
+    def _note_missing(self) -> None:
+        """Say which machines the run waits for (work sent, no worker connected)."""
+        try:
+            connected = connected_machines(self.cluster.client)
+        except Exception:  # the scheduler itself is gone: the futures will say so
+            return
+        waiting = sorted({m for t, _ in self.inflight.values()
+                          if (m := machine_of(t)) is not None and m not in connected})
+        if waiting:
+            self.progress.note(  # type: ignore[attr-defined]
+                f"waiting for a worker of machine{'s' if len(waiting) > 1 else ''} "
+                f"{', '.join(waiting)} (start: benchlab worker {self.cluster.address} "
+                f"--machine {waiting[0]}), or stop and go on later with --resume")
+
+    def cancel(self) -> None:
+        """Withdraw whatever is still at the scheduler (a stop, a failure, Ctrl-C)."""
+        if self.inflight:
+            try:
+                self.cluster.client.cancel(list(self.inflight))  # type: ignore[attr-defined]
+            except Exception:  # the scheduler is gone: nothing left to withdraw
+                pass
+            self.inflight.clear()
+
+
+def _where(trial: Trial) -> str:
+    machine = machine_of(trial)
+    return f"machine {machine}" if machine is not None else trial.label()
+
+
+def run_pending(cluster: Cluster, e: Experiment, store, session: int, pending: list[Trial],
+                failed_builds: set[tuple[str, int]], progress, fail_fast: bool
+                ) -> tuple[str, str | None, int]:
+    """Run the pending trials on the cluster, recording each outcome as it returns; the
+    stopping rule is checked between rounds as in a local run. (status, reason, ran)."""
+    from benchlab.runner.session import _measurements, _should_stop
+
+    def record(trial: Trial, started: str, command: str, outcome: Outcome) -> None:
+        store.record(trial, session, started, command, outcome,
+                     _measurements(e, trial, outcome) if outcome.ok else [])
+
+    dispatch = Dispatch(cluster, e, record, progress, failed_builds)
+    ran = 0
+    parts = segments(e, pending)
+    for i, part in enumerate(parts):
+        if i > 0 and part[0].round != parts[i - 1][-1].round:
+            reason = _should_stop(e, store)
+            if reason:
+                return "stopped", reason, ran
+        done, failure = dispatch.run(part, fail_fast)
+        ran += done
+        if failure is not None:
+            return "failed", failure, ran
+    if pending and e.stop is not None:
+        reason = _should_stop(e, store)
+        if reason:
+            return "stopped", reason, ran
+    return "finished", None, ran
+
+
+def session_environment(cluster: Cluster, env_info: dict) -> dict:
+    """The session's environment record: the driver's, with each machine's under
+    "machines" (name → the record `benchlab env` shows) when the experiment names machines."""
+    if not cluster.environments:
+        return env_info
+    return {**env_info, "machines": cluster.environments}
+
+
+def machine_warnings(cluster: Cluster, e: Experiment) -> list[str]:
+    """The noise warnings of every machine's environment, each naming its machine."""
+    from benchlab.runner import environment
+
+    return [f"machine {m}: {w.text()}" for m, env in cluster.environments.items()
+            for w in environment.check(env, e.cpus)]

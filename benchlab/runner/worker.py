@@ -1,0 +1,54 @@
+"""What runs on a Dask worker of a cluster run (docs/cluster.md): one trial, timed right there.
+
+A worker runs the very function the local runner uses (`session._run_trial`, which
+times the command with `execute.run_process` beside it), so the measurement covers
+the spawn and the wait on the worker's machine and nothing of the dispatch: the
+scheduler's queue, the network and the driver's pickling lie outside the timed
+region. The environment is the worker's own (`os.environ`, plus the experiment's
+variables), never the driver's: PATH and HOME are the machine's.
+
+This module imports no Dask: the driver (`runner/cluster.py`) sends these functions
+to the workers by reference, and the worker imports them there.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from benchlab.runner.config import Experiment
+from benchlab.runner.execute import Outcome
+from benchlab.runner.plan import Trial
+
+
+def run_trial(e: Experiment, trial: Trial) -> tuple[str, str, Outcome]:
+    """Run one trial on this machine: (start time in UTC, the command shown, its outcome)."""
+    from benchlab.runner.session import _run_trial
+    from benchlab.runner.store import _now
+
+    base_env = dict(os.environ)
+    base_env.update({k: v for k, v in e.env if "{" not in v})  # as session._session does
+    started = _now()
+    command, outcome = _run_trial(e, trial, base_env)
+    return started, command, outcome
+
+
+@functools.lru_cache(maxsize=1)
+def environment_record() -> dict:
+    """This machine's environment (`benchlab env`), collected once per worker process, when
+    the worker starts (`benchlab worker`) or when the driver first asks."""
+    from benchlab.runner import environment
+
+    return environment.collect()
+
+
+def describe() -> dict:
+    """What the driver checks before it sends work: the benchlab version and environment of
+    this worker, and the CPUs it may use (for `cpus` in the experiment)."""
+    from benchlab import __version__
+
+    try:
+        usable = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = list(range(os.cpu_count() or 1))
+    return {"benchlab": __version__, "environment": environment_record(), "cpus": usable}

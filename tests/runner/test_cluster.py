@@ -1,0 +1,267 @@
+"""Runs on a Dask cluster (issue 13): a real `dask scheduler` and real `benchlab worker`
+processes on 127.0.0.1 (no mocks). Each worker's environment says which machine it is
+(WHO), and every execution appends "{machine} $WHO" to a log: a trial that ran on the wrong
+machine shows as a line whose two words differ. Every process a test starts is killed at
+its end (process groups), so nothing outlives pytest."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from benchlab.errors import InputError, UsageError
+from benchlab.runner.config import parse_experiment
+
+distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed "
+                                  "(pip install benchlab[cluster])")
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+BENCHLAB = [sys.executable, "-m", "benchlab"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Processes:
+    """Subprocesses started in their own sessions, killed (whole group) at the end."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp, self.procs = tmp, []
+
+    def start(self, argv: list[str], name: str, env: dict | None = None) -> subprocess.Popen:
+        log = open(self.tmp / f"{name}.log", "w")  # noqa: SIM115 (closed with the process)
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or ENV,
+                             cwd=self.tmp, start_new_session=True)
+        log.close()
+        self.procs.append(p)
+        return p
+
+    def wait_for(self, name: str, text: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        path = self.tmp / f"{name}.log"
+        while time.monotonic() < deadline:
+            if text in path.read_text(errors="replace"):
+                return
+            time.sleep(0.05)
+        pytest.skip(f"a Dask process did not start here within {timeout:g} s "
+                    f"({name}: {path.read_text(errors='replace')[-300:]!r})")
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            p.wait(timeout=10)
+
+
+@pytest.fixture
+def procs(tmp_path):
+    p = Processes(tmp_path)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def scheduler(procs):
+    """A `dask scheduler` on a free port of 127.0.0.1; its address."""
+    port = _free_port()
+    procs.start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                 str(port), "--no-dashboard"], "scheduler")
+    procs.wait_for("scheduler", "Scheduler at:")
+    return f"tcp://127.0.0.1:{port}"
+
+
+def start_worker(procs: Processes, address: str, machine: str, tag: str = "") -> subprocess.Popen:
+    p = procs.start([*BENCHLAB, "worker", address, "--machine", machine],
+                    f"worker-{machine}{tag}", dict(ENV, WHO=machine))
+    procs.wait_for(f"worker-{machine}{tag}", "connected to")
+    return p
+
+
+def experiment(tmp: Path, names: str = '"m1", "m2"', executions: int = 3,
+               sleep: str = "0.01") -> Path:
+    path = tmp / "exp.toml"
+    path.write_text(textwrap.dedent(f"""
+        seed = 7
+        executions = {executions}
+        shell = true
+        [machines]
+        names = [{names}]
+        role = "factor"
+        [factors]
+        n = ["1", "2"]
+        [alternatives.a]
+        command = 'echo {{machine}} "$WHO" {{alternative}} {{n}} >> ran.log; sleep {sleep}'
+        [alternatives.b]
+        command = 'echo {{machine}} "$WHO" {{alternative}} {{n}} >> ran.log; sleep {sleep}'
+    """))
+    return path
+
+
+def check_store(db: Path, tmp: Path, planned: int) -> None:
+    """Every planned trial ran once, with its 4 time metrics once, on its own machine."""
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT seq, status, factors FROM trials").fetchall()
+    assert len(rows) == planned
+    assert {r[1] for r in rows} == {"ok"}
+    machines = [json.loads(r[2])["machine"] for r in rows]
+    assert sorted(set(machines)) == ["m1", "m2"]
+    per_trial = dict(conn.execute("SELECT trial, COUNT(*) FROM measurements GROUP BY trial"))
+    assert per_trial == {r[0]: 4 for r in rows}
+    sessions = conn.execute("SELECT environment FROM sessions").fetchall()
+    for (env,) in sessions:
+        assert sorted(json.loads(env)["machines"]) == ["m1", "m2"]
+    conn.close()
+    lines = [line.split() for line in (tmp / "ran.log").read_text().splitlines()]
+    assert lines and all(len(w) == 4 and w[0] == w[1] for w in lines), lines
+
+
+def test_two_machines_end_to_end(procs, scheduler, tmp_path):
+    start_worker(procs, scheduler, "m1")
+    start_worker(procs, scheduler, "m2")
+    exp = experiment(tmp_path)
+    db = tmp_path / "s.db"
+    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db),
+                           "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    planned = 2 * 2 * 2 * 3  # alternatives x n x machines x executions
+    check_store(db, tmp_path, planned)
+    assert len((tmp_path / "ran.log").read_text().splitlines()) == planned
+    # the interleaved plan is kept per machine: each machine ran its trials in plan order
+    ran = [line.split() for line in (tmp_path / "ran.log").read_text().splitlines()]
+    conn = sqlite3.connect(db)
+    for m in ("m1", "m2"):
+        plan = [[r[0], json.loads(r[1])["n"]] for r in conn.execute(
+            "SELECT alternative, factors FROM trials WHERE json_extract(factors, "
+            "'$.machine') = ? ORDER BY seq", (m,))]
+        assert [w[2:] for w in ran if w[0] == m] == plan
+    conn.close()
+
+
+def test_missing_machine_and_dead_scheduler(procs, scheduler, tmp_path):
+    from benchlab.runner.cluster import connect
+
+    start_worker(procs, scheduler, "m1")
+    e = parse_experiment(experiment(tmp_path, '"m1", "m3"').read_text(),
+                         str(tmp_path / "exp.toml"))
+    with pytest.raises(UsageError, match=r"machine m3 is not connected to .* \(connected "
+                       r"machines: m1\)"):
+        connect(scheduler, e, machine_wait=0.2)
+    nobody = f"tcp://127.0.0.1:{_free_port()}"
+    began = time.monotonic()
+    with pytest.raises(UsageError, match="no Dask scheduler answers at .* within 1 s"):
+        connect(nobody, e, timeout=1.0)
+    assert time.monotonic() - began < 8
+    # the command line: one line, exit 2, and no store left behind
+    db = tmp_path / "none.db"
+    done = subprocess.run([*BENCHLAB, "run", str(tmp_path / "exp.toml"), "--cluster",
+                           scheduler, "-o", str(db)], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "machine m3 is not connected" in done.stderr
+    assert not db.exists()
+
+
+def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
+    first = start_worker(procs, scheduler, "m1")
+    start_worker(procs, scheduler, "m2")
+    exp = experiment(tmp_path, executions=4, sleep="0.15")
+    db = tmp_path / "k.db"
+    driver = procs.start([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db)],
+                         "driver")
+    deadline = time.monotonic() + 30
+    ok = 0
+    while ok < 4 and time.monotonic() < deadline:  # kill m1's worker once it has done some
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as conn:
+                    ok = conn.execute("SELECT COUNT(*) FROM trials WHERE status = 'ok' AND "
+                                      "json_extract(factors, '$.machine') = 'm1'").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+    assert ok >= 4, (tmp_path / "driver.log").read_text()
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(timeout=10)
+    time.sleep(0.5)
+    start_worker(procs, scheduler, "m1", tag="-again")
+    assert driver.wait(timeout=60) == 0, (tmp_path / "driver.log").read_text()
+    planned = 2 * 2 * 2 * 4
+    check_store(db, tmp_path, planned)
+    # at most the trial m1's worker was running ran twice (once cut short by the kill)
+    assert planned <= len((tmp_path / "ran.log").read_text().splitlines()) <= planned + 1
+
+
+def test_local_cluster_without_machines(tmp_path):
+    exp = tmp_path / "plain.toml"
+    exp.write_text('seed = 1\nexecutions = 2\n[alternatives.a]\ncommand = ["true"]\n'
+                   '[alternatives.b]\ncommand = ["true"]\n')
+    db = tmp_path / "p.db"
+    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
+                           "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (4, 4)
+    assert conn.execute("SELECT COUNT(*) FROM measurements").fetchone()[0] == 16
+    conn.close()
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ('names = ["m1", "m1"]', "machines.names repeats 'm1'"),
+    ("names = []", "machines.names is empty"),
+    ('names = [""]', "is not a machine name"),
+    ('names = ["m1"]\nrole = "pool"', "machines.role must be one of factor, level"),
+    ('names = ["m1"]\nrole = "level"', "not supported yet"),
+    ('role = "factor"', "needs names"),
+])
+def test_machines_table_errors(table, message):
+    text = f'[machines]\n{table}\n[alternatives.a]\ncommand = ["true"]\n'
+    with pytest.raises(InputError, match=message) as info:
+        parse_experiment(text, "exp.toml")
+    assert "\n" not in str(info.value) and "exp.toml:" in str(info.value)
+
+
+def test_machine_is_a_factor_and_needs_a_cluster(tmp_path):
+    from benchlab.runner.plan import make_plan
+    from benchlab.runner.session import run_experiment
+
+    e = parse_experiment(experiment(tmp_path).read_text(), str(tmp_path / "exp.toml"))
+    assert e.factors[-1] == ("machine", ("m1", "m2"))
+    plan = make_plan(e, 1)
+    assert sorted({dict(t.factors)["machine"] for t in plan}) == ["m1", "m2"]
+    with pytest.raises(UsageError, match="run it with --cluster"):
+        run_experiment(str(tmp_path / "exp.toml"), str(tmp_path / "x.db"))
+    with pytest.raises(InputError, match="clashes with"):
+        parse_experiment('[machines]\nnames = ["a"]\n[factors]\nmachine = ["x"]\n'
+                         '[alternatives.a]\ncommand = ["true"]\n')
+    with pytest.raises(InputError, match="build step with"):
+        parse_experiment('[machines]\nnames = ["a"]\n[alternatives.a]\ncommand = ["true"]\n'
+                         'build = ["true"]\n')
+
+
+def test_bad_cluster_address():
+    from benchlab.runner.cluster import parse_address
+
+    assert parse_address("local:3") == ("local", 3)
+    assert parse_address("tcp://h:1") == ("tcp://h:1", None)
+    for bad in ("local:0", "h:8786", "local:x"):
+        with pytest.raises(UsageError, match="local:N"):
+            parse_address(bad)
