@@ -98,3 +98,16 @@ def test_unknown_statistic_is_refused():
     with pytest.raises(ValueError, match="statistic must be one of"):
         hb.joint_replicates(hb.build_tree(x, levels), "RRR", 10, np.random.default_rng(0),
                             ("trimmed",))
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 1000, 2**16, 2**16 + 3])
+def test_row_medians_equal_numpy_on_both_paths(n):
+    """uint16 ranks radix-sorted up to 2^16 values, int32 ranks partitioned above: np.median."""
+    rng = np.random.default_rng(n)
+    x = np.round(rng.lognormal(size=n), 2)  # ties among the values
+    idx = rng.integers(0, n, size=(3, n))
+    median = hb._Median(x)
+    assert median.radix == (n <= 2**16)
+    np.testing.assert_array_equal(median(idx), np.median(x[idx], axis=1))
+    np.testing.assert_array_equal(median(idx[:2, : max(1, n - 1)]),
+                                  np.median(x[idx[:2, : max(1, n - 1)]], axis=1))
