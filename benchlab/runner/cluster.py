@@ -42,7 +42,7 @@ from benchlab.runner.plan import Trial, command_for
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
 WAIT_NOTE = 5.0  # s: how often a run waiting for a machine's worker says so
-WINDOW = 2  # trials per machine (or worker) held at the scheduler: one running, one next
+WINDOW = 8  # trials per machine (or worker) held at the scheduler: one running, the next queued
 _LOCAL = re.compile(r"^local:([0-9]+)$")
 _REMOTE = re.compile(r"^[a-z][a-z0-9+]*://\S+$")
 

@@ -265,3 +265,34 @@ def test_bad_cluster_address():
     for bad in ("local:0", "h:8786", "local:x"):
         with pytest.raises(UsageError, match="local:N"):
             parse_address(bad)
+
+
+def test_killed_driver_then_resume(procs, tmp_path):
+    exp = tmp_path / "slow.toml"
+    exp.write_text('seed = 3\nexecutions = 40\n[alternatives.a]\ncommand = ["sleep", "0.05"]\n'
+                   '[alternatives.b]\ncommand = ["sleep", "0.05"]\n')
+    db = tmp_path / "r.db"
+    argv = [*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db), "--quiet"]
+    driver = procs.start(argv, "driver")
+    deadline, ok = time.monotonic() + 30, 0
+    while ok < 5 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.05)
+        if not db.exists():  # (connecting would create an empty file)
+            continue
+        try:
+            with sqlite3.connect(db, timeout=5) as conn:
+                ok = conn.execute("SELECT COUNT(*) FROM trials WHERE status = 'ok'").fetchone()[0]
+        except sqlite3.OperationalError:
+            continue
+    assert ok >= 5, (tmp_path / "driver.log").read_text()
+    os.killpg(driver.pid, signal.SIGKILL)  # the driver and the workers it started
+    driver.wait(timeout=10)
+    done = subprocess.run([*argv, "--resume"], cwd=tmp_path, env=ENV, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (80, 80)
+    per_trial = conn.execute("SELECT COUNT(*), COUNT(DISTINCT trial) FROM measurements")
+    assert per_trial.fetchone() == (320, 80)
+    assert len(conn.execute("SELECT id FROM sessions").fetchall()) == 2
+    conn.close()
