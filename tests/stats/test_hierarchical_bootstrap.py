@@ -184,3 +184,72 @@ def test_studentized_interval_is_scale_equivariant(scale, shift, seed):
     base = interval(x, y)
     np.testing.assert_allclose(interval(scale * x, scale * y), base, rtol=1e-9)
     np.testing.assert_allclose(interval(x, shift * y), shift * base, rtol=1e-9)
+
+
+def _int32_reference(tree, spec, replicates, rng):
+    """The implementation before the int16 draws (commit 570ea02), kept as a reference.
+
+    Balanced trees only: per chunk of replicates every level's positions are drawn as
+    int32, ids = parent·width + position, the mean from the unit means of the last
+    resampled level, the median by np.median of the gathered measurements.
+    """
+    widths = [tree.top_units] + [int(c[0]) for c in tree.counts]
+    rows = max(1, hb._CHUNK_ELEMENTS // tree.slots)
+    means, medians = [], []
+    for begin in range(0, replicates, rows):
+        b = min(rows, replicates - begin)
+        ids = (rng.integers(0, widths[0], size=(b, widths[0]), dtype=np.int32)
+               if spec[0] == "R" else np.tile(np.arange(widths[0]), (b, 1)))
+        for d in range(1, len(widths)):
+            w = widths[d]
+            pos = (rng.integers(0, w, size=(*ids.shape, w), dtype=np.int32)
+                   if spec[d] == "R" else np.arange(w))
+            ids = ids[..., None] * w + pos
+        x = tree.values[ids.reshape(b, -1)]
+        means.append(x.mean(axis=1))  # balanced: the mean of means is the plain mean
+        medians.append(np.median(x, axis=1))
+    return {"mean": np.concatenate(means), "median": np.concatenate(medians)}
+
+
+@pytest.mark.parametrize("spec", ["RRR", "NRR", "RRN"])
+def test_replicate_distributions_match_the_int32_reference(spec):
+    """Int16 draws change the stream, not the method: the replicate ratios of means and of
+    medians have the reference's mean and SD within Monte Carlo error."""
+    rng = np.random.default_rng(21)
+    trees = []
+    for mean in (100.0, 96.0):
+        x, levels = nested(6, 4, 15, mean=mean, seed=int(rng.integers(1000)))
+        trees.append(hb.build_tree(np.exp((x - mean) / 20) * mean, levels))  # skewed
+    b = 20_000
+    streams = [np.random.default_rng(s) for s in (1, 2, 3, 4)]
+    new = [hb.joint_replicates(t, spec, b, g) for t, g in zip(trees, streams[:2], strict=True)]
+    old = [_int32_reference(t, spec, b, g) for t, g in zip(trees, streams[2:], strict=True)]
+    for statistic in ("mean", "median"):
+        got = new[1][statistic][0] / new[0][statistic][0]
+        want = old[1][statistic] / old[0][statistic]
+        assert not np.array_equal(got, want)
+        sd = want.std(ddof=1)
+        assert abs(got.mean() - want.mean()) < 4 * sd * np.sqrt(2 / b)
+        assert abs(got.std(ddof=1) - sd) < 4 * sd * np.sqrt(2 / (2 * (b - 1)))
+
+
+def test_interval_coverage_equals_the_int32_reference_on_the_same_data():
+    """200 experiments (8 builds x 3 runs x 6, true ratio 0.97 of means and of medians):
+    RRR percentile intervals of means and medians cover as often as the reference's."""
+    rng = np.random.default_rng(5)
+    b, hits, ref_hits = 400, {"mean": 0, "median": 0}, {"mean": 0, "median": 0}
+    sims = 200
+    for k in range(sims):
+        base, levels = nested(8, 3, 6, seed=int(rng.integers(2**31)))
+        cand, _ = nested(8, 3, 6, mean=97.0, seed=int(rng.integers(2**31)))
+        tb, tc = hb.build_tree(base, levels), hb.build_tree(cand, levels)
+        found = hb.hierarchical_bootstrap_ratios(tb, tc, replicates=b, seed=k)
+        ref_b = _int32_reference(tb, "RRR", b, np.random.default_rng([k, 0]))
+        ref_c = _int32_reference(tc, "RRR", b, np.random.default_rng([k, 1]))
+        for s in ("mean", "median"):
+            hits[s] += found[s].low <= 0.97 <= found[s].high
+            low, high = interval_from_replicates(ref_c[s] / ref_b[s], 0.95)
+            ref_hits[s] += low <= 0.97 <= high
+    for s in ("mean", "median"):
+        assert 0.88 <= hits[s] / sims <= 0.99
+        assert abs(hits[s] - ref_hits[s]) / sims <= 0.03  # same data: only B's MC error differs

@@ -47,19 +47,22 @@ def test_joint_equals_each_statistic_alone(spec, drop):
 def _loop_replicates(x, shape, replicates, rng):
     """RRR replicates by plain loops over the same draws the balanced code takes.
 
-    Per chunk of rows, the code draws the build slots (rows, nb), then the run
-    positions (rows, nb, nr), then the iteration positions (rows, nb, nr, ni);
-    here each replicate's measurements are then picked one by one.
+    Per chunk of rows, the code draws the build slots (rows, nb) as int32 and the
+    run positions (rows, nb, nr) as int16; then, per sub-block of the chunk's rows,
+    the iteration positions (sub, nb, nr, ni) as int16. Here each replicate's
+    measurements are then picked one by one.
     """
     nb, nr, ni = shape
     cube = x.reshape(shape)
     rows = max(1, hb._CHUNK_ELEMENTS // (nb * nr * ni))
+    sub = max(1, hb._SUB_ELEMENTS // (nb * nr * ni))
     means, medians = [], []
     for begin in range(0, replicates, rows):
         k = min(rows, replicates - begin)
         builds = rng.integers(0, nb, size=(k, nb), dtype=np.int32)
-        runs = rng.integers(0, nr, size=(k, nb, nr), dtype=np.int32)
-        iters = rng.integers(0, ni, size=(k, nb, nr, ni), dtype=np.int32)
+        runs = rng.integers(0, nr, size=(k, nb, nr), dtype=np.int16)
+        iters = np.concatenate([rng.integers(0, ni, size=(min(sub, k - j), nb, nr, ni),
+                                             dtype=np.int16) for j in range(0, k, sub)])
         for j in range(k):
             picked = [[[cube[builds[j, p], runs[j, p, q], iters[j, p, q, s]]
                         for s in range(ni)] for q in range(nr)] for p in range(nb)]
@@ -69,13 +72,16 @@ def _loop_replicates(x, shape, replicates, rng):
     return np.array(means), np.array(medians)
 
 
-@pytest.mark.parametrize("shape", [(4, 3, 5), (3, 2, 6)])
-def test_joint_replicates_match_a_plain_loop_on_the_same_stream(shape):
+@pytest.mark.parametrize(("shape", "replicates"), [((4, 3, 5), 700), ((3, 2, 6), 700),
+                                                   ((3, 3, 333), 69)])
+def test_joint_replicates_match_a_plain_loop_on_the_same_stream(shape, replicates):
+    """(3, 3, 333): several chunks and sub-blocks, some with an odd number of int16 draws."""
     x, levels = nested(shape, 3)
     tree = hb.build_tree(x, levels)  # lexsort keeps build-major, run-major order here
     assert np.array_equal(tree.values, x)
-    got = hb.joint_replicates(tree, "RRR", 700, np.random.default_rng(11), ("mean", "median"))
-    means, medians = _loop_replicates(x, shape, 700, np.random.default_rng(11))
+    got = hb.joint_replicates(tree, "RRR", replicates, np.random.default_rng(11),
+                              ("mean", "median"))
+    means, medians = _loop_replicates(x, shape, replicates, np.random.default_rng(11))
     assert np.allclose(got["mean"][0], means, rtol=1e-13, atol=0)
     assert np.array_equal(got["median"][0], medians)
     assert got["median"][1] is None and got["mean"][1] is not None
