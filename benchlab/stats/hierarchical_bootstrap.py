@@ -190,8 +190,9 @@ def _top_means(tree: Tree, depth: int, ids: np.ndarray, means: np.ndarray,
     (all units of a balanced level have the same weight); return their top-level means."""
     b, top = ids.shape[0], ids.shape[1]
     values = np.take(tree.unit_means(depth), ids.reshape(b, -1), mode="clip")
-    per_top = values.reshape(b, top, -1).mean(axis=2)
-    means[begin:begin + b] = per_top.mean(axis=1)
+    per_top = values.reshape(b, top, -1).sum(axis=2)
+    per_top /= values.shape[1] // top
+    means[begin:begin + b] = per_top.sum(axis=1) / top
     return per_top
 
 
@@ -211,6 +212,7 @@ class _Median(_RankMedian):
         self.radix = x.size <= 2**16
         if self.radix:
             self.rank = self.rank.astype(np.uint16)
+        self.sorted = x[self.order]
         self._buffer = np.empty(0, dtype=self.rank.dtype)
 
     def __call__(self, idx: np.ndarray) -> np.ndarray:
@@ -226,10 +228,10 @@ class _Median(_RankMedian):
         else:
             ranks.partition(k, axis=1)
             high_rank = ranks[:, k + 1:].min(axis=1) if n % 2 == 0 else ranks[:, k]
-        low = self.values[self.order[ranks[:, k]]]
+        low = self.sorted[ranks[:, k]]
         if n % 2:
             return low
-        return 0.5 * (low + self.values[self.order[high_rank]])
+        return 0.5 * (low + self.sorted[high_rank])
 
 
 def _squared_se(top: np.ndarray) -> np.ndarray | None:
