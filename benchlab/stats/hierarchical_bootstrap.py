@@ -140,12 +140,12 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
     else:
         ids = np.broadcast_to(np.arange(widths[0], dtype=dtype), (b, widths[0]))
     means = np.empty(b) if "mean" in statistics else None
-    tops: list[np.ndarray] = []
+    se2 = np.empty(b) if widths[0] > 1 else None
     for d in range(0, min(stop, full - 1) + 1):
         if d > 0:
             ids = _descend(ids, widths[d], spec[d] == "R", rng, dtype)
         if d == stop_mean and means is not None:
-            tops.append(_top_means(tree, d, ids, means, 0))
+            _top_means(tree, d, ids, means, se2, 0)
     medians = np.empty(b) if "median" in statistics else None
     if stop == full and full > 0:
         rows = max(1, _SUB_ELEMENTS // tree.slots)
@@ -153,7 +153,7 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
             end = min(b, begin + rows)
             sub = _descend(ids[begin:end], widths[full], spec[full] == "R", rng, dtype)
             if stop_mean == full and means is not None:
-                tops.append(_top_means(tree, full, sub, means, begin))
+                _top_means(tree, full, sub, means, se2, begin)
             if medians is not None:
                 medians[begin:end] = (median_of or _Median(tree.values))(
                     sub.reshape(end - begin, -1))
@@ -161,7 +161,7 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         medians[:] = (median_of or _Median(tree.values))(ids.reshape(b, -1))
     out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     if means is not None:
-        out["mean"] = (means, _squared_se(np.concatenate(tops)))
+        out["mean"] = (means, se2)
     if medians is not None:
         out["median"] = (medians, None)
     return out
@@ -185,15 +185,22 @@ def _descend(ids: np.ndarray, width: int, resample: bool, rng: np.random.Generat
 
 
 def _top_means(tree: Tree, depth: int, ids: np.ndarray, means: np.ndarray,
-               begin: int) -> np.ndarray:
-    """Fill means[begin:…] with the grand means of these replicates' depth-`depth` units
-    (all units of a balanced level have the same weight); return their top-level means."""
+               se2: np.ndarray | None, begin: int) -> None:
+    """Fill means[begin:…] with these replicates' grand means from their depth-`depth`
+    units (all units of a balanced level weigh the same) and se2[begin:…] with the SE²
+    of each grand mean from its top-level unit means; in sub-blocks of about
+    _SUB_ELEMENTS units, so that the gathered values stay in cache."""
     b, top = ids.shape[0], ids.shape[1]
-    values = np.take(tree.unit_means(depth), ids.reshape(b, -1), mode="clip")
-    per_top = values.reshape(b, top, -1).sum(axis=2)
-    per_top /= values.shape[1] // top
-    means[begin:begin + b] = per_top.sum(axis=1) / top
-    return per_top
+    unit_means = tree.unit_means(depth)
+    rows = max(1, _SUB_ELEMENTS // max(ids[0].size, 1))
+    for lo in range(0, b, rows):
+        hi = min(b, lo + rows)
+        values = np.take(unit_means, ids[lo:hi].reshape(hi - lo, -1), mode="clip")
+        per_top = values.reshape(hi - lo, top, -1).sum(axis=2)
+        per_top /= values.shape[1] // top
+        means[begin + lo:begin + hi] = per_top.sum(axis=1) / top
+        if se2 is not None:
+            se2[begin + lo:begin + hi] = _squared_se(per_top)
 
 
 class _Median(_RankMedian):
