@@ -21,6 +21,7 @@ top-level units (validation/hierarchy_coverage.py).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,9 +38,13 @@ from benchlab.stats.hierarchy import _nested_codes
 
 # Replicates are drawn in chunks of about _CHUNK_ELEMENTS slots (the chunk size fixes
 # which numbers of the stream go to which replicate: keep it, or every seeded interval
-# changes); balanced trees use the chunk's last level in sub-blocks of _SUB_ELEMENTS.
+# changes); balanced trees draw and use the deepest level in sub-blocks of about
+# _SUB_ELEMENTS slots, in buffers reused across sub-blocks. Measured (10 x 10 x 100,
+# B = 10,000, both systems in two threads): 50,000 slots 1.82 s CPU, 100,000 1.52 s,
+# 200,000 1.38 s: smaller blocks pay per numpy call (GIL hand-offs between the threads)
+# more than they gain in cache.
 _CHUNK_ELEMENTS = 200_000
-_SUB_ELEMENTS = 50_000  # 400 kB of floats, 100 kB of int16 ranks: within L2
+_SUB_ELEMENTS = 200_000
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,9 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
     same draws each would get alone from the same stream.
 
     The deepest level (every slot: the bulk of the draws) is drawn and used in
-    sub-blocks of about _SUB_ELEMENTS slots, whose ids, gathered values and ranks
-    stay in cache (measured: the gathers 3-5x faster than on the chunk's 200,000
-    slots); the levels above it are drawn for the whole chunk. Positions below the
+    sub-blocks of about _SUB_ELEMENTS slots, its ids, gathered values and ranks in
+    buffers reused from one sub-block to the next (a new 1.6 MB array each time
+    costs page faults); the levels above it are drawn for the whole chunk. Positions below the
     top level are drawn as int16 where the width allows (half the random bits of
     int32: numpy's bounded int16 draws take two from each 32-bit word, measured
     1.6x faster); the top level keeps int32 draws, the same as the flat bootstrap
@@ -151,7 +156,8 @@ def _balanced_block(tree: Tree, spec: str, b: int, rng: np.random.Generator,
         rows = max(1, _SUB_ELEMENTS // tree.slots)
         for begin in range(0, b, rows):
             end = min(b, begin + rows)
-            sub = _descend(ids[begin:end], widths[full], spec[full] == "R", rng, dtype)
+            sub = _descend(ids[begin:end], widths[full], spec[full] == "R", rng, dtype,
+                           reuse=True)
             if stop_mean == full and means is not None:
                 _top_means(tree, full, sub, means, se2, begin)
             if medians is not None:
@@ -174,14 +180,31 @@ def _draw_positions(rng: np.random.Generator, width: int, shape: tuple[int, ...]
 
 
 def _descend(ids: np.ndarray, width: int, resample: bool, rng: np.random.Generator,
-             dtype: type) -> np.ndarray:
+             dtype: type, reuse: bool = False) -> np.ndarray:
     """Ids one level down (parent·width + position): each unit's `width` children,
-    drawn with replacement or all of them."""
+    drawn with replacement or all of them. reuse: written to this thread's reused
+    buffer (valid until the next reuse), not to a new array."""
     base = ids[..., None] * dtype(width)
+    shape = base.shape[:-1] + (width,)
+    out = _scratch("ids", shape, dtype) if reuse else None
     if resample:
-        return np.add(_draw_positions(rng, width, base.shape[:-1] + (width,), dtype), base,
-                      dtype=dtype)
-    return base + np.arange(width, dtype=dtype)
+        return np.add(_draw_positions(rng, width, shape, dtype), base, dtype=dtype, out=out)
+    return np.add(base, np.arange(width, dtype=dtype), out=out)
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A reused buffer of this thread (grown as needed): the sub-blocks' large arrays
+    without an allocation each (in worker threads glibc maps and unmaps them: measured
+    about 0.1 s of system time per call)."""
+    size = math.prod(shape)
+    held = getattr(_SCRATCH, name, None)
+    if held is None or held.dtype != dtype or held.size < size:
+        held = np.empty(size, dtype=dtype)
+        setattr(_SCRATCH, name, held)
+    return held[:size].reshape(shape)
 
 
 def _top_means(tree: Tree, depth: int, ids: np.ndarray, means: np.ndarray,
@@ -195,7 +218,9 @@ def _top_means(tree: Tree, depth: int, ids: np.ndarray, means: np.ndarray,
     rows = max(1, _SUB_ELEMENTS // max(ids[0].size, 1))
     for lo in range(0, b, rows):
         hi = min(b, lo + rows)
-        values = np.take(unit_means, ids[lo:hi].reshape(hi - lo, -1), mode="clip")
+        part = ids[lo:hi].reshape(hi - lo, -1)
+        values = np.take(unit_means, part, mode="clip",
+                         out=_scratch("values", part.shape, np.float64))
         per_top = values.reshape(hi - lo, top, -1).sum(axis=2)
         per_top /= values.shape[1] // top
         means[begin + lo:begin + hi] = per_top.sum(axis=1) / top
