@@ -62,9 +62,10 @@ def check(args: argparse.Namespace, inputs: list[str]) -> None:
     for path in files:
         check_target(path, inputs, force=args.force)
     if getattr(args, "figure", None):
-        from benchlab.report.figures import check_path
+        from benchlab.report.figures import check_path, need_matplotlib
 
         check_path(args.figure)
+        need_matplotlib()  # say so before the work, not after the text has printed
 
 
 def context(args: argparse.Namespace, command: str, inputs: list[str],
