@@ -58,6 +58,19 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
     p.set_defaults(history_run=_run_add)
 
 
+
+def _analysis_group(p: argparse.ArgumentParser, seed_help: str = "random seed (default 0)"
+                    ) -> argparse._ArgumentGroup:
+    """-c, --threshold (2% by default: a history judges practical changes) and --seed, which
+    check, compare and show share."""
+    a = p.add_argument_group("analysis")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence level, e.g. 95 or 0.99 (default 95)")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
+                   help="smallest change of practical interest (default 2%%)")
+    a.add_argument("--seed", type=int, default=0, help=seed_help)
+    return a
+
 def _add_check(inner: argparse._SubParsersAction) -> None:
     p = inner.add_parser(
         "check", help="find the changes along every series, each judged by a ratio CI",
@@ -67,13 +80,7 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
                     "clears --threshold are reported.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
-    a = p.add_argument_group("analysis")
-    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
-                   help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
-                   help="smallest change of practical interest (default 2%%)")
-    a.add_argument("--seed", type=int, default=0,
-                   help="random seed (default 0; E-Divisive's default t-test draws none)")
+    a = _analysis_group(p, "random seed (default 0; E-Divisive's default t-test draws none)")
     w = a.add_mutually_exclusive_group()
     w.add_argument("--since", metavar="COMMIT", help="report only changes from this commit on "
                    "(all the history is still used)")
@@ -94,12 +101,7 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
     p.add_argument("--head", required=True, metavar="SHA", help="the commit to check")
-    a = p.add_argument_group("analysis")
-    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
-                   help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
-                   help="smallest change of practical interest (default 2%%)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _analysis_group(p)
     o = output_options.add(p, plot=False)
     o.add_argument("--fail-on", choices=["change", "regression"],
                    help="exit 1 if a verdict is a change / a change in the bad direction")
@@ -117,12 +119,7 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
     p.add_argument("--benchmark", metavar="NAME", help="show this benchmark only")
     p.add_argument("--last", type=int, metavar="N", help="show the last N commits only (the "
                    "changes are still found on the whole history)")
-    a = p.add_argument_group("analysis")
-    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
-                   help="confidence level, e.g. 95 or 0.99 (default 95)")
-    a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
-                   help="smallest change of practical interest (default 2%%)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _analysis_group(p)
     output_options.add(p)
     p.set_defaults(history_run=_run_show)
 
