@@ -41,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="random seed for the suite's geometric-mean bootstrap (0 or more)")
     a.add_argument("--no-diagnostics", action="store_true",
                    help="skip the outlier/drift/autocorrelation/multimodality checks")
+    a.add_argument("--no-adjust", action="store_true",
+                   help="suites: decide each benchmark alone at the confidence level, not "
+                   "family-wise over the benchmarks (Holm), as `compare --no-adjust`")
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", metavar="FILE",
                    help="the HTML file to write (default: standard output when it is not "
@@ -93,6 +96,9 @@ def analyse(args: argparse.Namespace):
               "diagnostics": not args.no_diagnostics}
     if args.benchmark:
         result, per_bench = _suite(args, samples, baseline, names, shared)
+    elif args.no_adjust:
+        raise UsageError("--no-adjust applies to suites (--benchmark or a store with factors): "
+                         "one comparison has nothing to adjust for")
     else:
         result = _single(samples, baseline, names, shared)
         per_bench = {None: [(s.name, s.values) for s in samples]}
@@ -147,7 +153,8 @@ def _suite(args: argparse.Namespace, samples, baseline: int, names: list[str], s
             per_bench.setdefault(bench, []).append((s.name, part.values))
     with common.naming_files(samples):
         result = compare_suite(data, names, baseline=samples[baseline].name, seed=args.seed,
-                               ordered={s.name: s.dataset.ordered for s in samples}, **shared)
+                               ordered={s.name: s.dataset.ordered for s in samples},
+                               adjust="none" if args.no_adjust else "holm", **shared)
     return result, per_bench
 
 

@@ -29,7 +29,7 @@ from benchlab import __version__
 from benchlab.result import RenderContext, Result, render, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.hierarchy import HierarchySummary, Plan
-from benchlab.stats.suite import SuiteResult
+from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
 
 # Verdict colours differ in lightness as well as hue (they read in grey), and every
@@ -236,19 +236,26 @@ def compare_html(result: CompareResult, context: RenderContext) -> str:
 # -- suites --------------------------------------------------------------------------
 def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float,
                    holm: Sequence[tuple[str, str, float, float, bool]] = (),
-                   anchors: Sequence[str] = ()) -> str:
+                   anchors: Sequence[str] = (), decisions: Sequence[Decision] = ()) -> str:
     """Every comparison in one sortable table: benchmark, baseline, candidate, ratio, CI,
     verdict (and Holm's adjusted p for a suite); `anchors` link each benchmark to its part
-    of the page."""
+    of the page. With a suite's `decisions` the CI cell is the interval the verdict was read
+    from, with its level when that is not `confidence` (Holm's step-down levels), so a
+    family-wise "inconclusive" never sits beside an interval that excludes 1."""
     adjusted = {(b, c): (q, sig) for b, c, _, q, sig in holm}
+    decided = {(d.benchmark, d.candidate): d for d in decisions}
     rows = []
     for k, (bench, r) in enumerate(items):
         name = esc(bench)
         if k < len(anchors):
             name = f'<a href="#{esc(anchors[k])}">{name}</a>'
         for c in r.comparisons:
+            cells = comparison_cells(c, r.unit, confidence)
+            d = decided.get((bench, c.candidate))
+            if d is not None and d.scale == "ratio":
+                cells[3] = decision_ci_cell(d, confidence)
             row = [cell(name, cls="name benchmark", attrs={"data-sort": bench}, raw=True),
-                   *comparison_cells(c, r.unit, confidence)]
+                   *cells]
             if holm:
                 q, sig = adjusted.get((bench, c.candidate), (None, None))
                 p_text = "n/a" if q is None or not math.isfinite(q) else f"{q:.4f}"
@@ -256,6 +263,8 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
                         cell("" if sig is None else ("yes" if sig else "no"))]
             rows.append(row)
     level = f"{100 * confidence:g}% CI"
+    if any(d.level != confidence for d in decisions):
+        level = "CI of the verdict"
     headers = ["benchmark", "baseline", "candidate", "ratio", level, "verdict"]
     if holm:
         headers += ["Holm p", "Holm sig."]
@@ -264,7 +273,20 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
 
 def suite_headline(result: SuiteResult, anchors: Sequence[str] = ()) -> str:
     """One sortable row per benchmark and comparison, with Holm's adjusted p."""
-    return headline_table(result.benchmarks, result.confidence, result.holm, anchors)
+    return headline_table(result.benchmarks, result.confidence, result.holm, anchors,
+                          result.decisions)
+
+
+def decision_ci_cell(d: Decision, confidence: float) -> str:
+    """The interval a suite's verdict used, with its level when it is not the suite's."""
+    from benchlab.report.suite import fmt_level
+
+    ci = "unbounded" if d.low is None or d.high is None else f"{num(d.low)} .. {num(d.high)}"
+    if d.level != confidence:
+        ci += f" ({fmt_level(d.level)})"
+    return cell(ci, cls="num ci", attrs={"data-sort": exact(d.low), "data-low": exact(d.low),
+                                         "data-high": exact(d.high),
+                                         "data-level": exact(d.level)})
 
 
 def geomean_table(result: SuiteResult) -> str:

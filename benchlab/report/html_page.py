@@ -197,7 +197,7 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         items = list(result.benchmarks)
         confidence = result.confidence
         headline = hf.headline_table(result.benchmarks, confidence, result.holm,
-                                     [f"b{k}" for k in range(len(items))])
+                                     [f"b{k}" for k in range(len(items))], result.decisions)
         extra = [hf.geomean_table(result)]
         if page.figures:
             extra.append(figure_html(result, replace(

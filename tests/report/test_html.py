@@ -247,3 +247,41 @@ def test_report_of_a_store_alone_follows_its_design(tmp_path):
                                rows[1]] == [True, True]
     for row in rows:  # the alternatives are the groups, the file's baseline first
         assert '<td class="name">full</td><td class="name">half</td>' in row
+
+
+def _headline(text: str) -> dict[str, tuple[str, str]]:
+    """benchmark → (the CI cell, the verdict's outcome) of a report's headline table."""
+    table = text.split('class="sortable headline"', 1)[1].split("</table>", 1)[0]
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
+        bench = re.search(r'data-sort="([^"]*)"', row).group(1)
+        ci = re.search(r'<td class="num ci"[^>]*>([^<]*)</td>', row).group(1)
+        outcome = re.search(r'data-outcome="([^"]*)"', row).group(1)
+        rows[bench] = (ci, outcome)
+    return rows
+
+
+def test_report_suite_headline_shows_the_interval_its_verdict_used(run_cli, tmp_path):
+    """Family-wise (Holm) verdicts sit beside the Holm-level interval they were read from;
+    --no-adjust gives per-benchmark verdicts beside the 95% interval, as compare does."""
+    args = (ROOT / "docs/examples/aa-suite.csv", "--by", "system", "--benchmark", "benchmark",
+            "--seed", "1", "--no-diagnostics", "--no-figures")
+    family = _headline(_report(run_cli, tmp_path, *args))
+    alone = _headline(_report(run_cli, tmp_path, *args, "--no-adjust"))
+    code, out, _ = run_cli("compare", *args[:-1], "--format", "json")
+    doc = json.loads(out)
+    for d in doc["decisions"]:
+        ci, outcome = family[d["benchmark"]]
+        assert ci == f"{d['low']:.4f} .. {d['high']:.4f} (98.75%)" and outcome == d["outcome"]
+        low, high = (float(x) for x in alone[d["benchmark"]][0].split(" .. "))
+        assert d["low"] < low < high < d["high"]  # the 95% interval lies inside
+    # benchmark c: its 95% CI excludes 1 (a change alone), the 98.75% CI does not
+    assert family["c"][1] == "inconclusive" and alone["c"][1] == "change"
+
+
+def test_report_no_adjust_needs_a_suite(run_cli, tmp_path):
+    code, _, err = run_cli("report", ROOT / "examples/kamp/current.txt",
+                           ROOT / "examples/kamp/buf_work.txt", "--no-adjust",
+                           "-o", tmp_path / "r.html")
+    assert code == 2 and "--no-adjust applies to suites" in err
+    assert not (tmp_path / "r.html").exists()
