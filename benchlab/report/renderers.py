@@ -39,6 +39,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.history.check": ("benchlab.report.history_formats",),
     "benchlab.history.compare": ("benchlab.report.history_formats",),
     "benchlab.history.show": ("benchlab.report.history_formats",),
+    "benchlab.runner.environment": ("benchlab.report.environment_formats",),
 }
 EVERYTHING = tuple(sorted({m for mods in (*FORMATS.values(), *FAMILIES.values())
                            for m in mods}))

@@ -1,22 +1,32 @@
 """The machine an experiment runs on, and the pre-flight noise check (`benchlab env`).
 
 Reads Linux's /proc and /sys (other systems get what `platform` and `os`
-tell): CPU model, cores, frequency governor, turbo boost, kernel, load
+tell): CPU model, cores, frequency governor, turbo boost, memory, kernel, load
 average, address-space randomization, the size of the environment (which
 shifts the stack and can change timings by itself, Mytkowicz et al. 2009) and
 versions. Each condition known to add noise becomes a warning with the
 command that fixes it. Nothing here changes the machine.
+
+Across machines (a run on Dask records each machine's record, docs/cluster.md),
+`differences` compares the records key by key, and `identical_machine_warnings`
+names what differs between machines meant to be identical (`[machines] role =
+"level"`): a second level of variation that the design assumes away (Kalibera &
+Jones 2013 treat the machines of such an experiment as one more random level,
+which holds only when they are exchangeable).
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import platform
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from benchlab.result import Result
 from benchlab.runner import spawn
 
 # The machine is busy when its 1-minute load average exceeds both of these (per usable core,
@@ -74,6 +84,18 @@ def _turbo() -> tuple[bool | None, str | None]:
     return None, None
 
 
+def _memory() -> int | None:
+    """Physical memory in bytes: /proc/meminfo's MemTotal, else pages x page size."""
+    for line in (_read("/proc/meminfo") or "").split("\n"):
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "MemTotal:" and parts[1].isdigit():
+            return int(parts[1]) * 1024
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def _runner_rss() -> int | None:
     """This process's peak RSS: the floor of every command's maxrss (see execute.py)."""
     try:
@@ -112,6 +134,7 @@ def collect() -> dict:
         "cpus_online": os.cpu_count(),
         "cpus_usable": usable,
         "smt_active": None if smt is None else smt == "1",
+        "memory_bytes": _memory(),
         "governors": _governors() or None,
         "turbo": turbo,
         "turbo_control": turbo_file,
@@ -173,3 +196,263 @@ def check(env: dict, cpus: tuple[int, ...] | None = None) -> list[Warning_]:
                                 "shares a core with the benchmark",
                                 "leave at least one usable CPU out of cpus"))
     return out
+
+
+# -- machines side by side -------------------------------------------------------------
+
+# The rows of a side-by-side table, in order: (key, label, matters). A key that matters is
+# one identical machines share: the hardware, its settings, the software that measures;
+# the others (host name, load, the time of the record, paths) differ from machine to
+# machine, or from minute to minute, by nature. Keys not listed (a newer record's) are
+# shown after these and do not matter.
+KEYS: tuple[tuple[str, str, bool], ...] = (
+    ("cpu_model", "CPU", True),
+    ("cpus_online", "cores online", True),
+    ("cpus_usable", "cores usable", True),
+    ("smt_active", "SMT", True),
+    ("governors", "governor", True),
+    ("turbo", "turbo boost", True),
+    ("memory_bytes", "memory", True),
+    ("os", "OS", True),
+    ("kernel", "kernel", True),
+    ("kernel_version", "kernel build", True),
+    ("machine", "architecture", True),
+    ("aslr", "ASLR", True),
+    ("python", "python", True),
+    ("numpy", "numpy", True),
+    ("benchlab", "benchlab", True),
+    ("timer", "timer", True),
+    ("timer_resolution_s", "timer resolution", True),
+    ("spawn", "spawn", True),
+    ("hostname", "host name", False),
+    ("time", "recorded at", False),
+    ("load_average", "load average", False),
+    ("environment_bytes", "environment", False),
+    ("python_executable", "python executable", False),
+    ("runner_maxrss_bytes", "runner peak RSS", False),
+    ("turbo_control", "turbo control", False),
+)
+_LABELS = {key: (label, matters) for key, label, matters in KEYS}
+# Keys of a session's record that are not facts about one machine.
+NOT_MACHINE = ("machines",)
+ROLES = ("factor", "level")
+
+
+def _bytes(value: int) -> str:
+    """A size in binary units, three significant digits: 7.63 GiB, 512 MiB."""
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.3g} {unit}"
+        size /= 1024
+    return f"{value} B"  # not reached
+
+
+def show_value(key: str, value: Any) -> str:
+    """A record's value as one line of text, as `benchlab env` prints it."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if key in ("memory_bytes", "runner_maxrss_bytes") and isinstance(value, int):
+        return _bytes(value)
+    if key == "environment_bytes" and isinstance(value, int):
+        return f"{value} bytes"
+    if key == "timer_resolution_s" and isinstance(value, int | float):
+        return f"{value:g} s"
+    if isinstance(value, list):
+        return ", ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in value)
+    if isinstance(value, dict):
+        if key == "governors":
+            return ", ".join(f"{k} ({v} CPUs)" for k, v in value.items())
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def label(key: str) -> str:
+    """The row label of a record's key (the key itself when it is not a known one)."""
+    return _LABELS.get(key, (key, False))[0]
+
+
+def matters(key: str) -> bool:
+    """Whether machines meant to be identical must agree on `key` (see KEYS)."""
+    return _LABELS.get(key, (key, False))[1]
+
+
+def record_keys(records: dict[str, dict]) -> list[str]:
+    """Every key of the records: KEYS' order, then the others sorted."""
+    seen = {k for r in records.values() if isinstance(r, dict) for k in r} - set(NOT_MACHINE)
+    return [k for k, _, _ in KEYS if k in seen] + sorted(seen - set(_LABELS))
+
+
+def _canonical(value: Any) -> str:
+    """One text per JSON value, so that equal values compare equal (dict order aside)."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One key on which machines' records disagree: each machine's value, in the
+    records' order (a key a record lacks is None: unknown)."""
+
+    key: str
+    values: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return label(self.key)
+
+    @property
+    def matters(self) -> bool:
+        return matters(self.key)
+
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """(the value shown, the machines that have it), in order of first appearance."""
+        out: dict[str, tuple[str, list[str]]] = {}
+        for machine, value in self.values.items():
+            out.setdefault(_canonical(value), (show_value(self.key, value), []))[1].append(
+                machine)
+        return list(out.values())
+
+    def warning(self) -> str:
+        """The line that says identical machines differ here (docs/env.md):
+        "machines m1 and m2 are meant to be identical but differ in kernel: A vs B";
+        beyond two machines each value names its machines."""
+        names = list(self.values)
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        groups = self.groups()
+        if len(names) == 2:
+            shown = " vs ".join(text for text, _ in groups)
+        else:
+            shown = " vs ".join(f"{text} ({', '.join(ms)})" for text, ms in groups)
+        return f"machines {who} are meant to be identical but differ in {self.label}: {shown}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "matters": self.matters,
+                "values": dict(self.values)}
+
+
+def differences(records: dict[str, dict]) -> list[Difference]:
+    """The keys on which the machines' records (name -> record, as `collect` makes) differ,
+    in the order of `record_keys`; a record that is not a dict counts as empty."""
+    clean = {m: r if isinstance(r, dict) else {} for m, r in records.items()}
+    out = []
+    for key in record_keys(clean):
+        values = {m: r.get(key) for m, r in clean.items()}
+        if len({_canonical(v) for v in values.values()}) > 1:
+            out.append(Difference(key, values))
+    return out
+
+
+def identical_machine_warnings(records: dict[str, dict]) -> list[str]:
+    """One line per key that matters on which machines meant to be identical differ
+    (what `benchlab run` prints at its end, `benchlab env STORE` and the report show)."""
+    return [d.warning() for d in differences(records) if d.matters]
+
+
+def machine_warnings(records: dict[str, dict], role: str | None) -> list[str]:
+    """`identical_machine_warnings` for role "level"; none for role "factor", whose
+    machines differ on purpose (the differences are still shown, not warned about)."""
+    return identical_machine_warnings(records) if role == "level" else []
+
+
+def machines_of(environment: dict) -> dict[str, dict]:
+    """The machines' records of a session's environment record (empty: a local run)."""
+    machines = environment.get("machines") if isinstance(environment, dict) else None
+    if not isinstance(machines, dict):
+        return {}
+    return {str(m): r if isinstance(r, dict) else {} for m, r in machines.items()}
+
+
+def machines_role(meta: dict[str, str]) -> str | None:
+    """The store's `[machines] role` from its benchlab_meta: the key "machines" (JSON
+    {"names": [...], "role": ...}), else the [machines] table of the stored experiment
+    text; None when neither says (read defensively: a store made by another version)."""
+    try:
+        doc = json.loads(meta.get("machines", "null"))
+    except (TypeError, ValueError):
+        doc = None
+    if not isinstance(doc, dict):
+        doc = _experiment_machines(meta.get("experiment_text"))
+    role = doc.get("role", "factor") if isinstance(doc, dict) else None
+    return role if role in ROLES else None
+
+
+def _experiment_machines(text: str | None) -> dict | None:
+    """The [machines] table of an experiment file's text, None when it has none."""
+    if not text:
+        return None
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            return None
+    try:
+        table = tomllib.loads(text).get("machines")
+    except (tomllib.TOMLDecodeError, TypeError, ValueError):
+        return None
+    return table if isinstance(table, dict) else None
+
+
+# -- results of `benchlab env` -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class EnvironmentCheck(Result):
+    """`benchlab env`: this machine's record and its noise warnings."""
+
+    environment: dict[str, Any]
+    warnings: tuple[Warning_, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionEnvironment:
+    """One session of a store: when, how it ended, its command, the environment record
+    (the driver's, with `machines` for a run on Dask), its noise warnings, and across
+    machines the keys that differ and the warnings for machines meant to be identical."""
+
+    id: int
+    started: str
+    finished: str | None
+    outcome: str | None
+    argv: Any
+    environment: dict[str, Any]
+    warnings: tuple[str, ...]
+    machines: dict[str, dict] = field(default_factory=dict)
+    differences: tuple[Difference, ...] = ()
+    machine_warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoreEnvironments(Result):
+    """`benchlab env STORE`: every session's environment; `role` is the store's
+    `[machines] role` (None: no machines, or a store that does not say)."""
+
+    store: str
+    role: str | None
+    sessions: tuple[SessionEnvironment, ...]
+
+    @property
+    def machine_warnings(self) -> list[str]:
+        """Every session's identical-machine warnings, each once."""
+        return list(dict.fromkeys(w for s in self.sessions for w in s.machine_warnings))
+
+
+def store_environments(store: str, sessions: list[dict], meta: dict[str, str]) -> \
+        StoreEnvironments:
+    """The result of `benchlab env STORE` from the store's sessions (Store.sessions) and
+    its benchlab_meta."""
+    role = machines_role(meta)
+    out = []
+    for s in sessions:
+        env = s["environment"] if isinstance(s.get("environment"), dict) else {}
+        machines = machines_of(env)
+        warnings = s.get("warnings")
+        out.append(SessionEnvironment(
+            id=s["id"], started=s["started"], finished=s["finished"], outcome=s["outcome"],
+            argv=s["argv"], environment=env,
+            warnings=tuple(str(w) for w in warnings) if isinstance(warnings, list) else (),
+            machines=machines, differences=tuple(differences(machines)),
+            machine_warnings=tuple(machine_warnings(machines, role))))
+    return StoreEnvironments(store, role, tuple(out))
