@@ -182,7 +182,7 @@ def _stores(args: argparse.Namespace):
             continue
         store = open_for_reading(path)
         try:
-            sessions = store.sessions()
+            sessions, meta = store.sessions(), dict(store.meta)
         finally:
             store.close()
-        yield StoreRecord(path, sessions, run_orders(path, args.metric, args.benchmark))
+        yield StoreRecord(path, sessions, run_orders(path, args.metric, args.benchmark), meta)

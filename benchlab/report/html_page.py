@@ -16,7 +16,7 @@ mail attachment or years later. Its parts, top to bottom:
   (samples, comparisons, variance shares per level for hierarchical data,
   warnings) and, for a store, the run-order plot;
 - for each store, the machine's environment record per session, with its
-  warnings;
+  warnings (a run on Dask: the machines side by side, differing values marked ≠);
 - a provenance footer: benchlab's version, the command line, every input with
   its SHA-256, the seed, the date.
 
@@ -92,6 +92,7 @@ class StoreRecord:
     path: str
     sessions: list[dict[str, Any]]
     run_orders: list[RunOrder] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)  # benchlab_meta: [machines]' role
 
 
 @dataclass(frozen=True)
@@ -151,28 +152,13 @@ def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageI
 
 
 def _environment(store: StoreRecord) -> str:
-    """Each session of a store: when, how it ended, its command, the machine, warnings."""
-    from benchlab.runner.render import environment_text
+    """Each session of a store: when, how it ended, its command, the machine (a run on
+    Dask: every machine side by side, identical machines' differences warned about above
+    the table), its noise warnings (report/environment_formats.py)."""
+    from benchlab.report.environment_formats import store_html_body
+    from benchlab.runner.environment import store_environments
 
-    parts = [f"<h3>environment recorded in {hf.esc(store.path)}</h3>"]
-    for s in store.sessions:
-        head = (f"session {s['id']}: {s['started']} .. {s['finished'] or '(killed)'}, "
-                f"{s['outcome'] or 'interrupted'}")
-        argv = " ".join(str(a) for a in s["argv"]) if isinstance(s["argv"], list) else ""
-        rows = []
-        for line in environment_text(s["environment"], []).split("\n"):
-            key, sep, value = line.partition(":")
-            if sep and key and not line.startswith(" ") and key != "warnings":
-                rows.append([hf.cell(key, cls="name"), hf.cell(value.strip())])
-        warnings = []
-        for w in s["warnings"] if isinstance(s["warnings"], list) else []:
-            message, _, fix = str(w).partition(" (fix: ")
-            warnings.append(f"{message} — fix: {fix[:-1]}" if fix else message)
-        parts += [f"<h4>{hf.esc(head)}</h4>", f"<p><code>{hf.esc(argv)}</code></p>",
-                  hf.table(("", "value"), rows, cls="environment"),
-                  hf.warnings_list(warnings, "noise warnings") or
-                  '<p class="muted">no noise warnings</p>']
-    return "\n".join(parts)
+    return store_html_body(store_environments(store.path, store.sessions, store.meta))
 
 
 def _footer(page: PageInput, context: RenderContext) -> str:
