@@ -266,10 +266,8 @@ def _run_check(args: argparse.Namespace) -> int:
 
 # -- compare ---------------------------------------------------------------------------
 def _run_compare(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from benchlab.errors import InputError
-    from benchlab.history.compare import compare_head
+    from benchlab.history.compare import HistoryCompare, compare_head
     from benchlab.history.store import History
 
     confidence = common.confidence(args.confidence)
@@ -280,14 +278,15 @@ def _run_compare(args: argparse.Namespace) -> int:
     if args.head not in {c.sha for c in commits}:
         raise UsageError(f"--head: no commit {args.head!r} in {args.db}")
     try:
-        result, notes = compare_head(series, commits, args.head, threshold=args.threshold,
-                                     confidence=confidence, seed=args.seed)
+        result = compare_head(series, commits, args.head, threshold=args.threshold,
+                              confidence=confidence, seed=args.seed)
     except InputError as exc:
         exc.where = exc.where or args.db
         raise
-    result = replace(result, notes=(*notes, *result.notes))
     output_options.emit(args, result, output_options.context(args, "history compare",
                                                              [args.db]), [args.db])
+    if not isinstance(result, HistoryCompare):
+        return 0
     verdicts = [c.verdict for _, r in result.benchmarks for c in r.comparisons]
     if args.fail_on == "change" and any(v.outcome == "change" for v in verdicts):
         return 1

@@ -3,53 +3,136 @@
 The baseline of a series is its commits on the head's branch before the head,
 since the last change that `history check` confirms on them (history/check.py):
 the commits that measure the current level. Each baseline commit is one unit
-(its mean); the head's units are its top-level units (its runs, when the input
-recorded levels) or its measurements. The benchmarks are then compared as a
-suite (stats/suite.py compare_suite): one ratio CI per benchmark, the geometric
-mean, and family-wise (Holm) decisions over the benchmarks.
+(the mean of its top-level units: its runs when the input recorded levels, else
+its measurements). The benchmarks are then compared as a suite
+(stats/suite.py compare_suite): one ratio CI per benchmark, the geometric mean,
+and family-wise (Holm) decisions over the benchmarks.
 
-The head's units measure only its within-commit spread; the between-commit
-spread of the baseline enters through the baseline's commit means. docs/history.md
-says what this means for a single head commit.
+The head is one commit. Its runs show only their own spread, never how far this
+build of the commit sits from the commit's level: commits (builds, layouts)
+differ by more than their runs say (Kalibera & Jones 2013), which the baseline's
+commit means carry and a head judged on its runs alone would not. So the head's
+mean gets the variance sigma2_commit + sigma2_within / n_head, both estimated from
+the baseline segment by the method of moments (stats/commit_variance.py), and
+enters the suite as pseudo-units with that variance and the matching degrees
+of freedom. The table still shows the head's own runs (n, mean, their CI); the
+notes give each baseline and its commit-to-commit spread.
+
+A benchmark of the head that its baseline lacks (a new benchmark, or fewer than
+2 earlier commits on the branch) is not compared: it is listed as a row of its
+own ("new benchmark, no baseline"), and a head with nothing to compare gives
+only those rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from benchlab.errors import InputError
 from benchlab.history.check import MIN_SIZE, commit_means, series_changes
 from benchlab.history.store import Commit, Series
+from benchlab.result import Result
+from benchlab.stats.commit_variance import (
+    HeadVariance,
+    head_variance,
+    pseudo_size,
+    pseudo_units,
+)
+from benchlab.stats.descriptive import describe
 from benchlab.stats.suite import SuiteResult, compare_suite
 from benchlab.units import make_unit
 
+NEW = "new benchmark, no baseline"
 
-def _head_units(s: Series, head: int) -> np.ndarray:
-    """The head's values: the means of its top-level units, or its measurements."""
-    mask = s.commit_index == head
-    values = s.values[mask]
+
+@dataclass(frozen=True)
+class Unbaselined:
+    """A benchmark of the head without a baseline to compare with: `baseline_commits`
+    earlier commits on its branch (0: a new benchmark), and the head's own units."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    unit: str
+    head_mean: float
+    head_n: int
+    baseline_commits: int
+
+    @property
+    def text(self) -> str:
+        if self.baseline_commits == 0:
+            return NEW
+        return (f"no baseline: {self.baseline_commits} earlier commit on its branch, at "
+                "least 2 are needed")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Per compared benchmark: its baseline (commits, first commit) and the head's
+    variance (stats.commit_variance.HeadVariance) with the number of pseudo-units and
+    the degrees of freedom the comparison used."""
+
+    benchmark: str
+    baseline_start: str
+    variance: HeadVariance
+    pseudo_n: int
+    df: float
+
+
+@dataclass(frozen=True)
+class HistoryCompare(SuiteResult):
+    """The suite comparison of the head with its baselines (SuiteResult), plus the
+    benchmarks without a baseline and each compared benchmark's spread."""
+
+    head: str = ""
+    unbaselined: tuple[Unbaselined, ...] = ()
+    spreads: tuple[Spread, ...] = ()
+
+
+@dataclass(frozen=True)
+class HeadWithoutBaseline(Result):
+    """A head none of whose benchmarks has a baseline: one row per benchmark."""
+
+    head: str
+    unbaselined: tuple[Unbaselined, ...]
+    confidence: float
+    threshold: float
+    notes: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+def top_units(s: Series, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top-level units of the rows in `mask`: each one's commit position and mean
+    (its runs with levels, else the measurements themselves)."""
+    at, values = s.commit_index[mask], s.values[mask]
     if not s.level_names:
-        return values
+        return at, values
     top = s.levels[0][mask]
-    names, inverse = np.unique(top, return_inverse=True)
-    if names.size < 2:
-        return values
-    return np.bincount(inverse, weights=values) / np.bincount(inverse)
+    keys = np.stack([at.astype(str), top])
+    _, first, inverse = np.unique(keys, axis=1, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    means = np.bincount(inverse, weights=values) / np.bincount(inverse)
+    return at[first], means
 
 
-def baseline_means(s: Series, history: list[Commit], head: int, *, threshold: float,
-                   confidence: float, seed=0) -> tuple[np.ndarray, str]:
-    """The baseline segment's commit means and the commit where it starts."""
+def _branch_mask(s: Series, history: list[Commit], head: int) -> np.ndarray:
+    """The rows of commits before the head on its branch (or without a branch)."""
     branch = history[head].branch
-    keep = np.array([i < head and (branch is None or history[i].branch in (branch, None))
-                     for i in s.commit_index], dtype=bool)
+    before = np.flatnonzero([i < head and (branch is None or history[i].branch in
+                                           (branch, None)) for i in range(len(history))])
+    return np.isin(s.commit_index, before)
+
+
+def baseline_commits(s: Series, history: list[Commit], head: int, *, threshold: float,
+                     confidence: float, seed=0) -> np.ndarray:
+    """The positions of the baseline segment's commits: those before the head on its
+    branch since the last change `history check` confirms on them (oldest first)."""
+    keep = _branch_mask(s, history, head)
     before = replace(s, commit_index=s.commit_index[keep], values=s.values[keep],
                      levels=tuple(lv[keep] for lv in s.levels))
     at, means = commit_means(before)
-    if means.size == 0:
-        return means, ""
     start = 0
     if means.size >= 2 * MIN_SIZE:
         changes, _ = series_changes(before, history, threshold=threshold,
@@ -57,14 +140,63 @@ def baseline_means(s: Series, history: list[Commit], head: int, *, threshold: fl
         if changes:
             sha = changes[-1].commit
             start = int(np.flatnonzero([history[i].sha == sha for i in at])[0])
-    return means[start:], history[at[start]].sha
+    return at[start:]
+
+
+def _compared(s: Series, base_at: np.ndarray, head: int, history: list[Commit]
+              ) -> tuple[np.ndarray, np.ndarray, Spread, np.ndarray]:
+    """The baseline's commit means, the head's pseudo-units, the Spread, and the head's
+    own units (for the table)."""
+    b_at, b_units = top_units(s, np.isin(s.commit_index, base_at))
+    _, h_units = top_units(s, s.commit_index == head)
+    hv = head_variance(b_units, b_at, h_units)
+    _, code = np.unique(b_at, return_inverse=True)
+    code = code.ravel()
+    base = np.bincount(code, weights=b_units) / np.bincount(code)
+    ratio = hv.head_mean / hv.baseline_mean if hv.baseline_mean > 0 else 1.0
+    m = pseudo_size(hv, ratio)
+    spread = Spread(s.benchmark, history[int(base_at[0])].sha, hv, m, hv.pivot_df(ratio))
+    return base, pseudo_units(hv.head_mean, hv.variance, m), spread, h_units
+
+
+def _spread_note(name: str, sp: Spread) -> str:
+    hv = sp.variance
+    mean = hv.baseline_mean
+    rel = (lambda v: f"{100 * np.sqrt(v) / abs(mean):.2g}%") if mean else (
+        lambda v: f"{np.sqrt(v):.3g}")
+    said = (f"{name}: baseline {hv.k} commits from {sp.baseline_start}; commit-to-commit "
+            f"spread {rel(hv.commit)}, within a commit {rel(hv.within)} per unit")
+    if hv.truncated:
+        said += " (no spread between commits beyond their units')"
+    return said + (f"; the head's mean ±{rel(hv.variance)} (1 s.e., {hv.head_n} unit"
+                   f"{'s' if hv.head_n != 1 else ''})")
+
+
+def _shown(result: SuiteResult, heads: dict[str, np.ndarray]) -> SuiteResult:
+    """The suite with each head's own units in its descriptives (not the pseudo-units),
+    and no new-experiment advice (more runs of one commit cannot shrink the commit
+    spread; the advice counted pseudo-units)."""
+    out = []
+    for bench, r in result.benchmarks:
+        samples = tuple(describe(heads[bench], d.name) if d.name == "head" else d
+                        for d in r.samples)
+        comparisons = []
+        for c in r.comparisons:
+            v = c.verdict
+            if v.advice is not None and v.advice.new_experiment is not None:
+                text = v.text.split("; a new experiment needs about")[0]
+                v = replace(v, text=text, advice=replace(v.advice, new_experiment=None))
+            comparisons.append(replace(c, verdict=v))
+        out.append((bench, replace(r, samples=samples, comparisons=tuple(comparisons))))
+    return replace(result, benchmarks=tuple(out))
 
 
 def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
                  threshold: float = 0.02, confidence: float = 0.95,
-                 seed: int | None = 0) -> tuple[SuiteResult, list[str]]:
-    """The suite comparison of the head with each series' baseline, and notes (series left
-    out, where each baseline starts)."""
+                 seed: int | None = 0, replicates: int = 10_000
+                 ) -> HistoryCompare | HeadWithoutBaseline:
+    """The suite comparison of the head with each series' baseline; the head's
+    benchmarks without a baseline as rows of their own (see the module docstring)."""
     position = {c.sha: i for i, c in enumerate(history)}
     if head_sha not in position:
         raise InputError(f"no commit {head_sha!r} in the history")
@@ -72,26 +204,39 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
     several = len({(s.metric, s.machine) for s in series}) > 1
     data: dict = {}
     notes: list[str] = []
+    spreads: list[Spread] = []
+    heads: dict[str, np.ndarray] = {}
+    lacking: list[Unbaselined] = []
     units = set()
     for s in series:
         name = f"{s.benchmark} ({s.metric}, {s.machine})" if several else s.benchmark
-        head_x = _head_units(s, head)
-        if head_x.size == 0:
+        if not np.any(s.commit_index == head):
             continue
-        base, start = baseline_means(s, history, head, threshold=threshold,
-                                     confidence=confidence, seed=seed)
-        if base.size < 2 or head_x.size < 2:
-            notes.append(f"{name}: left out: {base.size} baseline commit"
-                         f"{'s' if base.size != 1 else ''} and {head_x.size} head value"
-                         f"{'s' if head_x.size != 1 else ''}; at least 2 of each are needed")
+        base_at = baseline_commits(s, history, head, threshold=threshold,
+                                   confidence=confidence, seed=seed)
+        if base_at.size < 2:
+            _, own = top_units(s, s.commit_index == head)
+            lacking.append(Unbaselined(name, s.metric, s.machine, s.unit, float(own.mean()),
+                                       int(own.size), int(base_at.size)))
             continue
-        notes.append(f"{name}: baseline {base.size} commits from {start}")
-        data[name] = [("baseline", base, []), ("head", head_x, [])]
+        base, pseudo, spread, own = _compared(s, base_at, head, history)
+        spreads.append(replace(spread, benchmark=name))
+        notes.append(_spread_note(name, spread))
+        data[name] = [("baseline", base, []), ("head", pseudo, [])]
+        heads[name] = own
         units.add((s.unit, s.higher_is_better))
+    notes += [f"{u.benchmark}: {u.text}" for u in lacking]
+    if not data and not lacking:
+        raise InputError(f"commit {head_sha!r} has no results")
     if not data:
-        raise InputError(f"no benchmark of commit {head_sha!r} has a baseline to compare "
-                         "with (at least 2 earlier commits on its branch)")
+        return HeadWithoutBaseline(head_sha, tuple(lacking), confidence, threshold,
+                                   tuple(notes), seed)
     unit = make_unit(*units.pop()) if len(units) == 1 else None
     result = compare_suite(data, [], baseline="baseline", confidence=confidence,
-                           threshold=threshold, unit=unit, seed=seed, diagnostics=False)
-    return result, notes
+                           threshold=threshold, unit=unit, seed=seed, diagnostics=False,
+                           replicates=replicates)
+    result = _shown(result, heads)
+    fields = {f: getattr(result, f) for f in SuiteResult.__dataclass_fields__}
+    fields["notes"] = (*notes, *result.notes)
+    return HistoryCompare(**fields, head=head_sha, unbaselined=tuple(lacking),
+                          spreads=tuple(spreads))

@@ -1,7 +1,8 @@
 """Text, JSON, tidy rows and Markdown of `history check` (its HTML from the generic renderer
-of the rows, html_format.py), and every format of `history show`: a sparkline per series in
-text and Markdown, its HTML timeline through the figure (report/figures/history.py). Keys in
-docs/history.md."""
+of the rows, html_format.py), every format of `history show`: a sparkline per series in
+text and Markdown, its HTML timeline through the figure (report/figures/history.py), and
+`history compare`: the suite of `compare --benchmark` (report/suite.py) with a row per
+benchmark that has no baseline. Keys in docs/history.md."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from benchlab import __version__
 from benchlab.escape import terminal
 from benchlab.history.check import Change, HistoryCheck
+from benchlab.history.compare import HeadWithoutBaseline, HistoryCompare, Unbaselined
 from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
 from benchlab.result import RenderContext, renders
 
@@ -226,3 +228,124 @@ def show_html(result: HistoryShow, context: RenderContext) -> str:
 def _svg_body(svg: str) -> str:
     """The <svg> element of an SVG document (no XML declaration or doctype)."""
     return svg[svg.find("<svg"):]
+
+
+# -- history compare ---------------------------------------------------------------------
+def _unbaselined_cells(u: Unbaselined) -> list[str]:
+    from benchlab.units import make_unit
+
+    return [u.benchmark, f"{make_unit(u.unit or None, None).format(u.head_mean)}  n={u.head_n}",
+            u.text]
+
+
+def _unbaselined_text(rows: tuple[Unbaselined, ...]) -> list[str]:
+    """One aligned row per benchmark without a baseline: name, the head's mean, why."""
+    cells = [["benchmark", "head", "verdict"], *(_unbaselined_cells(u) for u in rows)]
+    cells = [[terminal(c) for c in r] for r in cells]
+    widths = [max(len(r[i]) for r in cells) for i in range(3)]
+    return ["  ".join(c.rjust(w) if i == 1 else c.ljust(w)
+                      for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+            for r in cells]
+
+
+def _unbaselined_document(u: Unbaselined) -> dict[str, Any]:
+    return {"benchmark": u.benchmark, "metric": u.metric, "machine": u.machine,
+            "unit": u.unit or None, "head_mean": _num(u.head_mean), "head_n": u.head_n,
+            "baseline_commits": u.baseline_commits, "verdict": u.text}
+
+
+def _spread_document(sp) -> dict[str, Any]:
+    hv = sp.variance
+    return {"benchmark": sp.benchmark, "baseline_commits": hv.k,
+            "baseline_start": sp.baseline_start, "between_commits": _num(hv.between),
+            "commit_variance": _num(hv.commit), "within_variance": _num(hv.within),
+            "within_df": hv.df_within, "truncated": hv.truncated, "head_n": hv.head_n,
+            "head_variance": _num(hv.variance), "pivot_df": _num(sp.df),
+            "pseudo_units": sp.pseudo_n}
+
+
+@renders("json", HistoryCompare)
+def head_json(result: HistoryCompare, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.suite import suite_document
+
+    doc = suite_document(result)
+    doc.update({"command": "history compare", "head": result.head,
+                "unbaselined": [_unbaselined_document(u) for u in result.unbaselined],
+                "spreads": [_spread_document(sp) for sp in result.spreads]})
+    return doc
+
+
+@renders("text", HistoryCompare)
+def head_text(result: HistoryCompare, context: RenderContext) -> str:
+    """The suite's text, with the rows of the benchmarks without a baseline after its
+    table."""
+    from benchlab.report.suite import suite_text
+
+    text = suite_text(result)
+    if not result.unbaselined:
+        return text
+    lines = text.split("\n")
+    end = lines.index("") if "" in lines else len(lines)
+    return "\n".join([*lines[:end], "", *_unbaselined_text(result.unbaselined),
+                      *lines[end:]])
+
+
+@renders("markdown", HistoryCompare)
+def head_markdown(result: HistoryCompare, context: RenderContext) -> str:
+    from benchlab.report.suite import suite_markdown
+
+    text = suite_markdown(result)
+    if not result.unbaselined:
+        return text
+    return text.rstrip("\n") + "\n\n" + _unbaselined_markdown(result.unbaselined)
+
+
+def _unbaselined_markdown(rows: tuple[Unbaselined, ...]) -> str:
+    from benchlab.escape import markdown as md
+
+    lines = ["| benchmark | head | verdict |", "|---|---:|---|"]
+    lines += ["| " + " | ".join(md(c) for c in _unbaselined_cells(u)) + " |" for u in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _unbaselined_rows(rows: tuple[Unbaselined, ...]) -> list[dict[str, Any]]:
+    return [{"benchmark": u.benchmark, "table": "unbaselined", "candidate": "head",
+             "statistic": "mean", "estimate": _num(u.head_mean), "n": u.head_n,
+             "unit": u.unit, "verdict": u.text} for u in rows]
+
+
+@renders("rows", HistoryCompare)
+def head_rows(result: HistoryCompare, context: RenderContext) -> list[dict[str, Any]]:
+    from benchlab.report.compare_formats import suite_rows
+
+    return suite_rows(result, context) + _unbaselined_rows(result.unbaselined)
+
+
+@renders("json", HeadWithoutBaseline)
+def no_baseline_json(result: HeadWithoutBaseline, context: RenderContext) -> dict[str, Any]:
+    return {"benchlab_version": __version__, "command": "history compare",
+            "seed": result.seed, "confidence": result.confidence,
+            "threshold": result.threshold, "head": result.head, "benchmarks": [],
+            "unbaselined": [_unbaselined_document(u) for u in result.unbaselined],
+            "spreads": [], "notes": list(result.notes)}
+
+
+@renders("text", HeadWithoutBaseline)
+def no_baseline_text(result: HeadWithoutBaseline, context: RenderContext) -> str:
+    head = (f"head {terminal(result.head)}: no benchmark has a baseline to compare with "
+            "(at least 2 earlier commits on its branch)")
+    return "\n".join([head, "", *_unbaselined_text(result.unbaselined)]) + "\n"
+
+
+@renders("markdown", HeadWithoutBaseline)
+def no_baseline_markdown(result: HeadWithoutBaseline, context: RenderContext) -> str:
+    from benchlab.escape import markdown as md
+
+    return (f"**head `{md(result.head)}`**: no benchmark has a baseline to compare with\n\n"
+            + _unbaselined_markdown(result.unbaselined))
+
+
+@renders("rows", HeadWithoutBaseline)
+def no_baseline_rows(result: HeadWithoutBaseline, context: RenderContext
+                     ) -> list[dict[str, Any]]:
+    return _unbaselined_rows(result.unbaselined)

@@ -158,7 +158,12 @@ def test_compare_uses_the_segment_since_the_last_change(run_cli, shifted, tmp_pa
                              "--fail-on", "regression")
     assert code == 1, err
     doc = json.loads(out)
-    assert "sort: baseline 15 commits from c025" in doc["notes"]
+    assert any(n.startswith("sort: baseline 15 commits from c025; commit-to-commit spread")
+               for n in doc["notes"])
+    spreads = {s["benchmark"]: s for s in doc["spreads"]}
+    assert (spreads["sort"]["baseline_commits"], spreads["sort"]["baseline_start"]) == \
+        (15, "c025")
+    assert doc["head"] == "h" and doc["unbaselined"] == []
     rows = {b["benchmark"]: b for b in doc["benchmarks"]}
     ratio = rows["sort"]["comparisons"][0]["ratio"]
     assert ratio["low"] < 1.04 < ratio["high"] and ratio["low"] > 1.02
