@@ -34,8 +34,8 @@ from benchlab.runner.environment import (
 )
 
 DIFFERS = "≠"
-LEGEND = (f"{DIFFERS}: the machines' values differ; the rows under 'expected to differ' "
-          "differ between machines by nature")
+LEGEND = (f"{DIFFERS}: the machines' values differ; the rows under 'expected to differ'",
+          "differ between machines by nature and are never warned about")
 ROLE_TEXT = {"factor": "role factor: the machine is a factor of the design, its differences "
                        "are the point",
              "level": "role level: the machines are meant to be identical"}
@@ -134,7 +134,7 @@ def machines_text(s: SessionEnvironment, role: str | None, width: int | None = N
     lines = [_machines_line(s, role)]
     if s.machine_warnings:
         lines += ["", "identical machines differ:", *[f"  - {w}" for w in s.machine_warnings]]
-    lines += ["", *side_by_side_lines(s, width), "", LEGEND]
+    lines += ["", *side_by_side_lines(s, width), "", *LEGEND]
     driver = s.environment.get("hostname")
     if driver:
         lines.append(f"driver (where benchlab run ran): {driver}; its record: --json")
@@ -299,7 +299,7 @@ def machines_html(s: SessionEnvironment, role: str | None) -> str:
 
     out.append(hf.table(("", *s.machines), rows(first, False) + rows(second, True),
                         cls="environment machines"))
-    out.append(f'<p class="muted">{hf.esc(LEGEND)}</p>')
+    out.append(f'<p class="muted">{hf.esc(" ".join(LEGEND))}</p>')
     return "\n".join(p for p in out if p)
 
 
