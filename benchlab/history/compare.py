@@ -40,11 +40,15 @@ from benchlab.stats.commit_variance import (
     pseudo_size,
     pseudo_units,
 )
+from benchlab.stats.compare import OPTIONAL_STOPPING
 from benchlab.stats.descriptive import describe
 from benchlab.stats.suite import SuiteResult, compare_suite
 from benchlab.units import make_unit
 
 NEW = "new benchmark, no baseline"
+HEAD_STOPPING = ("an inconclusive result: more runs of the head narrow its CI only down to the "
+                 "commit-to-commit spread, and rerunning until a result appears inflates false "
+                 "alarms; judge the next commits together (history check) instead")
 
 
 @dataclass(frozen=True)
@@ -237,6 +241,7 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
                            replicates=replicates)
     result = _shown(result, heads)
     fields = {f: getattr(result, f) for f in SuiteResult.__dataclass_fields__}
-    fields["notes"] = (*notes, *result.notes)
+    fields["notes"] = (*notes, *(HEAD_STOPPING if n == OPTIONAL_STOPPING else n
+                                 for n in result.notes))
     return HistoryCompare(**fields, head=head_sha, unbaselined=tuple(lacking),
                           spreads=tuple(spreads))

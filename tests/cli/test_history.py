@@ -251,3 +251,97 @@ def test_show_markdown_html_and_plot(run_cli, shifted, tmp_path):
 def test_show_bad_input_is_one_line(run_cli, shifted, args, message):
     code, out, err = run_cli("history", "show", "--db", shifted, *args)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+# -- benchmarks with too few commits ---------------------------------------------------
+def _head_file(tmp_path: Path, means: dict[str, float], runs: int = 3) -> Path:
+    rng = np.random.default_rng(4)
+    lines = ["benchmark,run,time"]
+    for bench, mean in means.items():
+        lines += [f"{bench},{r},{x:.6f}" for r in range(runs) for x in rng.normal(mean, 0.01, 2)]
+    path = tmp_path / "head.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _add_head(run_cli, path: Path, db: str, sha: str = "h") -> None:
+    code, _, err = run_cli("history", "add", path, "--by", "benchmark", "--value", "time",
+                           "--levels", "run", "--unit", "s", "--db", db, "--commit", sha,
+                           "--date", "2024-02-01")
+    assert code == 0, err
+
+
+def test_check_says_which_benchmark_has_too_few_commits(run_cli, shifted, tmp_path):
+    """A benchmark in one commit only: one note line with its name, its commit count and
+    the count needed; nothing reported for it, the others still checked."""
+    _add_head(run_cli, _head_file(tmp_path, {"fresh": 3.0}), shifted)
+    code, out, err = run_cli("history", "check", "--db", shifted, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [c["benchmark"] for c in doc["changes"]] == ["sort"]
+    [note] = [n for n in doc["notes"] if "fresh" in n]
+    assert note == ("fresh (value, default): 1 commit; finding a change needs at least 6 (3 "
+                    "on each side), so none is reported")
+    _, text, _ = run_cli("history", "check", "--db", shifted)
+    assert sum("fresh" in line for line in text.splitlines()) == 1
+
+
+def test_compare_gives_a_new_benchmark_its_row(run_cli, shifted, tmp_path):
+    _add_head(run_cli, _head_file(tmp_path, {"sort": 1.05, "parse": 2.0, "fresh": 3.0}),
+              shifted)
+    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h")
+    assert code == 0, err
+    [row] = [line for line in out.splitlines() if line.startswith("fresh ")]
+    assert row.endswith("new benchmark, no baseline") and "n=3" in row
+    assert any(line.startswith("sort ") for line in out.splitlines())
+    code, out, _ = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json")
+    doc = json.loads(out)
+    assert [b["benchmark"] for b in doc["benchmarks"]] == ["parse", "sort"]
+    [new] = doc["unbaselined"]
+    assert (new["benchmark"], new["baseline_commits"], new["head_n"], new["verdict"]) == \
+        ("fresh", 0, 3, "new benchmark, no baseline")
+    assert new["head_mean"] == pytest.approx(3.0, rel=0.02)
+    for fmt in ("markdown", "csv", "html"):
+        code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h",
+                                 "--format", fmt)
+        assert code == 0 and "fresh" in out and "new benchmark, no baseline" in out, (fmt, err)
+
+
+def test_compare_of_a_head_with_no_baseline_at_all(run_cli, tmp_path):
+    db = str(tmp_path / "h.db")
+    _add_head(run_cli, _head_file(tmp_path, {"a": 1.0, "b": 2.0}), db, "first")
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "first",
+                             "--fail-on", "change")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("head first: no benchmark has a baseline")
+    assert sum(line.endswith("new benchmark, no baseline") for line in out.splitlines()) == 2
+    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "first", "--json")
+    doc = json.loads(out)
+    assert doc["benchmarks"] == [] and [u["benchmark"] for u in doc["unbaselined"]] == ["a", "b"]
+    for fmt in ("markdown", "csv", "html"):
+        code, out, err = run_cli("history", "compare", "--db", db, "--head", "first",
+                                 "--format", fmt)
+        assert code == 0 and "new benchmark, no baseline" in out, (fmt, err)
+
+
+def test_units_along_a_series_are_converted_or_refused_in_one_line(run_cli, tmp_path):
+    """A series keeps its first unit: ms converts to s; MB/s cannot, and is refused in one
+    line with nothing written."""
+    db = tmp_path / "h.db"
+    for sha, unit, values in (("a", "s", "1.0\n1.1\n0.9\n"), ("b", "ms", "1000\n1100\n900\n"),
+                              ("c", "MB/s", "5\n6\n7\n")):
+        (tmp_path / sha).mkdir()
+        path = tmp_path / sha / "sort.txt"  # the same benchmark, named by its file
+        path.write_text(values)
+        code, out, err = run_cli("history", "add", path, "--db", db, "--commit", sha,
+                                 "--unit", unit)
+        if sha != "c":
+            assert code == 0 and "1 benchmark" in out, err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "is stored in s; its new results in MB/s cannot be converted" in err
+    from benchlab.history.store import History
+
+    with History.open(str(db)) as h:
+        [s] = h.series()
+        assert [c.sha for c in h.commits()] == ["a", "b"]
+    np.testing.assert_allclose(s.values, [1.0, 1.1, 0.9, 1.0, 1.1, 0.9])
