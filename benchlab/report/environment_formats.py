@@ -265,7 +265,8 @@ def store_markdown(result: StoreEnvironments, context: RenderContext) -> str:
 
 
 # -- HTML --------------------------------------------------------------------------------
-# The shade is a second signal; the ≠ glyph in the cell is the first (reads in grey).
+# The shade is a second signal, for keys that must agree; the ≠ glyph in the cell is the
+# first (reads in grey), for every key.
 DIFFERS_STYLE = "background:#f0d9a8;font-weight:bold"
 
 
@@ -290,7 +291,7 @@ def machines_html(s: SessionEnvironment, role: str | None) -> str:
     def rows(items: list[tuple[str, list[str], bool]], expected: bool) -> list[list[str]]:
         made = []
         for name, cells, differ in items:
-            attrs = {"style": DIFFERS_STYLE} if differ else {}
+            attrs = {"style": DIFFERS_STYLE} if differ and not expected else {}
             shown = [hf.cell(f"{DIFFERS} {c}" if differ else c, cls="differs" if differ else "",
                              attrs=attrs) for c in cells]
             what = f"{name} (expected to differ)" if expected else name

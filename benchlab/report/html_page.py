@@ -161,6 +161,15 @@ def _environment(store: StoreRecord) -> str:
     return store_html_body(store_environments(store.path, store.sessions, store.meta))
 
 
+def _machine_warnings(stores: Sequence[StoreRecord]) -> list[str]:
+    """Machines meant to be identical that differ, for the page's warnings at the top (the
+    environment section says them again above its table)."""
+    from benchlab.runner.environment import store_environments
+
+    return [w for s in stores
+            for w in store_environments(s.path, s.sessions, s.meta).machine_warnings]
+
+
 def _footer(page: PageInput, context: RenderContext) -> str:
     seed = getattr(page.result, "seed", None)
     date = page.date or datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -201,6 +210,7 @@ def build_page(page: PageInput, context: RenderContext) -> str:
     facts = (f"{sum(len(r.comparisons) for _, r in items)} comparisons · "
              f"{100 * confidence:g}% confidence · threshold {100 * threshold:g}%"
              + (f" · unit {unit}" if unit else ""))
+    warnings = [*warnings, *_machine_warnings(page.stores)]
     body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>',
             "<h2>headline</h2>", headline, *extra,
             hf.warnings_list(warnings)]

@@ -214,6 +214,14 @@ def test_the_report_shows_machines_side_by_side(tmp_path, run_cli):
     assert warning in section and "<b>m2</b>" not in section
     assert section.index(warning) < section.index('<table class="environment machines">')
     assert "≠ 6.1.0-21" in section
+    # said at the top of the page too, among the headline's warnings
+    assert text.index(warning) < text.index('<section class="bench"')
+    # a shade for keys that must agree, the glyph alone for those expected to differ
+    kernel = section[section.index("<td class=\"name\">kernel</td>"):]
+    assert kernel[:kernel.index("</tr>")].count("background:") == 2
+    host = section[section.index("host name (expected to differ)"):]
+    host = host[:host.index("</tr>")]
+    assert host.count("≠ host-") == 2 and "background:" not in host
 
 
 def test_a_store_and_an_experiment_together_are_refused(tmp_path, run_cli):
