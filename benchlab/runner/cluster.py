@@ -7,16 +7,18 @@ moment leaves every trial finished or still planned (`--resume`). The trial runs
 on the worker through `runner/worker.py`, timed there beside the command: the
 dispatch (scheduler, network, pickling) never enters a measurement.
 
-Machines: with `[machines] names = [...]` (role "factor") each trial carries its
-machine as the factor `machine`, and goes only to a worker holding the Dask resource
-named after that machine (`benchlab worker ADDRESS --machine NAME` has {NAME: 1} and
-one thread), so a machine runs one trial at a time. Without [machines], trials go to
-any worker. The driver keeps at most WINDOW trials per machine (per worker without
-machines) at the scheduler, in plan order and with priorities in plan order, so the
-worker starts the next trial without waiting for the driver, and a worker that dies
-loses only the trial it was running (Dask sends it again when a worker for that
-machine is back; the driver waits and says so). Dask may then run that trial twice;
-the driver records the one outcome it receives, once.
+Machines: with `[machines] names = [...]` each trial carries its machine
+(`Trial.machine`; with role "factor" also as the factor `machine`), and goes only to
+a worker holding the Dask resource named after that machine (`benchlab worker ADDRESS
+--machine NAME` has {NAME: 1} and one thread), so a machine runs one trial at a time.
+Without [machines], trials go to any worker. The driver keeps at most WINDOW trials per
+machine (per worker without machines) at the scheduler, in plan order and with
+priorities in plan order, so the worker starts the next trial without waiting for the
+driver, and a worker that dies loses only the trial it was running (Dask sends it again
+when a worker for that machine is back; the driver waits and says so). Dask may then run
+that trial twice; the driver records the one outcome it receives, once. An interrupted
+driver (Ctrl-C, SIGTERM) withdraws what is queued and has every worker kill the command
+it is running (`worker.stop_trials`): those trials stay planned for `--resume`.
 
 Rounds: a segment of the plan is sent only once the one before it is recorded, where
 a segment ends at every change of trial kind (builds before their executions) and,
@@ -35,9 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from benchlab.errors import UsageError
-from benchlab.runner.config import MACHINE_FACTOR, Experiment
+from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
-from benchlab.runner.plan import Trial, command_for
+from benchlab.runner.plan import Trial, build_key, command_for
+from benchlab.runner.plan import machine_of as _machine_of
 
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
@@ -205,8 +208,9 @@ def connected_machines(client) -> dict[str, list[str]]:
 
 
 def machine_of(trial: Trial) -> str | None:
-    """The machine a trial runs on (its `machine` factor), None for any worker."""
-    return dict(trial.factors).get(MACHINE_FACTOR)
+    """The machine a trial runs on: `trial.machine`, falling back to its `machine` factor (a
+    store made before trials had a machine column); None for any worker."""
+    return _machine_of(trial)
 
 
 def segments(e: Experiment, pending: list[Trial]) -> list[list[Trial]]:
@@ -232,7 +236,7 @@ class Dispatch:
     e: Experiment
     record: Callable[[Trial, str, str, Outcome], None]
     progress: object
-    failed_builds: set[tuple[str, int]]
+    failed_builds: set[tuple[str, int, str | None]]  # (alternative, build, machine)
     token: str = field(default_factory=lambda: os.urandom(4).hex())
     inflight: dict = field(default_factory=dict)  # future → (trial, attempt)
 
@@ -251,8 +255,11 @@ class Dispatch:
                 ran += self._fill(queues)
                 if not self.inflight:
                     continue
-                done, _ = wait(list(self.inflight), timeout=WAIT_NOTE,
-                               return_when="FIRST_COMPLETED")
+                try:
+                    done, _ = wait(list(self.inflight), timeout=WAIT_NOTE,
+                                   return_when="FIRST_COMPLETED")
+                except TimeoutError:  # Dask's wait raises when nothing ended in WAIT_NOTE
+                    done = set()
                 if not done:
                     if time.monotonic() - waiting_since >= WAIT_NOTE:
                         self._note_missing()
@@ -266,9 +273,12 @@ class Dispatch:
                         continue
                     ran += 1
                     if failure and fail_fast:
+                        self.cancel()
                         return ran, f"trial {trial.seq} failed: {failure}"
-        finally:
-            self.cancel()
+        except BaseException:  # Ctrl-C, SIGTERM, a lost scheduler: stop what runs, too
+            self.cancel(interrupted=True)
+            raise
+        self.cancel()
         return ran, None
 
     def _fill(self, queues: dict) -> int:
@@ -286,11 +296,10 @@ class Dispatch:
             limit = WINDOW * (self.cluster.workers if key is None else 1)
             while queue and per_key.get(key, 0) < limit:
                 trial, attempt = queue.popleft()
-                if trial.kind == "execution" and \
-                        (trial.alternative, trial.build) in self.failed_builds:
+                if trial.kind == "execution" and build_key(trial) in self.failed_builds:
                     self.progress.begin(trial)  # type: ignore[attr-defined]
-                    outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False, f"not run: build "
-                                      f"{trial.build} of {trial.alternative} failed", "")
+                    outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False,
+                                      f"not run: {_failed_build(trial)}", "")
                     from benchlab.runner.store import _now
 
                     self._record(trial, _now(), command_for(self.e, trial).show(), outcome)
@@ -332,7 +341,7 @@ class Dispatch:
     def _record(self, trial: Trial, started: str, command: str, outcome: Outcome) -> None:
         self.record(trial, started, command, outcome)
         if not outcome.ok and trial.kind == "build":
-            self.failed_builds.add((trial.alternative, trial.build))
+            self.failed_builds.add(build_key(trial))
         self.progress.end(trial, outcome.error, outcome.wall)  # type: ignore[attr-defined]
 
     def _note_missing(self) -> None:
@@ -349,14 +358,38 @@ class Dispatch:
                 f"{', '.join(waiting)} (start: benchlab worker {self.cluster.address} "
                 f"--machine {waiting[0]}), or stop and go on later with --resume")
 
-    def cancel(self) -> None:
-        """Withdraw whatever is still at the scheduler (a stop, a failure, Ctrl-C)."""
+    def cancel(self, interrupted: bool = False) -> None:
+        """Withdraw whatever is still at the scheduler (a stop, a failure, Ctrl-C); when the
+        run is `interrupted`, every worker also kills the command it is running (Dask cannot
+        stop a running task), so nothing of this run goes on on the machines."""
         if self.inflight:
             try:
                 self.cluster.client.cancel(list(self.inflight))  # type: ignore[attr-defined]
             except Exception:  # the scheduler is gone: nothing left to withdraw
                 pass
             self.inflight.clear()
+        if interrupted:
+            stop_workers(self.cluster)
+
+
+def stop_workers(cluster: Cluster) -> int:
+    """Have every worker kill the trial command it is running (`worker.stop_trials`); how
+    many were killed (0 when the scheduler is gone)."""
+    from benchlab.runner import worker
+
+    try:
+        killed = cluster.client.run(  # type: ignore[attr-defined]
+            worker.stop_trials, on_error="ignore")
+    except BaseException:  # the scheduler is gone, or a second Ctrl-C: nothing more to do
+        return 0
+    return sum(n for n in killed.values() if isinstance(n, int))
+
+
+def _failed_build(trial: Trial) -> str:
+    """"build 2 of fast failed" (on machine m1, with machines)."""
+    machine = machine_of(trial)
+    return (f"build {trial.build} of {trial.alternative} failed"
+            + (f" on machine {machine}" if machine is not None else ""))
 
 
 def _where(trial: Trial) -> str:
@@ -365,7 +398,7 @@ def _where(trial: Trial) -> str:
 
 
 def run_pending(cluster: Cluster, e: Experiment, store, session: int, pending: list[Trial],
-                failed_builds: set[tuple[str, int]], progress, fail_fast: bool
+                failed_builds: set[tuple[str, int, str | None]], progress, fail_fast: bool
                 ) -> tuple[str, str | None, int]:
     """Run the pending trials on the cluster, recording each outcome as it returns; the
     stopping rule is checked between rounds as in a local run. (status, reason, ran)."""

@@ -96,10 +96,17 @@ class Stop:
 @dataclass(frozen=True)
 class Machines:
     """The [machines] table: the machines an experiment runs on (docs/cluster.md). With role
-    "factor" the machine is a factor named `machine` (every cell runs on every machine)."""
+    "factor" the machine is a factor named `machine` (every cell runs on every machine); with
+    role "level" the machines are identical and the machine is a random-effect level above
+    builds (Kalibera & Jones's hierarchy one level up): every cell runs on every machine, and
+    each machine makes its own `builds` builds."""
 
     names: tuple[str, ...]
-    role: str  # "factor" (or "level": not yet)
+    role: str  # "factor" or "level"
+
+    @property
+    def level(self) -> bool:
+        return self.role == "level"
 
 
 @dataclass(frozen=True)
@@ -423,7 +430,7 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
 
     factors = _factors(r, doc.get("factors", {}))
     machines = _machines(r, doc, factors)
-    if machines is not None:  # role "factor": the machine is one more factor of the design
+    if machines is not None and not machines.level:  # the machine is one more factor
         factors = (*factors, (MACHINE_FACTOR, machines.names))
     factor_names = [n for n, _ in factors]
     alternatives = _alternatives(r, doc, shell, base_dir)
@@ -529,8 +536,9 @@ def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...
 
 def _machines(r: _Reader, doc: dict, factors: tuple) -> Machines | None:
     """The [machines] table checked: distinct non-empty names (letters, digits, _ - .), a known
-    role; role "level" is refused for now, and so is a build step (it would have to run on
-    every machine) and a factor already named `machine`."""
+    role, at least two machines for role "level" (one machine has no machine-to-machine
+    variance to estimate), and no factor already named `machine` (the machine's name in the
+    store and the `{machine}` placeholder)."""
     if "machines" not in doc:
         return None
     spec = r.kind(doc["machines"], ("machines",), dict, "a table with names = [...]")
@@ -552,18 +560,13 @@ def _machines(r: _Reader, doc: dict, factors: tuple) -> Machines | None:
     if role not in MACHINE_ROLES:
         raise r.fail(("machines", "role"), f"machines.role must be one of "
                      f"{', '.join(MACHINE_ROLES)}, not {role!r}")
-    if role == "level":
-        raise r.fail(("machines", "role"), "machines.role = \"level\" (machines as a level "
-                     "above builds) is not supported yet; use role = \"factor\"")
+    if role == "level" and len(names) < 2:
+        raise r.fail(("machines", "role"), "machines.role = \"level\" needs at least 2 "
+                     "machines (one machine has no machine-to-machine variance to estimate); "
+                     "for one machine use role = \"factor\" or leave out [machines]")
     if any(name == MACHINE_FACTOR for name, _ in factors):
         raise r.fail(("factors", MACHINE_FACTOR), f"factor {MACHINE_FACTOR!r} clashes with "
-                     "[machines], which makes the machine a factor of that name")
-    alternatives = doc.get("alternatives")
-    if isinstance(alternatives, dict):
-        for name, alt in alternatives.items():
-            if isinstance(alt, dict) and "build" in alt:
-                raise r.fail(("alternatives", name, "build"), "a build step with [machines] "
-                             "is not supported yet (each machine would need its own build)")
+                     "[machines], which names each trial's machine so")
     return Machines(tuple(names), role)
 
 
@@ -688,8 +691,9 @@ def _stop(r: _Reader, spec: Any, measure: Measure) -> Stop | None:
 
 def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc: dict) -> None:
     """Every {name} must be a factor or a built-in; commands must exist."""
-    run_names = {*factor_names, "alternative", "build", "iterations"}
-    build_names = {"alternative", "build"}
+    machine = {MACHINE_FACTOR} if e.machines is not None else set()
+    run_names = {*factor_names, *machine, "alternative", "build", "iterations"}
+    build_names = {*machine, "alternative", "build"}
 
     def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str]) -> None:
         for text in texts:

@@ -58,6 +58,10 @@ TAIL_BYTES = 4096
 MAX_LINE = 65536
 CHUNK = 65536
 GRACE_S = 0.2  # after the process exits, how long silent pipes held by descendants are read
+# The process (group) ids of the commands this process is waiting for now: another thread (a
+# Dask worker's event loop, runner/worker.py's stop_trials) kills them when the driver is
+# interrupted. One set.add in the timed region (no system call), removed after the reaping.
+RUNNING: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         if pid is None:
             wall = (time.perf_counter_ns() - start) / 1e9 if start else 0.0
             return Outcome(wall, 0.0, 0.0, 0, None, None, False, failure, "")
+        RUNNING.add(pid)
         deadline = None if timeout is None else start / 1e9 + timeout
         try:
             status, usage, timed_out, end = _supervise(pid, poller, readers, deadline, held)
@@ -264,6 +269,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
                 pass
             raise
     finally:
+        RUNNING.discard(pid)  # type: ignore[arg-type]
         if previous_cwd is not None:
             os.chdir(previous_cwd)
         if start_process is not None:
@@ -389,6 +395,20 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
         if pidfd is not None:
             os.close(pidfd)
     return result[1], result[2], timed_out, end
+
+
+def stop_running() -> int:
+    """Kill (SIGKILL) the process group of every command this process is waiting for now,
+    from another thread; the waiting thread then reaps it and reports it killed. Returns how
+    many groups were signalled."""
+    killed = 0
+    for pid in list(RUNNING):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+            killed += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return killed
 
 
 def _kill_group(pid: int) -> None:

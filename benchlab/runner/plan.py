@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 
 from benchlab.errors import InputError, UsageError
-from benchlab.runner.config import Command, Experiment
+from benchlab.runner.config import MACHINE_FACTOR, Command, Experiment
 
 # Planned trials are held in memory (about 150 bytes each as Trial objects) and written to the
 # store (about 60 bytes each) before the first one runs: a million trials took 12 s and a peak
@@ -37,6 +37,7 @@ class Trial:
 
     `execution` counts the warm-up executions first (1..warm-up are warm-up);
     it is 0 for a build step. `seq` is the 1-based position in the run order.
+    `machine` is the machine it runs on ([machines]), None without machines.
     """
 
     seq: int
@@ -47,6 +48,7 @@ class Trial:
     build: int
     execution: int
     warmup: bool
+    machine: str | None = None
 
     @property
     def cell(self) -> tuple[str, tuple[tuple[str, str], ...]]:
@@ -68,13 +70,18 @@ def cells(e: Experiment) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
 def plan_size(e: Experiment) -> tuple[int, dict[str, int]]:
     """The number of trials make_plan would list, computed from the file's numbers without
     listing anything (builds × (build steps + alternatives × factor combinations × (warm-up +
-    measured executions))), and those numbers by the key that sets them."""
+    measured executions)), every machine making its own builds, and with role "level" running
+    every cell), and those numbers by the key that sets them."""
     numbers = {"alternatives": len(e.alternatives),
                "factors": math.prod(len(levels) for _, levels in e.factors),
                "builds": e.builds, "executions": e.warmup_executions + e.executions}
-    built = sum(a.build is not None for a in e.alternatives)
+    machines = len(e.machines.names) if e.machines is not None else 1
+    level = e.machines is not None and e.machines.level
+    if level:
+        numbers["machines"] = machines
+    built = sum(a.build is not None for a in e.alternatives) * machines
     total = e.builds * (built + numbers["alternatives"] * numbers["factors"]
-                        * numbers["executions"])
+                        * (machines if level else 1) * numbers["executions"])
     return total, numbers
 
 
@@ -100,7 +107,7 @@ def check_size(e: Experiment) -> None:
     limit = _limit(MAX_TRIALS_VAR, MAX_TRIALS)
     if total > limit:
         names = {"alternatives": "alternative", "factors": "factor combination",
-                 "builds": "build", "executions": "execution"}
+                 "builds": "build", "executions": "execution", "machines": "machine"}
         shape = " x ".join(f"{n} {names[k]}{'s' if n != 1 else ''}" for k, n in numbers.items())
         key = max(numbers, key=lambda k: numbers[k])
         if key == "executions" and e.warmup_executions > e.executions:
@@ -119,50 +126,109 @@ def check_size(e: Experiment) -> None:
 
 def make_plan(e: Experiment, seed: int) -> list[Trial]:
     """All trials of the experiment in run order (`seed` draws the interleaved order); refused
-    by check_size first when they would be absurdly many."""
+    by check_size first when they would be absurdly many. Without [machines] and with role
+    "factor" without build steps the draws are those of a plan without machines."""
     import numpy as np
 
     check_size(e)
-
     rng = np.random.default_rng(seed)
-    all_cells = cells(e)
-    built = [a.name for a in e.alternatives if a.build is not None]
-    per_build = e.warmup_executions + e.executions
-    warm = e.warmup_executions
+    layout = _Layout(e)
     out: list[Trial] = []
-    add = out.append
     if e.order == "sequential":
-        rnd = 0
-        for a in e.alternatives:
-            for b in range(1, e.builds + 1):
-                if a.build is not None:
-                    rnd += 1
-                    add(Trial(len(out) + 1, rnd, "build", a.name, (), b, 0, False))
-                for name, factors in all_cells:
-                    if name != a.name:
-                        continue
-                    for x in range(1, per_build + 1):
-                        rnd += 1
-                        add(Trial(len(out) + 1, rnd, "execution", name, factors, b, x, x <= warm))
-    else:
-        rnd = 0
-        for b in range(1, e.builds + 1):
-            if built:
-                rnd += 1
-                for i in rng.permutation(len(built)).tolist():
-                    add(Trial(len(out) + 1, rnd, "build", built[i], (), b, 0, False))
-            for x in range(1, per_build + 1):
-                rnd += 1
-                for i in rng.permutation(len(all_cells)).tolist():
-                    name, factors = all_cells[i]
-                    add(Trial(len(out) + 1, rnd, "execution", name, factors, b, x, x <= warm))
+        _sequential(e, layout, out)
+        return out
+    built = [a.name for a in e.alternatives if a.build is not None]
+    steps = [(a, m) for a in built for m in layout.build_machines]
+    runs = [(cell, m) for cell in layout.cells for m in layout.run_machines(cell)]
+    rnd = 0
+    for b in range(1, e.builds + 1):
+        if steps:
+            rnd += 1
+            for i in rng.permutation(len(steps)).tolist():
+                a, m = steps[i]
+                out.append(Trial(len(out) + 1, rnd, "build", a, (), layout.build(b, m), 0,
+                                 False, m))
+        for x in range(1, layout.per_build + 1):
+            rnd += 1
+            for i in rng.permutation(len(runs)).tolist():
+                (name, factors), m = runs[i]
+                out.append(Trial(len(out) + 1, rnd, "execution", name, factors,
+                                 layout.build(b, m), x, x <= layout.warm, m))
     return out
 
 
+class _Layout:
+    """Where the trials of a plan run and which build they belong to: the cells, the
+    machines of build steps and of each cell's executions, and the build numbers."""
+
+    def __init__(self, e: Experiment) -> None:
+        self.cells = cells(e)
+        self.per_build = e.warmup_executions + e.executions
+        self.warm = e.warmup_executions
+        machines = e.machines.names if e.machines is not None else ()
+        self.level = e.machines is not None and e.machines.level
+        self.build_machines: tuple[str | None, ...] = machines or (None,)
+        self.index = {m: i for i, m in enumerate(machines)}
+        self.count = len(machines) if self.level else 1
+
+    def run_machines(self, cell) -> tuple[str | None, ...]:
+        """The machines a cell runs on: all of them with role "level", its `machine` factor
+        with role "factor", none without machines."""
+        if self.level:
+            return self.build_machines
+        return (dict(cell[1]).get(MACHINE_FACTOR),)
+
+    def build(self, b: int, machine: str | None) -> int:
+        """Build round b's number on `machine`: b, or with role "level" (b-1)·M + i (machine i
+        of M, from 1), so that build numbers are unique across machines."""
+        if not self.level or machine is None:
+            return b
+        return (b - 1) * self.count + self.index[machine] + 1
+
+
+def _sequential(e: Experiment, layout: _Layout, out: list[Trial]) -> None:
+    """All trials of one alternative (per build and machine: its build step, then its cells'
+    executions on that machine) before the next alternative's."""
+    rnd = 0
+    for a in e.alternatives:
+        for b in range(1, e.builds + 1):
+            for m in layout.build_machines:
+                build = layout.build(b, m)
+                if a.build is not None:
+                    rnd += 1
+                    out.append(Trial(len(out) + 1, rnd, "build", a.name, (), build, 0, False, m))
+                for name, factors in layout.cells:
+                    if name != a.name or m not in layout.run_machines((name, factors)):
+                        continue
+                    for x in range(1, layout.per_build + 1):
+                        rnd += 1
+                        out.append(Trial(len(out) + 1, rnd, "execution", name, factors, build,
+                                         x, x <= layout.warm, m))
+
+
+def machine_of(trial: Trial) -> str | None:
+    """The machine a trial runs on: `trial.machine`, else (a store made before trials had a
+    machine column) its `machine` factor; None for any worker."""
+    if trial.machine is not None:
+        return trial.machine
+    return dict(trial.factors).get(MACHINE_FACTOR)
+
+
+def build_key(trial: Trial) -> tuple[str, int, str | None]:
+    """The build a trial belongs to: (alternative, build, machine) — with machines, build b
+    of an alternative exists once per machine."""
+    return trial.alternative, trial.build, machine_of(trial)
+
+
 def values_for(e: Experiment, trial: Trial) -> dict[str, str]:
-    """The placeholder values of a trial: its factors, alternative, build, iterations."""
-    return {**dict(trial.factors), "alternative": trial.alternative, "build": str(trial.build),
-            "iterations": str(e.warmup_iterations + e.iterations)}
+    """The placeholder values of a trial: its factors, alternative, build, iterations, and
+    machine when it has one."""
+    values = {**dict(trial.factors), "alternative": trial.alternative,
+              "build": str(trial.build), "iterations": str(e.warmup_iterations + e.iterations)}
+    machine = machine_of(trial)
+    if machine is not None:
+        values[MACHINE_FACTOR] = machine
+    return values
 
 
 def command_for(e: Experiment, trial: Trial) -> Command:

@@ -14,7 +14,8 @@ import time
 from typing import TextIO
 
 from benchlab.escape import terminal
-from benchlab.runner.plan import Trial
+from benchlab.runner.config import MACHINE_FACTOR
+from benchlab.runner.plan import Trial, machine_of
 
 
 def format_seconds(seconds: float) -> str:
@@ -29,10 +30,19 @@ def format_seconds(seconds: float) -> str:
 
 
 def describe(trial: Trial) -> str:
-    """"round 3: fast size=10, build 1, execution 2 (warm-up)", control characters escaped."""
+    """"round 3: fast size=10, build 1, execution 2 (warm-up)", control characters escaped;
+    with machines "round 3 on m1: fast size=10, build 1, execution 2" (the machine said
+    once, not again as the factor `machine=m1` of role "factor")."""
     what = "build step" if trial.kind == "build" else f"execution {trial.execution}"
     warm = " (warm-up)" if trial.warmup else ""
-    return f"round {trial.round}: {terminal(trial.label())}, build {trial.build}, {what}{warm}"
+    machine = machine_of(trial)
+    label = trial.label()
+    where = ""
+    if machine is not None:
+        where = f" on {terminal(machine)}"
+        label = " ".join([trial.alternative, *(f"{k}={v}" for k, v in trial.factors
+                                               if k != MACHINE_FACTOR)])
+    return f"round {trial.round}{where}: {terminal(label)}, build {trial.build}, {what}{warm}"
 
 
 class Progress:

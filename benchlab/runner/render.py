@@ -30,7 +30,9 @@ def _shape(e) -> list[str]:
             f"({', '.join(a.name for a in e.alternatives)}; baseline {e.baseline}) x "
             f"{cells // len(e.alternatives)} factor combination"
             f"{'s' if cells // len(e.alternatives) != 1 else ''}",
-            f"levels: {e.builds} build{'s' if e.builds != 1 else ''} x {warm_x} executions x "
+            "levels: " + (f"{len(e.machines.names)} machines x " if e.machines is not None
+                          and e.machines.level else "")
+            + f"{e.builds} build{'s' if e.builds != 1 else ''} x {warm_x} executions x "
             f"{warm_i} iteration{'s' if e.iterations != 1 else ''}",
             f"measure: {what[e.measure.kind]}"]
 
@@ -79,7 +81,9 @@ def dry_run_text(planned, store: str, seed_given: bool = True) -> str:
     header = f"{'trial':>5} {'round':>5}  {'what':<30} {'build':>5} {'exec':>4}  command"
     lines.append(header)
     for t in planned.trials:
-        what = terminal(t.label()) + (" (warm-up)" if t.warmup else "")
+        what = terminal(t.label()) + (f" on {terminal(t.machine)}" if t.machine is not None
+                                      and ("machine", t.machine) not in t.factors else "") \
+            + (" (warm-up)" if t.warmup else "")
         kind = "build" if t.kind == "build" else str(t.execution)
         lines.append(f"{t.seq:>5} {t.round:>5}  {what:<30} {t.build:>5} {kind:>4}  "
                      f"{command_for(e, t).show()}")
@@ -91,7 +95,8 @@ def _trial_doc(e, t: Trial) -> dict:
     return {"trial": t.seq, "round": t.round, "kind": t.kind, "alternative": t.alternative,
             "factors": dict(t.factors), "build": t.build,
             "execution": t.execution if t.kind == "execution" else None, "warmup": t.warmup,
-            "command": command_for(e, t).show()}
+            "command": command_for(e, t).show(),
+            **({"machine": t.machine} if t.machine is not None else {})}
 
 
 def dry_run_document(planned, store: str, seed_given: bool = True) -> dict:
@@ -128,6 +133,8 @@ def run_text(result, analysis: list[str] | None = None, resume: str | None = Non
     lines = [f"store: {result.store} (seed {result.seed})",
              f"trials: {ok} ok, {failed} failed, {left} not run; {result.measurements} "
              f"measurements", status]
+    lines[2:2] = [f"  on {m}: {n.get('ok', 0)} ok, {n.get('failed', 0)} failed, "
+                  f"{n.get('planned', 0)} not run" for m, n in result.machines.items()]
     for seq, alternative, error, tail in result.failures:
         last = tail.strip().split("\n")[-1] if tail.strip() else ""
         lines.append(f"  trial {seq} ({alternative}): {error}" + (f": {last}" if last else ""))
@@ -148,11 +155,14 @@ def run_document(result, analysis: list[str] | None = None) -> dict:
     from benchlab import __version__
 
     c = result.counts
+    machines = {"machines": {m: {"ok": n.get("ok", 0), "failed": n.get("failed", 0),
+                                 "not_run": n.get("planned", 0)}
+                             for m, n in result.machines.items()}} if result.machines else {}
     return {"benchlab_version": __version__, "command": "run", "store": result.store,
             "seed": result.seed, "status": result.status, "stop_reason": result.stop_reason,
             "trials": {"ok": c.get("ok", 0), "failed": c.get("failed", 0),
                        "not_run": c.get("planned", 0)},
-            "ran_this_session": result.ran, "measurements": result.measurements,
+            **machines, "ran_this_session": result.ran, "measurements": result.measurements,
             "failures": [{"trial": s, "alternative": a, "error": e, "stderr_tail": t}
                          for s, a, e, t in result.failures],
             "warnings": result.warnings,

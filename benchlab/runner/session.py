@@ -19,7 +19,15 @@ from benchlab.errors import InputError, UsageError
 from benchlab.runner import environment, stopping
 from benchlab.runner.config import Experiment, load_experiment
 from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
-from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, estimate_seconds, make_plan
+from benchlab.runner.plan import (
+    Trial,
+    build_key,
+    command_for,
+    cwd_for,
+    env_for,
+    estimate_seconds,
+    make_plan,
+)
 from benchlab.runner.progress import Progress
 from benchlab.runner.store import Store, _now
 
@@ -48,6 +56,7 @@ class RunResult:
     ran: int
     warnings: list[str] = field(default_factory=list)
     failures: list[tuple[int, str, str, str]] = field(default_factory=list)
+    machines: dict[str, dict[str, int]] = field(default_factory=dict)  # name → status → trials
 
 
 def draw_seed() -> int:
@@ -171,7 +180,7 @@ def _stop_groups(store: Store, e: Experiment, metric: str) -> dict:
     out = {}
     for key, units in cells.items():
         builds, executions, means = (np.array(c) for c in zip(*units, strict=True))
-        if e.builds > 1:
+        if e.builds > 1 or e.machines is not None and e.machines.level:  # builds per machine
             out[key] = stopping.unit_means(means, builds, [executions])
         else:
             out[key] = means
@@ -237,6 +246,9 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
                 "factor_levels": _json({n: list(levels) for n, levels in e.factors}),
                 "builds": str(e.builds), "executions": str(e.executions),
                 "iterations": str(e.iterations)}
+        if e.machines is not None:  # readers learn the role here (data/readers/store.py)
+            meta["machines"] = _json({"names": list(e.machines.names),
+                                      "role": e.machines.role})
         store = Store.create(store_path, meta, plan)
     try:
         return _session(e, store, seed, fail_fast, progress, argv or [], warn, connected)
@@ -274,8 +286,8 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         pending = store.trials("planned")
         total = len(store.trials())
         progress.start(total, total - len(pending))
-        failed_builds: set[tuple[str, int]] = {
-            (t.alternative, t.build) for t in store.trials("failed") if t.kind == "build"}
+        failed_builds: set[tuple[str, int, str | None]] = {
+            build_key(t) for t in store.trials("failed") if t.kind == "build"}
         status, reason = "finished", None
         current_round = pending[0].round if pending else None
         if cluster is not None:  # the trials run on the cluster; the local loop gets none
@@ -291,7 +303,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
                     break
             progress.begin(trial)
             started = _now()
-            if trial.kind == "execution" and (trial.alternative, trial.build) in failed_builds:
+            if trial.kind == "execution" and build_key(trial) in failed_builds:
                 command = command_for(e, trial).show()
                 outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False,
                                   f"not run: build {trial.build} of {trial.alternative} failed",
@@ -302,7 +314,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
                          _measurements(e, trial, outcome) if outcome.ok else [])
             ran += 1
             if not outcome.ok and trial.kind == "build":
-                failed_builds.add((trial.alternative, trial.build))
+                failed_builds.add(build_key(trial))
             progress.end(trial, outcome.error, outcome.wall)
             if not outcome.ok and fail_fast:
                 status, reason = "failed", f"trial {trial.seq} failed: {outcome.error}"
@@ -348,4 +360,4 @@ def _result(store: Store, seed: int, status: str, ran: int, warnings: list[str],
     if reason is None and store.meta.get("stop_reason"):
         reason = store.meta["stop_reason"]
     return RunResult(store.path, seed, status, reason, counts, int(n), ran, warnings,
-                     store.failures())
+                     store.failures(), store.machine_counts())

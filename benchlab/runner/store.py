@@ -40,7 +40,7 @@ CREATE TABLE trials (
     execution INTEGER NOT NULL, warmup INTEGER NOT NULL,
     status TEXT NOT NULL DEFAULT 'planned', session INTEGER REFERENCES sessions(id),
     started TEXT, command TEXT, wall REAL, user REAL, sys REAL, maxrss INTEGER,
-    exit_code INTEGER, signal INTEGER, error TEXT, stderr_tail TEXT);
+    exit_code INTEGER, signal INTEGER, error TEXT, stderr_tail TEXT, machine TEXT);
 CREATE TABLE measurements (
     trial INTEGER NOT NULL REFERENCES trials(seq), iteration INTEGER NOT NULL,
     metric TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, warmup INTEGER NOT NULL,
@@ -62,6 +62,7 @@ class Row:
     unit: str
     value: float
     trial: int
+    machine: str | None = None
 
 
 def _now() -> str:
@@ -78,6 +79,7 @@ class Store:
             with store_checks.reading(path, "benchlab_meta"):
                 self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
             store_checks.meta_text(self.meta, path)
+            self.has_machine = "machine" in self._trial_columns()
         except InputError:
             conn.close()
             raise
@@ -114,9 +116,9 @@ class Store:
                                   ("created", _now()), ("status", "running"), *meta.items()])
                 conn.executemany(
                     "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
-                    "execution, warmup) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "execution, warmup, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(t.seq, t.round, t.kind, t.alternative, json.dumps(dict(t.factors)),
-                      t.build, t.execution, int(t.warmup)) for t in plan])
+                      t.build, t.execution, int(t.warmup), t.machine) for t in plan])
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             conn.close()
             lock = _flock(tmp)  # the inode is ours before its name is public
@@ -182,7 +184,20 @@ class Store:
                 store._lock = lock
             else:
                 store._lock_for_writing()
+            store._add_machine_column()
         return store
+
+    def _trial_columns(self) -> set[str]:
+        with store_checks.reading(self.path, "trials"):
+            return {r[1] for r in self.conn.execute("PRAGMA table_info(trials)")}
+
+    def _add_machine_column(self) -> None:
+        """A store made before trials had a `machine` column gets it (NULL: the machine, if
+        any, is then the trial's `machine` factor) when opened for writing; readers of such
+        a store select NULL in its place."""
+        if not self.has_machine:
+            self.conn.execute("ALTER TABLE trials ADD COLUMN machine TEXT")
+            self.has_machine = True
 
     def _lock_for_writing(self) -> None:
         """One runner per store: an exclusive flock, released by the kernel when the runner
@@ -267,9 +282,17 @@ class Store:
         return out
 
     # -- trials --------------------------------------------------------------------
+    def _machine_sql(self, table: str = "") -> str:
+        """The trials' machine column in a SELECT: the column, or (an old store) the
+        `machine` factor."""
+        prefix = f"{table}." if table else ""
+        factor = f"json_extract({prefix}factors, '$.machine')"
+        return f"COALESCE({prefix}machine, {factor})" if self.has_machine else factor
+
     def trials(self, status: str | None = None) -> list[Trial]:
-        query = ("SELECT seq, round, kind, alternative, factors, build, execution, warmup "
-                 "FROM trials")
+        """The planned trials (those of one status), in plan order, each with its machine."""
+        query = ("SELECT seq, round, kind, alternative, factors, build, execution, warmup, "
+                 f"{'machine' if self.has_machine else 'NULL'} FROM trials")
         args: tuple = ()
         if status is not None:
             query += " WHERE status = ?"
@@ -277,7 +300,7 @@ class Store:
         with store_checks.reading(self.path, "trials"):
             rows = self.conn.execute(query + " ORDER BY seq", args).fetchall()
         return [Trial(r[0], r[1], r[2], r[3], self._factors(r[4], f"seq {r[0]}"), r[5], r[6],
-                      bool(r[7])) for r in rows]
+                      bool(r[7]), _machine(r[8], self.path, r[0])) for r in rows]
 
     def _factors(self, cell: object, row: str) -> tuple[tuple[str, str], ...]:
         """A trials row's factors column, checked: a JSON object of factor → level."""
@@ -292,6 +315,32 @@ class Store:
     def counts(self) -> dict[str, int]:
         with store_checks.reading(self.path, "trials"):
             return dict(self.conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
+
+    def machine_counts(self) -> dict[str, dict[str, int]]:
+        """Trials per machine and status ({"m1": {"ok": 8, "failed": 1}}), machines in their
+        name order; empty without machines."""
+        out: dict[str, dict[str, int]] = {}
+        with store_checks.reading(self.path, "trials"):
+            rows = self.conn.execute(
+                f"SELECT {self._machine_sql()} AS m, status, COUNT(*) FROM trials WHERE m IS "
+                "NOT NULL GROUP BY m, status ORDER BY m, status").fetchall()
+        for machine, status, n in rows:
+            out.setdefault(str(machine), {})[str(status)] = int(n)
+        return out
+
+    def machines_meta(self) -> dict | None:
+        """The experiment's [machines] table as recorded ({"names": [...], "role": ...}), None
+        without machines or in a store made before it was recorded (then a `machine` factor
+        means role "factor")."""
+        if "machines" not in self.meta:
+            return None
+        value = self._meta_json("machines", "null")
+        if value is None:
+            return None
+        if not isinstance(value, dict) or value.get("role") not in ("factor", "level"):
+            raise store_checks._fail(self.path, "benchlab_meta", "'machines'", "value", value,
+                                     "a JSON object with names and role")
+        return value
 
     def record(self, trial: Trial, session: int, started: str, command: str, outcome,
                measurements: Iterable[tuple[int, str, float, str, bool]]) -> None:
@@ -366,8 +415,9 @@ class Store:
     def rows(self, metric: str | None = None, *, warmup: bool = False) -> list[Row]:
         """The measurements of the finished trials in plan order (warm-up only if asked)."""
         query = ("SELECT t.alternative, t.factors, t.build, t.execution, m.iteration, m.warmup,"
-                 " m.metric, m.unit, m.value, t.seq FROM measurements m JOIN trials t ON "
-                 "t.seq = m.trial WHERE t.status = 'ok'")
+                 " m.metric, m.unit, m.value, t.seq, "
+                 f"{'t.machine' if self.has_machine else 'NULL'} FROM measurements m JOIN "
+                 "trials t ON t.seq = m.trial WHERE t.status = 'ok'")
         args: list = []
         if metric is not None:
             query += " AND m.metric = ?"
@@ -390,7 +440,8 @@ class Store:
                         and type(r[2]) is type(r[3]) is type(r[4]) is int):
                     _check_row(r, self.path)
                 out.append(Row(r[0], factors, r[2], r[3], r[4], bool(r[5]), r[6], r[7],
-                               float(r[8]), r[9]))
+                               float(r[8]), r[9], r[10] if type(r[10]) is str else
+                               _machine(r[10], self.path, r[9])))
         levels = {name: {v: i for i, v in enumerate(values)} for name, values in
                   declared.items()}
 
@@ -400,6 +451,13 @@ class Store:
 
         out.sort(key=cell)  # stable: keeps build, execution, iteration order within a cell
         return out
+
+
+def _machine(value: object, path: str, seq: object) -> str | None:
+    """A trials row's machine cell, checked: NULL or text."""
+    if value is None:
+        return None
+    return store_checks.text(value, path, "trials", f"seq {seq}", "machine")
 
 
 def _measurement_row(trial: object, iteration: object, metric: object) -> str:

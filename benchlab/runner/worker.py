@@ -33,6 +33,17 @@ def run_trial(e: Experiment, trial: Trial) -> tuple[str, str, Outcome]:
     return started, command, outcome
 
 
+def stop_trials() -> int:
+    """Kill the process group of the trial command this worker is running now, if any, and
+    return how many were killed: the driver calls it on every worker (`client.run`) when it is
+    interrupted, since Dask cannot stop a task that is running. The trial's outcome is then
+    "killed by signal SIGKILL", which the interrupted driver never records: the trial stays
+    planned for --resume."""
+    from benchlab.runner.execute import stop_running
+
+    return stop_running()
+
+
 @functools.lru_cache(maxsize=1)
 def environment_record() -> dict:
     """This machine's environment (`benchlab env`), collected once per worker process, when

@@ -229,7 +229,7 @@ def test_local_cluster_without_machines(tmp_path):
     ("names = []", "machines.names is empty"),
     ('names = [""]', "is not a machine name"),
     ('names = ["m1"]\nrole = "pool"', "machines.role must be one of factor, level"),
-    ('names = ["m1"]\nrole = "level"', "not supported yet"),
+    ('names = ["m1"]\nrole = "level"', "needs at least 2 machines"),
     ('role = "factor"', "needs names"),
 ])
 def test_machines_table_errors(table, message):
@@ -252,9 +252,10 @@ def test_machine_is_a_factor_and_needs_a_cluster(tmp_path):
     with pytest.raises(InputError, match="clashes with"):
         parse_experiment('[machines]\nnames = ["a"]\n[factors]\nmachine = ["x"]\n'
                          '[alternatives.a]\ncommand = ["true"]\n')
-    with pytest.raises(InputError, match="build step with"):
-        parse_experiment('[machines]\nnames = ["a"]\n[alternatives.a]\ncommand = ["true"]\n'
-                         'build = ["true"]\n')
+    built = parse_experiment('[machines]\nnames = ["a", "b"]\n[alternatives.a]\n'
+                             'command = ["true", "{machine}"]\nbuild = ["true", "{machine}"]\n')
+    steps = [t for t in make_plan(built, 1) if t.kind == "build"]
+    assert sorted(t.machine for t in steps) == ["a", "b"]  # each machine builds its own
 
 
 def test_bad_cluster_address():

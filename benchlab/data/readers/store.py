@@ -13,10 +13,17 @@ by default, cli/store_design.py). `round` is the interleaving round of the
 trial (`benchlab run` runs every cell once per round, so rounds are blocks) and
 `trial` its place in the run order.
 
-The levels, highest first, are the ones the data can estimate: `build` when
-there are two builds or more, `execution` when some build has two executions
-or more and the executions hold several measurements each (a process timed
-whole is itself the measurement). `--levels` overrides them as for any format.
+Machines ([machines], docs/cluster.md): with role "factor" the machine is a
+factor column `machine` like any other. With role "level" (identical machines)
+the reader adds a `machine` column that is not a factor: it is the level above
+builds (build numbers are unique across machines, so builds nest in machines).
+
+The levels, highest first, are the ones the data can estimate: `machine` when
+some cell ran on two machines or more (role "level"), `build` when some cell
+(on one machine) has two builds or more, `execution` when some build has two
+executions or more and the executions hold several measurements each (a process
+timed whole is itself the measurement). `--levels` overrides them as for any
+format.
 
 Any SQLite file sniffs as a store, so that a database which is not a benchlab
 store gets that message instead of a wrong guess of another format.
@@ -81,6 +88,8 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     trial = np.array([r.trial for r in rows])
     columns["trial"] = trial.astype(str).astype(object)
     columns["round"] = np.array([rounds[t] for t in trial.tolist()]).astype(str).astype(object)
+    if "machine" not in columns and any(r.machine is not None for r in rows):
+        columns["machine"] = np.array([r.machine or "" for r in rows], dtype=object)
     build = np.array([r.build for r in rows])
     execution = np.array([r.execution for r in rows])
     iteration = np.array([r.iteration for r in rows])
@@ -107,8 +116,8 @@ def combination_column(factor_names) -> str:
 
 def levels_of(columns) -> tuple[str, ...]:
     """The level columns a store's data can estimate (see the module docstring), from the
-    columns `read` makes: the cell (`case`, else `alternative`), `build`, `execution` and
-    `trial` (one trial is one execution)."""
+    columns `read` makes: the cell (`case`, else `alternative`), `machine` (when present),
+    `build`, `execution` and `trial` (one trial is one execution)."""
     import numpy as np
 
     cell = np.asarray(columns["case" if "case" in columns else "alternative"]).astype(str)
@@ -122,11 +131,19 @@ def levels_of(columns) -> tuple[str, ...]:
         pairs = np.unique(np.stack([groups, units], axis=1), axis=0)
         return int(np.unique(pairs[:, 0], return_counts=True)[1].max())
 
+    def join(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.char.add(np.char.add(a, "\x1f"), b)
+
     levels = []
-    if most(cell, build) >= 2:
+    parent = cell
+    if "machine" in columns:  # a factor column in the cell (role "factor") has one per cell
+        machine = np.asarray(columns["machine"]).astype(str)
+        if most(cell, machine) >= 2:
+            levels.append("machine")
+            parent = join(cell, machine)
+    if most(parent, build) >= 2:
         levels.append("build")
     per_trial = np.unique(np.asarray(columns["trial"]).astype(str), return_counts=True)[1]
-    cell_build = np.char.add(np.char.add(cell, "\x1f"), build)
-    if most(cell_build, execution) >= 2 and per_trial.max() >= 2:
+    if most(join(parent, build), execution) >= 2 and per_trial.max() >= 2:
         levels.append("execution")
     return tuple(levels)
