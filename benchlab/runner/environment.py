@@ -448,11 +448,12 @@ def store_environments(store: str, sessions: list[dict], meta: dict[str, str]) -
     for s in sessions:
         env = s["environment"] if isinstance(s.get("environment"), dict) else {}
         machines = machines_of(env)
-        warnings = s.get("warnings")
+        mine = tuple(machine_warnings(machines, role))
+        stored = s.get("warnings") if isinstance(s.get("warnings"), list) else []
+        # a runner that also stored the identical-machine lines: each is said once
+        noise = tuple(str(w) for w in stored if str(w) not in mine)
         out.append(SessionEnvironment(
             id=s["id"], started=s["started"], finished=s["finished"], outcome=s["outcome"],
-            argv=s["argv"], environment=env,
-            warnings=tuple(str(w) for w in warnings) if isinstance(warnings, list) else (),
-            machines=machines, differences=tuple(differences(machines)),
-            machine_warnings=tuple(machine_warnings(machines, role))))
+            argv=s["argv"], environment=env, warnings=noise, machines=machines,
+            differences=tuple(differences(machines)), machine_warnings=mine))
     return StoreEnvironments(store, role, tuple(out))

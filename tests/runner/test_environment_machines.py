@@ -165,3 +165,20 @@ def test_memory_is_this_machines_physical_memory():
     # MemTotal against the page count the C library reports (a different source)
     pages = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert abs(memory - pages) <= 0.01 * pages
+
+
+def test_a_store_result_says_each_identical_machine_warning_once():
+    m1, m2 = {**BASE, "kernel": "6.1.0-18"}, {**BASE, "kernel": "6.1.0-21"}
+    line = ("machines m1 and m2 are meant to be identical but differ in kernel: "
+            "6.1.0-18 vs 6.1.0-21")
+    session = {"id": 1, "started": "s", "finished": None, "outcome": None, "argv": ["run"],
+               "environment": {**BASE, "machines": {"m1": m1, "m2": m2}},
+               "warnings": ["machine m1: load (fix: wait)", line]}  # a runner that stored it
+    meta = {"machines": json.dumps({"names": ["m1", "m2"], "role": "level"})}
+    result = envm.store_environments("x.db", [session, {**session, "id": 2}], meta)
+    (s1, s2) = result.sessions
+    assert s1.machine_warnings == (line,) and s1.warnings == ("machine m1: load (fix: wait)",)
+    assert result.machine_warnings == [line] and [d.key for d in s1.differences] == ["kernel"]
+    factor = envm.store_environments("x.db", [session], {})  # no role recorded: no warning
+    assert factor.role is None and factor.sessions[0].machine_warnings == ()
+    assert factor.sessions[0].warnings == ("machine m1: load (fix: wait)", line)
