@@ -297,3 +297,143 @@ def test_killed_driver_then_resume(procs, tmp_path):
     assert per_trial.fetchone() == (320, 80)
     assert len(conn.execute("SELECT id FROM sessions").fetchall()) == 2
     conn.close()
+
+
+def level_experiment(tmp: Path, builds: int = 2, fail_on: str | None = None,
+                     role: str = "level") -> Path:
+    """Two machines; each build step writes "{machine} {build} <its worker's pid>" into the
+    machine's own build directory, and each execution appends "{machine} {build} <the
+    build's line> <its worker's pid>" to a log ($PPID: the worker that spawned the shell)."""
+    path = tmp / "lvl.toml"
+    fail = f" && test {{machine}} != {fail_on}" if fail_on else ""
+    out = "out/{machine}-{build}"
+    build = f"mkdir -p {out} && echo {{machine}} {{build}} $PPID > {out}/"
+    run = f"echo {{machine}} {{build}} $(cat {out}/ALT) $PPID >> ran.log"
+    path.write_text(textwrap.dedent(f"""
+        seed = 4
+        builds = {builds}
+        executions = 2
+        shell = true
+        [machines]
+        names = ["m1", "m2"]
+        role = "{role}"
+        [alternatives.a]
+        build = '{build}a{fail}'
+        command = '{run.replace("ALT", "a")}'
+        [alternatives.b]
+        build = '{build}b'
+        command = '{run.replace("ALT", "b")}'
+    """))
+    return path
+
+
+def test_level_role_on_a_local_cluster(tmp_path):
+    """role = "level" with build steps on local:2: every machine builds its own builds,
+    numbered across machines, and runs every execution on its own builds; the store's machine
+    column, the reader's machine level, summary's machine component and plan's machine row."""
+    exp = level_experiment(tmp_path)
+    db = tmp_path / "l.db"
+    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
+                           "--json"], cwd=tmp_path, env=ENV, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["machines"] == {m: {"ok": 12, "failed": 0, "not_run": 0} for m in ("m1", "m2")}
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT kind, machine, build, factors FROM trials").fetchall()
+    assert len(rows) == 2 * (2 * 2 + 2 * 2 * 2) and {r[3] for r in rows} == {"{}"}
+    assert sorted({(r[1], r[2]) for r in rows}) == [("m1", 1), ("m1", 3), ("m2", 2), ("m2", 4)]
+    meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
+    assert json.loads(meta["machines"]) == {"names": ["m1", "m2"], "role": "level"}
+    conn.close()
+    ran = [line.split() for line in (tmp_path / "ran.log").read_text().splitlines()]
+    assert len(ran) == 16
+    worker_of = {}
+    for machine, build, built_on, built_build, build_pid, pid in ran:
+        # the execution used its own machine's build, made by the same worker it runs on
+        assert (built_on, built_build) == (machine, build) and build_pid == pid
+        assert worker_of.setdefault(machine, pid) == pid
+    assert len(set(worker_of.values())) == 2
+    summary = subprocess.run([*BENCHLAB, "summary", str(db), "--metric", "wall", "--json"],
+                             cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert summary.returncode == 0, summary.stderr
+    groups = json.loads(summary.stdout)["groups"]
+    assert [lv["level"] for lv in groups[0]["levels"]] == ["machine", "build", "measurement"]
+    plan = subprocess.run([*BENCHLAB, "plan", str(db), "--budget", "10h", "--cost",
+                           "machine=1h", "--cost", "build=1s"], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    assert "\n  machine " in plan.stdout and "per machine" in plan.stdout
+
+
+def test_factor_role_builds_per_machine_and_a_build_failing_on_one(tmp_path):
+    """role = "factor" with build steps: build 1 of a fails on m2 only, so only m2's
+    executions of a are not run; m1's run on m1's build."""
+    exp = level_experiment(tmp_path, builds=1, fail_on="m2", role="factor")
+    db = tmp_path / "f.db"
+    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
+                           "--json", "--quiet"], cwd=tmp_path, env=ENV, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    failed = conn.execute("SELECT kind, alternative, machine, error FROM trials WHERE status = "
+                          "'failed' ORDER BY seq").fetchall()
+    assert failed[0][:3] == ("build", "a", "m2")
+    assert [f[:3] for f in failed[1:]] == [("execution", "a", "m2")] * 2
+    assert all(f[3] == "not run: build 1 of a failed on machine m2" for f in failed[1:])
+    ok = conn.execute("SELECT alternative, machine, json_extract(factors, '$.machine') FROM "
+                      "trials WHERE status = 'ok' AND kind = 'execution'").fetchall()
+    assert sorted(ok) == sorted([("a", "m1", "m1")] * 2 + [("b", "m1", "m1")] * 2
+                                + [("b", "m2", "m2")] * 2)
+    conn.close()
+    ran = [line.split() for line in (tmp_path / "ran.log").read_text().splitlines()]
+    assert len(ran) == 6 and all(w[0] == w[2] and w[4] == w[5] for w in ran)
+
+
+def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
+    """SIGINT to a `run --cluster local:1` driver: the command its worker runs (sleep 30) is
+    killed within seconds, and its trial stays planned for --resume."""
+    exp = tmp_path / "slow.toml"
+    exp.write_text("seed = 1\nexecutions = 1\nshell = true\n[alternatives.a]\n"
+                   "command = 'echo $$ > pid; exec sleep 30'\n")
+    db = tmp_path / "c.db"
+    driver = procs.start([*BENCHLAB, "run", str(exp), "--cluster", "local:1", "-o", str(db)],
+                         "driver")
+    pid_file = tmp_path / "pid"
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and driver.poll() is None, \
+            (tmp_path / "driver.log").read_text()
+        time.sleep(0.05)
+    sleeping = int(pid_file.read_text())
+    driver.send_signal(signal.SIGINT)
+    began = time.monotonic()
+    assert driver.wait(timeout=30) == 130, (tmp_path / "driver.log").read_text()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state != "Z"
+
+    while alive(sleeping) and time.monotonic() - began < 5:
+        time.sleep(0.05)
+    assert not alive(sleeping)
+    assert "go on with: benchlab run" in (tmp_path / "driver.log").read_text()
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT status FROM trials").fetchall() == [("planned",)]
+    conn.close()
+
+
+def test_a_trial_longer_than_the_wait_note(tmp_path, monkeypatch):
+    """Dask's wait raises TimeoutError when nothing ends within WAIT_NOTE: the driver waits
+    on instead of failing (a trial of 1 s with WAIT_NOTE = 0.2 s)."""
+    from benchlab.runner import cluster
+    from benchlab.runner.session import run_experiment
+
+    monkeypatch.setattr(cluster, "WAIT_NOTE", 0.2)
+    exp = tmp_path / "long.toml"
+    exp.write_text('seed = 1\nexecutions = 1\n[alternatives.a]\ncommand = ["sleep", "1"]\n')
+    result = run_experiment(str(exp), str(tmp_path / "w.db"), cluster="local:1")
+    assert result.status == "finished" and result.counts == {"ok": 1}
