@@ -182,3 +182,27 @@ def test_a_store_result_says_each_identical_machine_warning_once():
     factor = envm.store_environments("x.db", [session], {})  # no role recorded: no warning
     assert factor.role is None and factor.sessions[0].machine_warnings == ()
     assert factor.sessions[0].warnings == ("machine m1: load (fix: wait)", line)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "rows", "csv", "html"])
+def test_damaged_machine_records_render_in_every_format(fmt):
+    """A store anyone could have written: values of the wrong type, a record that is not
+    an object, a name with controls; every format renders, nothing raises."""
+    from benchlab.result import render
+
+    odd = {"cpu_model": {"nested": [1, {"x": None}]}, "cpus_online": "two",
+           "timer_resolution_s": "fast", "governors": {"performance": "all"},
+           "load_average": ["a", 1.5], "memory_bytes": 1.5e9, "turbo": "maybe",
+           "kernel": "x" * 300}
+    session = {"id": 1, "started": "s", "finished": None, "outcome": None, "argv": "oops",
+               "environment": {"machines": {"m\x1b1": odd, "m2": BASE, "m3": [1, 2]}},
+               "warnings": "not a list"}
+    meta = {"machines": json.dumps({"names": ["m\x1b1", "m2", "m3"], "role": "level"})}
+    result = envm.store_environments("x.db", [session], meta)
+    out = render(result, fmt)
+    assert out
+    if fmt in ("text", "markdown"):  # CSV keeps names exact (csv_format.py); in HTML an
+        assert "\x1b" not in out      # escape character is inert text (html_format.py)
+    s = result.sessions[0]
+    assert s.machines["m3"] == {} and s.warnings == ()
+    assert {d.key for d in s.differences} == set(BASE) | set(odd)
