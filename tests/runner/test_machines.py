@@ -295,6 +295,7 @@ def level_store(tmp_path: Path, seed: int = 4) -> tuple[Path, dict]:
             "machines": json.dumps({"names": list(e.machines.names), "role": "level"})}
     db = tmp_path / "lvl.db"
     store = Store.create(str(db), meta, plan)
+    assert store.trials() == plan  # every trial read back with its machine
     rng = np.random.default_rng(seed)
     machine_effect = {m: rng.normal(0, 3) for m in e.machines.names}
     build_effect = {b: rng.normal(0, 1) for b in range(1, 7)}
@@ -357,6 +358,19 @@ def test_summary_machine_component_against_a_direct_computation(tmp_path, capsys
         assert s2["build"] == pytest.approx(build_means.var(axis=1, ddof=1).mean(), rel=1e-9)
         assert s2["measurement"] == pytest.approx(cube.var(axis=3, ddof=1).mean(), rel=1e-9)
         assert group["mean"] == pytest.approx(cube.mean(), rel=1e-12)
+
+
+def test_dry_run_names_each_trial_machine(tmp_path):
+    from benchlab.runner.render import dry_run_document, dry_run_text
+    from benchlab.runner.session import plan_only
+
+    e = experiment(tmp_path, LEVEL.format(builds=1))
+    planned = plan_only(e.path, str(tmp_path / "x.db"), seed=None, resume=False)
+    doc = dry_run_document(planned, "x.db")
+    assert [t["machine"] for t in doc["trials"]] == [t.machine for t in make_plan(e, 3)]
+    text = dry_run_text(planned, "x.db")
+    assert "levels: 3 machines x 1 build x 3 executions" in text
+    assert " a on m1 " in text and " b n=2 on m3 " in text
 
 
 def test_progress_and_closing_lines_name_the_machine(tmp_path):
