@@ -275,8 +275,8 @@ class Dispatch:
                     if failure and fail_fast:
                         self.cancel()
                         return ran, f"trial {trial.seq} failed: {failure}"
-        except BaseException:  # Ctrl-C, SIGTERM, a lost scheduler: stop what runs, too
-            self.cancel(interrupted=True)
+        except BaseException as exc:  # Ctrl-C or SIGTERM (KeyboardInterrupt): stop what runs
+            self.cancel(interrupted=isinstance(exc, KeyboardInterrupt))
             raise
         self.cancel()
         return ran, None
