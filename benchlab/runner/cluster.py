@@ -436,8 +436,19 @@ def session_environment(cluster: Cluster, env_info: dict) -> dict:
 
 
 def machine_warnings(cluster: Cluster, e: Experiment) -> list[str]:
-    """The noise warnings of every machine's environment, each naming its machine."""
+    """The noise warnings of every machine's environment, each naming its machine, then
+    (role "level") one line per key on which machines meant to be identical differ."""
     from benchlab.runner import environment
 
-    return [f"machine {m}: {w.text()}" for m, env in cluster.environments.items()
-            for w in environment.check(env, e.cpus)]
+    noise = [f"machine {m}: {w.text()}" for m, env in cluster.environments.items()
+             for w in environment.check(env, e.cpus)]
+    return noise + identical_machine_warnings(cluster, e)
+
+
+def identical_machine_warnings(cluster: Cluster, e: Experiment) -> list[str]:
+    """Role "level": where the machines' environments differ in a key that matters (CPU,
+    kernel, governor, ...; runner/environment.py `differences`); none for role "factor"."""
+    from benchlab.runner import environment
+
+    role = e.machines.role if e.machines is not None else None
+    return environment.machine_warnings(cluster.environments, role)

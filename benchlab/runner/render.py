@@ -140,6 +140,7 @@ def run_text(result, analysis: list[str] | None = None, resume: str | None = Non
         lines.append(f"  trial {seq} ({alternative}): {error}" + (f": {last}" if last else ""))
     if failed > len(result.failures):
         lines.append(f"  ... and {failed - len(result.failures)} more failed trials")
+    lines += [f"warning: {w}" for w in getattr(result, "differing_machines", ())]
     if result.status == "failed":
         again = resume or f"benchlab run EXPERIMENT -o {quote(result.store)} --resume"
         lines.append(f"continue with: {again}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchlab.errors import InputError, UsageError
 from benchlab.runner import environment, stopping
@@ -57,6 +57,8 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     failures: list[tuple[int, str, str, str]] = field(default_factory=list)
     machines: dict[str, dict[str, int]] = field(default_factory=dict)  # name → status → trials
+    # role "level": keys on which machines meant to be identical differ (said again at the end)
+    differing_machines: list[str] = field(default_factory=list)
 
 
 def draw_seed() -> int:
@@ -266,11 +268,13 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
              argv: list[str], warn, cluster=None) -> RunResult:
     env_info = environment.collect()
     warnings = [w.text() for w in environment.check(env_info, e.cpus)]
+    differing: list[str] = []
     if cluster is not None:  # the machines' environments and warnings, beside the driver's
         from benchlab.runner import cluster as dispatch
 
         env_info = dispatch.session_environment(cluster, env_info)
         warnings += dispatch.machine_warnings(cluster, e)
+        differing = dispatch.identical_machine_warnings(cluster, e)
     for w in warnings:
         if warn is not None:
             warn(w)
@@ -330,7 +334,8 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
             store.set_meta(status=status, stop_reason=reason or "")
             store.settle()
         outcome_text = status
-        return _result(store, seed, status, ran, warnings, reason)
+        return replace(_result(store, seed, status, ran, warnings, reason),
+                       differing_machines=differing)
     finally:
         progress.close()
         store.finish_session(session, outcome_text)

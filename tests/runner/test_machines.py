@@ -415,3 +415,28 @@ def test_stop_running_kills_the_waited_command():
     assert not thread.is_alive() and time.monotonic() - began < 5
     assert outcome[0].error == "killed by signal SIGKILL"
     assert not execute.RUNNING
+
+
+def test_identical_machines_that_differ_are_warned_about_at_start_and_end(tmp_path):
+    """Role "level": the driver's warnings name each key that matters on which the machines
+    differ (CPU, kernel); role "factor" shows no such line; the run's text repeats them."""
+    from benchlab.runner import environment
+    from benchlab.runner.cluster import Cluster, identical_machine_warnings, machine_warnings
+    from benchlab.runner.render import run_text
+    from benchlab.runner.session import RunResult
+
+    base = environment.collect()
+    records = {"m1": {**base, "kernel": "6.1.0-18"}, "m2": {**base, "kernel": "6.1.0-21"},
+               "m3": dict(base)}
+    cluster = Cluster(client=None, address="local:3", environments=records)
+    level = experiment(tmp_path, LEVEL.format(builds=1))
+    lines = identical_machine_warnings(cluster, level)
+    assert len(lines) == 1 and "kernel" in lines[0] and "6.1.0-21" in lines[0]
+    assert all(w in machine_warnings(cluster, level) for w in lines)
+    factor = experiment(tmp_path, LEVEL.format(builds=1).replace('"level"', '"factor"'),
+                        "factor.toml")
+    assert identical_machine_warnings(cluster, factor) == []
+    assert not any("meant to be identical" in w for w in machine_warnings(cluster, factor))
+    result = RunResult("x.db", 1, "finished", None, {"ok": 3}, 3, 3, lines, [], {},
+                       differing_machines=lines)
+    assert f"warning: {lines[0]}" in run_text(result).splitlines()
