@@ -9,6 +9,13 @@ commit's results or none; the file is created as the runner's store is
 through its descriptor and published with link(2), so it is complete from the
 moment its name exists. WAL with synchronous=NORMAL survives the death of the
 process; a power cut may lose the last add, never corrupt the file.
+
+Schema 2 keeps a series' results of one commit as one row (the values as
+little-endian float64 bytes, the level values as one JSON list per level), so
+reading a history is one query of (series × commits) rows gathered with numpy
+instead of a row and a JSON parse per measurement. A schema-1 history (a row
+per measurement) is read as it is and migrated in one transaction when opened
+to write.
 """
 
 from __future__ import annotations
@@ -29,10 +36,11 @@ from benchlab.output_file import is_sqlite
 from benchlab.runner.store import _flock, _publish, _remove_stale, _transaction
 
 FORMAT = "benchlab-history"
-SCHEMA_VERSION = 1
-_TABLES = {"history_meta", "commits", "series", "measurements"}
+SCHEMA_VERSION = 2
+_BASE_TABLES = {"history_meta", "commits", "series"}
+_RESULTS = {1: "measurements", 2: "results"}  # the table of the values, per schema version
 
-_SCHEMA = """
+_BASE_SCHEMA = """
 CREATE TABLE history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE commits (
     id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, date TEXT, branch TEXT,
@@ -41,13 +49,19 @@ CREATE TABLE series (
     id INTEGER PRIMARY KEY, benchmark TEXT NOT NULL, metric TEXT NOT NULL,
     machine TEXT NOT NULL, unit TEXT NOT NULL, higher_is_better INTEGER,
     levels TEXT NOT NULL, UNIQUE (benchmark, metric, machine));
-CREATE TABLE measurements (
+"""
+# Version 2: one row per series and commit, its values as little-endian float64 bytes
+# and its level values as one JSON list per level name (a run's labels are the same
+# in every commit, so the few distinct strings are parsed once when read).
+_RESULTS_SCHEMA = """
+CREATE TABLE results (
     series INTEGER NOT NULL REFERENCES series(id),
     commit_id INTEGER NOT NULL REFERENCES commits(id),
-    position INTEGER NOT NULL, value REAL NOT NULL, levels TEXT NOT NULL,
-    PRIMARY KEY (series, commit_id, position));
-CREATE INDEX measurements_by_commit ON measurements (commit_id, series);
+    n INTEGER NOT NULL, data BLOB NOT NULL, levels TEXT NOT NULL,
+    PRIMARY KEY (series, commit_id));
+CREATE INDEX results_by_commit ON results (commit_id, series);
 """
+_SCHEMA = _BASE_SCHEMA + _RESULTS_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -124,8 +138,9 @@ def _now() -> str:
 class History:
     """An open history store: `open` an existing file, or `open_or_create`."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
-        self.conn, self.path = conn, path
+    def __init__(self, conn: sqlite3.Connection, path: str, version: int = SCHEMA_VERSION
+                 ) -> None:
+        self.conn, self.path, self.version = conn, path, version
 
     # -- opening -----------------------------------------------------------------
     @classmethod
@@ -161,25 +176,32 @@ class History:
             if {"benchlab_meta", "trials"} <= tables:
                 raise InputError("a store of `benchlab run`, not a history: give it to "
                                  "`benchlab history add` as an input", path)
-            if not _TABLES <= tables:
+            if not _BASE_TABLES <= tables:
                 raise InputError("not a benchlab history (a SQLite database without its "
                                  "tables)", path)
             meta = dict(conn.execute("SELECT key, value FROM history_meta"))
             if meta.get("format") != FORMAT:
                 raise InputError("not a benchlab history (no benchlab format mark)", path)
-            if int(meta.get("schema_version", "0")) > SCHEMA_VERSION:
+            version = int(meta.get("schema_version", "0"))
+            if version > SCHEMA_VERSION:
                 raise InputError(f"history schema version {meta['schema_version']} is newer "
                                  "than this benchlab reads; upgrade benchlab", path)
+            if _RESULTS.get(version) not in tables:
+                raise InputError("not a benchlab history (a SQLite database without its "
+                                 "tables)", path)
             if write:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
+                if version < SCHEMA_VERSION:
+                    _migrate(conn)
+                    version = SCHEMA_VERSION
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise InputError(f"not a benchlab history (SQLite: {exc})", path) from None
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path)
+        return cls(conn, path, version)
 
     def close(self) -> None:
         self.conn.close()
@@ -232,21 +254,19 @@ class History:
         written = 0
         for s in c.series:
             sid, factor = self._series_id(conn, s)
-            if conn.execute("SELECT 1 FROM measurements WHERE series = ? AND commit_id = ? "
-                            "LIMIT 1", (sid, cid)).fetchone():
+            if conn.execute("SELECT 1 FROM results WHERE series = ? AND commit_id = ?",
+                            (sid, cid)).fetchone():
                 if not replace:
                     raise InputError(f"commit {c.sha!r} already has results of benchmark "
                                      f"{s.benchmark!r} ({s.metric}, machine {s.machine}); add "
                                      "--replace to replace them", self.path)
-                conn.execute("DELETE FROM measurements WHERE series = ? AND commit_id = ?",
+                conn.execute("DELETE FROM results WHERE series = ? AND commit_id = ?",
                              (sid, cid))
             values = np.asarray(s.values, dtype=float) * factor
-            levels = [json.dumps([str(lv[i]) for lv in s.levels]) for i in range(values.size)]
-            conn.executemany(
-                "INSERT INTO measurements (series, commit_id, position, value, levels) "
-                "VALUES (?, ?, ?, ?, ?)",
-                zip([sid] * values.size, [cid] * values.size, range(values.size),
-                    values.tolist(), levels, strict=True))
+            levels = json.dumps([[str(x) for x in lv] for lv in s.levels])
+            conn.execute("INSERT INTO results (series, commit_id, n, data, levels) VALUES "
+                         "(?, ?, ?, ?, ?)", (sid, cid, values.size,
+                                             values.astype("<f8").tobytes(), levels))
             written += values.size
         return written
 
@@ -285,28 +305,36 @@ class History:
         return [c for c, _ in found]
 
     def series(self) -> list[Series]:
-        """Every series with its measurements, commits as positions in commits()."""
+        """Every series with its measurements, commits as positions in commits().
+
+        One query for every series and commit (schema 2: a row holds a commit's values
+        as bytes and its level values as JSON lists; the few distinct level strings are
+        parsed once); a history of schema 1 (a row per measurement) opened to read is
+        read as it is (`_rows_v1`), and migrated when opened to write."""
         order = {sha: i for i, sha in enumerate(c.sha for c in self.commits())}
-        ids = {cid: order[sha] for cid, sha in self.conn.execute("SELECT id, sha FROM commits")}
+        ids = self.conn.execute("SELECT id, sha FROM commits").fetchall()
+        position = np.full(max((cid for cid, _ in ids), default=0) + 1, -1, dtype=np.int64)
+        for cid, sha in ids:
+            position[cid] = order[sha]
+        meta = {sid: rest for sid, *rest in self.conn.execute(
+            "SELECT id, benchmark, metric, machine, unit, higher_is_better, levels "
+            "FROM series")}
+        rows = _rows_v1(self.conn) if self.version < 2 else _rows_v2(self.conn)
+        if rows is None:
+            return []
+        sid, cid, values, levels = rows
+        at = position[cid]
+        starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
+        ends = np.r_[starts[1:], sid.size]
         out = []
-        for sid, bench, metric, machine, unit, hib, names in self.conn.execute(
-                "SELECT id, benchmark, metric, machine, unit, higher_is_better, levels "
-                "FROM series ORDER BY benchmark, metric, machine").fetchall():
-            rows = self.conn.execute("SELECT commit_id, value, levels FROM measurements "
-                                     "WHERE series = ? ORDER BY commit_id, position",
-                                     (sid,)).fetchall()
-            if not rows:
-                continue
-            at = np.array([ids[r[0]] for r in rows], dtype=np.int64)
-            values = np.array([r[1] for r in rows], dtype=float)
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+            bench, metric, machine, unit, hib, names = meta[int(sid[a])]
             level_names = tuple(json.loads(names))
-            lv = [json.loads(r[2]) for r in rows]
-            levels = tuple(np.array([x[j] for x in lv], dtype=str)
-                           for j in range(len(level_names)))
-            keep = np.argsort(at, kind="stable")
+            keep = a + np.argsort(at[a:b], kind="stable")
             out.append(Series(bench, metric, machine, unit, None if hib is None else bool(hib),
                               level_names, at[keep], values[keep],
-                              tuple(a[keep] for a in levels)))
+                              tuple(lv[keep] for lv in levels[:len(level_names)])))
+        out.sort(key=lambda s: s.key)
         return out
 
     def counts(self) -> dict[str, int]:
@@ -314,7 +342,102 @@ class History:
         one = self.conn.execute
         return {"commits": one("SELECT COUNT(*) FROM commits").fetchone()[0],
                 "series": one("SELECT COUNT(*) FROM series").fetchone()[0],
-                "measurements": one("SELECT COUNT(*) FROM measurements").fetchone()[0]}
+                "measurements": one(f"SELECT {'COUNT(*)' if self.version < 2 else 'SUM(n)'} "
+                                    f"FROM {_RESULTS[self.version]}").fetchone()[0] or 0}
+
+
+def _codes(texts: Sequence[str]) -> tuple[np.ndarray, list]:
+    """Each text's index among the distinct ones, and each distinct one parsed (JSON)."""
+    index: dict[str, int] = {}
+    code = np.fromiter((index.setdefault(x, len(index)) for x in texts), dtype=np.int64,
+                       count=len(texts))
+    return code, [json.loads(x) for x in index]
+
+
+def _level_columns(per_row: list[list[list[str]]], code: np.ndarray, counts: np.ndarray
+                   ) -> tuple[np.ndarray, ...]:
+    """The level values of every measurement, one array per level: row i (of counts[i]
+    values) has the lists per_row[code[i]], one per level; a row with fewer levels than
+    the deepest gets "" (its series does not use them). Gathered by index, no loop over
+    rows."""
+    depth = max((len(p) for p in per_row), default=0)
+    total = int(counts.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    columns = []
+    for j in range(depth):
+        pieces = [p[j] if j < len(p) else [] for p in per_row]
+        sizes = np.array([len(x) for x in pieces], dtype=np.int64)
+        flat = np.array([v for x in pieces for v in x] + [""], dtype=str)
+        offset = np.cumsum(sizes) - sizes
+        has = np.repeat((sizes > 0)[code], counts)
+        columns.append(flat[np.where(has, np.repeat(offset[code], counts) + within,
+                                     flat.size - 1)])
+    return tuple(columns)
+
+
+def _rows_v2(conn: sqlite3.Connection):
+    """(series ids, commit ids, values, level columns) per measurement, in the order of
+    (series, commit_id, position); None for an empty history."""
+    rows = conn.execute("SELECT series, commit_id, n, data, levels FROM results "
+                        "ORDER BY series, commit_id").fetchall()
+    if not rows:
+        return None
+    sid, cid, n, data, text = zip(*rows, strict=True)
+    counts = np.fromiter(n, dtype=np.int64, count=len(rows))
+    values = np.frombuffer(b"".join(data), dtype="<f8").astype(float)
+    code, distinct = _codes(text)
+    per_row = [[list(map(str, lv)) for lv in p] for p in distinct]
+    levels = _level_columns(per_row, code, counts)
+    return (np.repeat(np.fromiter(sid, dtype=np.int64, count=len(rows)), counts),
+            np.repeat(np.fromiter(cid, dtype=np.int64, count=len(rows)), counts),
+            values, levels)
+
+
+def _rows_v1(conn: sqlite3.Connection):
+    """As _rows_v2 for a history of schema 1: one row per measurement, its level values
+    a JSON list (each distinct string parsed once)."""
+    rows = conn.execute("SELECT series, commit_id, value, levels FROM measurements "
+                        "ORDER BY series, commit_id, position").fetchall()
+    if not rows:
+        return None
+    sid, cid, values, text = zip(*rows, strict=True)
+    code, distinct = _codes(text)
+    depth = max((len(p) for p in distinct), default=0)
+    table = np.array([[str(p[j]) if j < len(p) else "" for j in range(depth)]
+                      for p in distinct], dtype=str).reshape(len(distinct), depth)
+    return (np.fromiter(sid, dtype=np.int64, count=len(rows)),
+            np.fromiter(cid, dtype=np.int64, count=len(rows)),
+            np.fromiter(values, dtype=float, count=len(rows)),
+            tuple(table[code, j] for j in range(depth)))
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """A history of schema 1 to schema 2, in one transaction (a process killed during it
+    leaves schema 1): each series' and commit's measurements into one row."""
+    with _transaction(conn):
+        if conn.execute("SELECT value FROM history_meta WHERE key = 'schema_version'"
+                        ).fetchone()[0] != "1":
+            return  # another process migrated it first
+        for statement in filter(str.strip, _RESULTS_SCHEMA.split(";")):
+            conn.execute(statement)
+        rows = _rows_v1(conn)
+        if rows is not None:
+            sid, cid, values, levels = rows
+            starts = np.flatnonzero(np.r_[True, (sid[1:] != sid[:-1]) | (cid[1:] != cid[:-1])])
+            ends = np.r_[starts[1:], sid.size]
+            depth = [len(json.loads(x)) for (x,) in conn.execute(
+                "SELECT levels FROM series ORDER BY id")]
+            names = dict(zip([i for (i,) in conn.execute("SELECT id FROM series ORDER BY id")],
+                             depth, strict=True))
+            conn.executemany(
+                "INSERT INTO results (series, commit_id, n, data, levels) VALUES "
+                "(?, ?, ?, ?, ?)",
+                [(int(sid[a]), int(cid[a]), b - a, values[a:b].astype("<f8").tobytes(),
+                  json.dumps([lv[a:b].tolist() for lv in levels[:names[int(sid[a])]]]))
+                 for a, b in zip(starts.tolist(), ends.tolist(), strict=True)])
+        conn.execute("DROP TABLE measurements")
+        conn.execute("UPDATE history_meta SET value = ? WHERE key = 'schema_version'",
+                     (str(SCHEMA_VERSION),))
 
 
 def _first_twice(items: Sequence[str]) -> str:

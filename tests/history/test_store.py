@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +120,107 @@ def test_a_foreign_database_is_refused_and_left_alone(tmp_path):
 def test_creation_leaves_no_temporary_file(tmp_path):
     History.open_or_create(str(tmp_path / "h.db")).close()
     assert sorted(p.name for p in tmp_path.iterdir() if ".partial-" in p.name) == []
+
+
+def _rows_one_by_one(db: str) -> dict:
+    """An independent reader: every row (a series' results of one commit) decoded on its
+    own (struct for the values, json for the levels), ordered by the commits' positions."""
+    import json
+    import struct
+
+    conn = sqlite3.connect(db)
+    with History.open(db) as h:
+        order = {c.sha: i for i, c in enumerate(h.commits())}
+    out = {}
+    for sid, bench, machine in conn.execute("SELECT id, benchmark, machine FROM series"):
+        rows = conn.execute("SELECT c.sha, r.n, r.data, r.levels FROM results r JOIN commits c "
+                            "ON c.id = r.commit_id WHERE r.series = ?", (sid,)).fetchall()
+        rows.sort(key=lambda r: order[r[0]])
+        at, values, levels = [], [], []
+        for sha, n, data, text in rows:
+            at += [order[sha]] * n
+            values += list(struct.unpack(f"<{n}d", data))
+            per_level = json.loads(text)
+            levels += [[lv[i] for lv in per_level] for i in range(n)]
+        out[(bench, machine)] = (at, values, levels)
+    return out
+
+
+def _check_against(found, expected) -> None:
+    for s in found:
+        at, values, levels = expected[(s.benchmark, s.machine)]
+        assert s.commit_index.tolist() == at and s.values.tolist() == values
+        rows = [[str(lv[i]) for lv in s.levels] for i in range(s.values.size)]
+        assert rows == levels and all(len(r) == len(s.level_names) for r in rows)
+
+
+def test_series_read_as_a_row_by_row_reader_reads_them(tmp_path):
+    """Mixed level counts (none, one, two), commits added out of date order, a replaced
+    commit: the vectorized read gives what decoding every row on its own gives."""
+    db = str(tmp_path / "h.db")
+    rng = np.random.default_rng(2)
+    flat = SeriesData("flat", "time", "m1", "s", False, (), rng.random(3))
+    two = SeriesData("two", "time", "m2", "s", False, ("build", "run"), rng.random(4),
+                     (np.array(["b1", "b1", "b2", "b2"]), np.array(["0", "1", "0", "1"])))
+    with History.open_or_create(db) as h:
+        h.add([commit("c", flat, two, series("sort", (3.0, 3.1)), date="2024-01-03")])
+        h.add([commit("a", two, series("sort"), date="2024-01-01")])
+        h.add([commit("b", flat, date="2024-01-02")])
+        h.add([commit("a", series("sort", (5.0, 5.5, 5.2)), date="2024-01-01")],
+              replace=True)
+        assert h.counts() == {"commits": 3, "series": 3, "measurements": 3 + 4 + 2 + 4 + 3 + 3}
+    with History.open(db) as h:
+        found = h.series()
+    assert [s.benchmark for s in found] == ["flat", "sort", "two"]
+    _check_against(found, _rows_one_by_one(db))
+    sort = next(s for s in found if s.benchmark == "sort")
+    assert sort.commit_index.tolist() == [0, 0, 0, 2, 2] and sort.values[:3].tolist() == \
+        [5.0, 5.5, 5.2]
+
+
+V1 = Path(__file__).resolve().parent / "fixtures" / "history-v1.db"
+
+
+def _v1_expected() -> dict:
+    """What history-v1.db holds (fixtures/make_history_v1.py), read row by row from its
+    schema-1 table."""
+    import json
+
+    conn = sqlite3.connect(f"file:{V1}?mode=ro&immutable=1", uri=True)
+    dates = dict(conn.execute("SELECT id, date FROM commits"))
+    order = {cid: i for i, cid in enumerate(sorted(dates, key=lambda c: dates[c]))}
+    out = {}
+    for sid, bench, machine in conn.execute("SELECT id, benchmark, machine FROM series"):
+        rows = sorted(conn.execute("SELECT commit_id, position, value, levels FROM "
+                                   "measurements WHERE series = ?", (sid,)),
+                      key=lambda r: (order[r[0]], r[1]))
+        out[(bench, machine)] = ([order[r[0]] for r in rows], [r[2] for r in rows],
+                                 [json.loads(r[3]) for r in rows])
+    return out
+
+
+def test_a_schema_1_history_reads_as_it_is_and_migrates_when_written(tmp_path):
+    """A history written before schema 2 (by the store of 3c11a07): opened to read, it is
+    read in place and left at schema 1; opened to write, it is migrated in one
+    transaction to one row per series and commit, reads the same, and takes new adds."""
+    import shutil
+
+    expected = _v1_expected()
+    db = str(tmp_path / "h.db")
+    shutil.copy(V1, db)
+    with History.open(db) as h:
+        assert h.version == 1
+        _check_against(h.series(), expected)
+        assert h.counts()["measurements"] == 20
+    meta = dict(sqlite3.connect(db).execute("SELECT key, value FROM history_meta"))
+    assert meta["schema_version"] == "1"
+    with History.open(db, write=True) as h:
+        assert h.version == 2
+        _check_against(h.series(), expected)
+        h.add([commit("d", series("sort", (1.2, 1.3)), date="2024-01-04")])
+        assert h.counts() == {"commits": 4, "series": 3, "measurements": 22}
+    conn = sqlite3.connect(db)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "measurements" not in tables and "results" in tables
+    assert dict(conn.execute("SELECT key, value FROM history_meta"))["schema_version"] == "2"
+    assert _rows_one_by_one(db)[("sort", "m1")][1] == expected[("sort", "m1")][1] + [1.2, 1.3]
