@@ -170,6 +170,13 @@ def run_document(result, analysis: list[str] | None = None) -> dict:
             "analysis_command": analysis}
 
 
+def _seconds(value) -> str:
+    """A recorded duration in seconds; a damaged record's value as it is, never a crash."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g} s"
+    return "unknown" if value is None else str(value)
+
+
 def environment_text(env: dict, warnings: list) -> str:
     def show(value) -> str:
         if value is None:
@@ -190,7 +197,7 @@ def environment_text(env: dict, warnings: list) -> str:
             ("environment", f"{env.get('environment_bytes')} bytes"),
             ("python", env.get("python")), ("numpy", env.get("numpy")),
             ("benchlab", env.get("benchlab")),
-            ("timer", f"{env.get('timer')}, resolution {env.get('timer_resolution_s'):g} s")]
+            ("timer", f"{env.get('timer')}, resolution {_seconds(env.get('timer_resolution_s'))}")]
     if env.get("spawn"):  # stores made before it was recorded do not have it
         rows.append(("spawn", env["spawn"]))
     lines = [f"{name + ':':<14} {show(value)}" for name, value in rows]

@@ -49,6 +49,23 @@ def test_env_of_a_store(tmp_path, run_cli):
     assert doc["sessions"][0]["environment"]["benchlab"] == doc["benchlab_version"]
 
 
+def test_env_of_a_store_with_a_damaged_record(tmp_path, run_cli):
+    """A recorded value of the wrong type is shown as it is, never a traceback."""
+    import sqlite3
+
+    exp = tmp_path / "e.toml"
+    exp.write_text("executions = 1\n[alternatives.a]\ncommand = [\"true\"]\n")
+    db = tmp_path / "r.db"
+    assert run_cli("run", exp, "-o", db, "--quiet")[0] == 0
+    with sqlite3.connect(db) as conn:
+        env = json.loads(conn.execute("SELECT environment FROM sessions").fetchone()[0])
+        env.update(timer_resolution_s="fine", cpus_online="many")
+        conn.execute("UPDATE sessions SET environment = ?", (json.dumps(env),))
+    code, out, err = run_cli("env", db)
+    assert code == 0, err
+    assert "resolution fine" in out and "many" in out
+
+
 def test_env_checks_the_pinning_of_an_experiment(tmp_path, run_cli):
     exp = tmp_path / "e.toml"
     exp.write_text("cpus = [4096]\n[alternatives.a]\ncommand = [\"true\"]\n")
