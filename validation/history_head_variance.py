@@ -2,7 +2,9 @@
 
 The head commit is compared with the baseline segment (issue 14, item 1). Each
 simulated history has a baseline of K commits of R runs and a head commit of H
-runs, all at the same true level (no change): a run's mean is
+runs (DESIGNS: K x R, H = 20 x 3, 3; 10 x 5, 2; 15 x 3, 1; 20 x 2, 10, a head
+with more runs than a baseline commit; 40 x 1, 1, one measurement per commit),
+all at the same true level (no change): a run's mean is
 1 + c_commit + e_run, c_commit ~ N(0, sd_commit²), e_run ~ N(0, sd_run²),
 sd_run = 1%, sd_commit = 0, 1× or 3× sd_run. The CI of the ratio head/baseline
 should then contain 1 in 95% of the histories.
@@ -40,7 +42,7 @@ from benchlab.stats.suite import compare_suite  # noqa: E402
 
 SD_RUN = 0.01
 COMMIT_NOISE = (0.0, 1.0, 3.0)
-DESIGNS = ((20, 3, 3), (10, 5, 2), (15, 3, 1))  # (K baseline commits, R runs, H head runs)
+DESIGNS = ((20, 3, 3), (10, 5, 2), (15, 3, 1), (20, 2, 10), (40, 1, 1))  # (K, R, H)
 THRESHOLD, REPLICATES = 0.02, 200  # geometric-mean bootstrap: not looked at here
 
 
