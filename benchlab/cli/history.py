@@ -97,7 +97,9 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
         "compare", help="compare a head commit with its branch's baseline (a PR check)",
         description="The head commit's results against the baseline segment of its branch "
                     "(the commits since the last confirmed change), benchmark by benchmark, "
-                    "with compare's suite table and family-wise (Holm) decisions.",
+                    "with compare's suite table and family-wise (Holm) decisions; the head's "
+                    "mean carries the commit-to-commit spread the baseline shows. A benchmark "
+                    "without a baseline gets a row 'new benchmark, no baseline'.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
     p.add_argument("--head", required=True, metavar="SHA", help="the commit to check")

@@ -86,7 +86,7 @@ class Spread:
 
 
 @dataclass(frozen=True)
-class HistoryCompare(SuiteResult):
+class HistoryCompare(SuiteResult):  # the renderers: report/history_formats.py
     """The suite comparison of the head with its baselines (SuiteResult), plus the
     benchmarks without a baseline and each compared benchmark's spread."""
 
@@ -171,7 +171,7 @@ def _spread_note(name: str, sp: Spread) -> str:
     said = (f"{name}: baseline {hv.k} commits from {sp.baseline_start}; commit-to-commit "
             f"spread {rel(hv.commit)}, within a commit {rel(hv.within)} per unit")
     if hv.truncated:
-        said += " (no spread between commits beyond their units')"
+        said += " (estimated at or below 0, taken as 0)"
     return said + (f"; the head's mean ±{rel(hv.variance)} (1 s.e., {hv.head_n} unit"
                    f"{'s' if hv.head_n != 1 else ''})")
 

@@ -297,7 +297,11 @@ def head_markdown(result: HistoryCompare, context: RenderContext) -> str:
     text = suite_markdown(result)
     if not result.unbaselined:
         return text
-    return text.rstrip("\n") + "\n\n" + _unbaselined_markdown(result.unbaselined)
+    lines = text.split("\n")
+    table = next((i for i, line in enumerate(lines) if line.startswith("|")), len(lines))
+    end = next((i for i in range(table, len(lines)) if not lines[i]), len(lines))
+    rows = _unbaselined_markdown(result.unbaselined).rstrip("\n").split("\n")
+    return "\n".join([*lines[:end], "", *rows, *lines[end:]])
 
 
 def _unbaselined_markdown(rows: tuple[Unbaselined, ...]) -> str:
@@ -341,7 +345,7 @@ def no_baseline_text(result: HeadWithoutBaseline, context: RenderContext) -> str
 def no_baseline_markdown(result: HeadWithoutBaseline, context: RenderContext) -> str:
     from benchlab.escape import markdown as md
 
-    return (f"**head `{md(result.head)}`**: no benchmark has a baseline to compare with\n\n"
+    return (f"**head {md(result.head)}**: no benchmark has a baseline to compare with\n\n"
             + _unbaselined_markdown(result.unbaselined))
 
 
