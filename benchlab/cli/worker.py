@@ -5,6 +5,16 @@ The worker is Dask's own (`distributed.Worker`) with one thread and the resource
 is scheduled on it. It runs in this process (no nanny): stopping or killing this
 process stops the worker, and the driver sends its running trial again when a
 worker for the machine is back (docs/cluster.md).
+
+The process's GIL switch interval is lowered to SWITCH_INTERVAL. A trial is timed in
+the worker's task thread while the worker's event-loop thread runs Python for the
+dispatch (the previous trial's result fetched, the next trials received, heartbeats).
+After its blocking calls (the spawn, the poll that sees the exit) the timed thread must
+take the GIL back; with CPython's default 5 ms interval it waits until the event loop
+blocks or 5 ms pass, and that wait lands inside the measurement. Measured on `true`
+(300 Dask tasks of one `true` each, 6 interleaved repetitions on the 2-core
+VM): median of the per-repetition medians 1.27 ms at 5 ms, 0.92 ms at 100 us, 0.75 ms
+at 10 us, against 0.56 ms for the same loop in a plain process.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ EXAMPLE = """examples:
 """
 
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
+SWITCH_INTERVAL = 1e-5  # s: GIL hand-off to the timed thread (see the module's docstring)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -64,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     for stop in (signal.SIGTTIN, signal.SIGTTOU):  # as `run`: commands in the background
         signal.signal(stop, signal.SIG_IGN)
     env = environment_record()  # collected before any work arrives, and kept
