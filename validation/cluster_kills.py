@@ -208,8 +208,8 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         while len(chaos.kills) < args.kills:
             time.sleep(float(rng.uniform(0.3, 2.5)))
             current = resumed or driver
-            if current.poll() is not None:
-                break
+            if current.poll() is not None or ok_trials(db) >= planned:
+                break  # a kill counts only while planned trials are left
             chaos.kill_one(db, began)
             if len(chaos.kills) == kill_driver_after and driver_killed_at is None:
                 time.sleep(float(rng.uniform(0.0, 1.0)))
@@ -279,8 +279,9 @@ def check(result: dict) -> list[tuple[str, bool, str]]:
     short = sum(max(0, n - ran.get(cell, 0)) for cell, n in planned_cells.items())
     out.append(("every execution ran on its own machine", misplaced == 0 and short == 0,
                 f"{len(lines)} executions ran for {len(trials)} planned: "
-                f"{len(lines) - len(trials)} re-sent (killed batches, the killed driver's "
-                f"in-flight trials); {misplaced} on another machine, {short} missing"))
+                f"{len(lines) - len(trials)} run again (what the killed workers were running, "
+                f"what the killed driver had sent); {misplaced} on another machine, "
+                f"{short} missing"))
     out.append(("two sessions (killed driver, resume); integrity",
                 sessions == (2 if result["resumed"] else 1) and integrity == "ok",
                 f"sessions {sessions}, integrity {integrity}"))
@@ -290,7 +291,7 @@ def check(result: dict) -> list[tuple[str, bool, str]]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--kills", type=int, default=10)
-    p.add_argument("--executions", type=int, default=80, help="per cell (plus 1 warm-up)")
+    p.add_argument("--executions", type=int, default=100, help="per cell (plus 1 warm-up)")
     p.add_argument("--seed", type=int, default=20261125)
     p.add_argument("--timeout", type=float, default=240.0,
                    help="seconds the run may take after the last kill")
@@ -311,11 +312,13 @@ def main() -> int:
               f"{ITERATIONS + 1} values each (seed {args.seed})")
         print(f"run: {result['seconds']:.1f} s, driver exit {result['exit']} "
               f"({'resumed' if result['resumed'] else 'not resumed'})")
-        for when, machine, ok in result["kills"]:
-            print(f"  SIGKILL worker {machine} at {when:5.1f} s ({ok} trials ok then)")
+        events = [(when, f"worker {machine}", ok) for when, machine, ok in result["kills"]]
         if result["driver_killed_at"] is not None:
-            when, ok = result["driver_killed_at"]
-            print(f"  SIGKILL driver at {when:5.1f} s ({ok} trials ok then); --resume")
+            events.append((*result["driver_killed_at"][:1], "driver",
+                           result["driver_killed_at"][1]))
+        for when, what, ok in sorted(events):
+            print(f"  {when:5.1f} s  SIGKILL {what} ({ok} trials ok then)"
+                  + ("; run --resume" if what == "driver" else ""))
         print(f"worker starts: {dict(result['starts'])}")
         if result["exit"] != 0:
             print("driver log:", result["driver_log"][-600:])
