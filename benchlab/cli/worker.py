@@ -14,7 +14,11 @@ take the GIL back; with CPython's default 5 ms interval it waits until the event
 blocks or 5 ms pass, and that wait lands inside the measurement. Measured on `true`
 (300 Dask tasks of one `true` each, 6 interleaved repetitions on the 2-core
 VM): median of the per-repetition medians 1.27 ms at 5 ms, 0.92 ms at 100 us, 0.75 ms
-at 10 us, against 0.56 ms for the same loop in a plain process.
+at 10 us, against 0.56 ms for the same loop in a plain process. Through `benchlab run
+--cluster` the larger cost is elsewhere: the dispatch of the other trials overlaps each
+short execution on the machine's cores, and benchmarks/cluster_overhead.py finds this
+worker and a plain `dask worker` alike within its noise (1.15 and 1.17 ms where a local
+run reports 0.68 ms; benchmarks/README.md, "Cluster (issue 13)").
 """
 
 from __future__ import annotations
