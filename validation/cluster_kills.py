@@ -7,7 +7,7 @@ What it does
     experiment with `[machines] role = "factor"`: 2 alternatives x 2 values of
     a factor n x 2 machines x (1 warm-up + E) executions, each execution
     printing 1 warm-up + 3 iterations of a value parsed by regex, and sleeping
-    30 ms (a) or 50 ms (b). During the run it SIGKILLs a random
+    30 ms (a) or 50 ms (b) (--sleep). During the run it SIGKILLs a random
     worker at random moments (--kills times, default 10), each time starting
     a new worker for that machine after a short random delay; once, midway,
     it SIGKILLs the driver and finishes the run with `--resume` (the worker
@@ -37,6 +37,7 @@ Run
     python3 validation/cluster_kills.py                # 10 kills, about a minute
     python3 validation/cluster_kills.py --quick        # 3 kills, fewer trials
     python3 validation/cluster_kills.py --seed 5 --kills 10 --executions 100
+    python3 validation/cluster_kills.py --sleep 2,4 --executions 1000   # shorter trials
 (last output: validation/cluster_kills.out.txt)
 """
 
@@ -112,13 +113,13 @@ def value(machine: str, n: int, alternative: str, iteration: int) -> int:
         + iteration
 
 
-def experiment(tmp: Path, executions: int, seed: int) -> Path:
+def experiment(tmp: Path, executions: int, seed: int, sleeps: tuple[float, float]) -> Path:
     """The experiment file: each execution logs who ran it, prints its 4 values, sleeps."""
     alternatives = ""
     for alt, code in ALTERNATIVES.items():
         command = (f'echo {{machine}} "$WHO" {alt} {{n}} >> ran.log; '
                    f'for i in 1 2 3 4; do echo "v: $WHO"{{n}}{code}"$i"; done; '
-                   f'sleep 0.0{2 * code + 1}')
+                   f'sleep {sleeps[code - 1]:g}')
         alternatives += f"\n[alternatives.{alt}]\ncommand = '{command}'\n"
     path = tmp / "kills.toml"
     path.write_text(textwrap.dedent(f"""
@@ -194,7 +195,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         chaos = Chaos(procs, address, rng)
         for m in MACHINES:
             chaos.start(m)
-        exp = experiment(tmp, args.executions, args.seed)
+        exp = experiment(tmp, args.executions, args.seed, args.sleep)
         db = tmp / "kills.db"
         argv = [*BENCHLAB, "run", str(exp), "--cluster", address, "-o", str(db), "--quiet"]
         planned = len(MACHINES) * len(ALTERNATIVES) * len(NS) * (args.executions + 1)
@@ -295,6 +296,9 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=20261125)
     p.add_argument("--timeout", type=float, default=240.0,
                    help="seconds the run may take after the last kill")
+    p.add_argument("--sleep", type=lambda s: tuple(float(x) / 1e3 for x in s.split(",")),
+                   default=(0.03, 0.05), metavar="MS,MS",
+                   help="how long executions of a and b sleep, ms (default: 30,50)")
     p.add_argument("--quick", action="store_true", help="3 kills, 15 executions per cell")
     args = p.parse_args()
     if args.quick:
