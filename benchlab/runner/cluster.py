@@ -11,12 +11,16 @@ Machines: with `[machines] names = [...]` each trial carries its machine
 (`Trial.machine`; with role "factor" also as the factor `machine`), and goes only to
 a worker holding the Dask resource named after that machine (`benchlab worker ADDRESS
 --machine NAME` has {NAME: 1} and one thread), so a machine runs one trial at a time.
-Without [machines], trials go to any worker. The driver keeps at most WINDOW trials per
+Without [machines], trials go to any worker. The driver keeps at most WINDOW tasks per
 machine (per worker without machines) at the scheduler, in plan order and with
 priorities in plan order, so the worker starts the next trial without waiting for the
-driver, and a worker that dies loses only the trial it was running (Dask sends it again
-when a worker for that machine is back; the driver waits and says so). Dask may then run
-that trial twice; the driver records the one outcome it receives, once. An interrupted
+driver. A task carries one trial, or a batch of consecutive executions of one machine
+adding up to about BATCH_TARGET seconds (`Dispatch._batch`): short executions sent one
+per task overlap the dispatch of the others, which slows them on a busy machine
+(benchmarks/cluster_overhead.py) and costs a round trip each (cluster_throughput.py).
+A worker that dies loses only the task it was running (Dask sends it again when a
+worker for that machine is back; the driver waits and says so). Dask may then run those
+trials twice; the driver records the one outcome it receives per trial, once. An interrupted
 driver (Ctrl-C, SIGTERM) withdraws what is queued and has every worker kill the command
 it is running (`worker.stop_trials`): those trials stay planned for `--resume`.
 
@@ -45,7 +49,9 @@ from benchlab.runner.plan import machine_of as _machine_of
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
 WAIT_NOTE = 5.0  # s: how often a run waiting for a machine's worker says so
-WINDOW = 8  # trials per machine (or worker) held at the scheduler: one running, the next queued
+WINDOW = 8  # tasks per machine (or worker) held at the scheduler: one running, the next queued
+BATCH_TARGET = 0.05  # s: executions sent in one task add up to about this much running time
+MAX_BATCH = 64  # executions per task at most
 _LOCAL = re.compile(r"^local:([0-9]+)$")
 _REMOTE = re.compile(r"^[a-z][a-z0-9+]*://\S+$")
 
@@ -238,7 +244,8 @@ class Dispatch:
     progress: object
     failed_builds: set[tuple[str, int, str | None]]  # (alternative, build, machine)
     token: str = field(default_factory=lambda: os.urandom(4).hex())
-    inflight: dict = field(default_factory=dict)  # future → (trial, attempt)
+    inflight: dict = field(default_factory=dict)  # future → (trials of its batch, attempt)
+    recent: dict = field(default_factory=dict)  # machine → deque of recent execution walls
 
     def run(self, trials: list[Trial], fail_fast: bool) -> tuple[int, str | None]:
         """Send `trials` (one segment) and record their outcomes; (how many ran, the failure
@@ -266,15 +273,14 @@ class Dispatch:
                         waiting_since = time.monotonic()
                     continue
                 waiting_since = time.monotonic()
-                for future in sorted(done, key=lambda f: self.inflight[f][0].seq):
-                    trial, attempt = self.inflight.pop(future)
-                    failure = self._collect(future, trial, attempt, queues)
-                    if failure is None:
-                        continue
-                    ran += 1
-                    if failure and fail_fast:
+                for future in sorted(done, key=lambda f: self.inflight[f][0][0].seq):
+                    batch, attempt = self.inflight.pop(future)
+                    failures = self._collect(future, batch, attempt, queues)
+                    ran += len(failures)
+                    failed = [(t, f) for t, f in zip(batch, failures, strict=False) if f]
+                    if failed and fail_fast:
                         self.cancel()
-                        return ran, f"trial {trial.seq} failed: {failure}"
+                        return ran, f"trial {failed[0][0].seq} failed: {failed[0][1]}"
         except BaseException as exc:  # Ctrl-C or SIGTERM (KeyboardInterrupt): stop what runs
             self.cancel(interrupted=isinstance(exc, KeyboardInterrupt))
             raise
@@ -289,8 +295,8 @@ class Dispatch:
         client = self.cluster.client
         recorded = 0
         per_key: dict[str | None, int] = {}
-        for trial, _ in self.inflight.values():
-            key = machine_of(trial)
+        for batch, _ in self.inflight.values():
+            key = machine_of(batch[0])
             per_key[key] = per_key.get(key, 0) + 1
         for key, queue in queues.items():
             limit = WINDOW * (self.cluster.workers if key is None else 1)
@@ -305,28 +311,49 @@ class Dispatch:
                     self._record(trial, _now(), command_for(self.e, trial).show(), outcome)
                     recorded += 1
                     continue
+                batch = [trial]
+                while trial.kind == "execution" and queue and len(batch) < self._batch(key) \
+                        and queue[0][0].kind == "execution" and queue[0][1] == attempt \
+                        and build_key(queue[0][0]) not in self.failed_builds:
+                    batch.append(queue.popleft()[0])
                 future = client.submit(  # type: ignore[attr-defined]
-                    worker.run_trial, self.e, trial, pure=False, priority=-trial.seq,
-                    key=f"benchlab-{self.token}-trial-{trial.seq}-{attempt}",
+                    worker.run_trials, self.e, batch, pure=False, priority=-trial.seq,
+                    key=f"benchlab-{self.token}-trial-{trial.seq}-{len(batch)}-{attempt}",
                     resources={key: 1} if key is not None else None)
-                self.inflight[future] = (trial, attempt)
+                self.inflight[future] = (batch, attempt)
                 per_key[key] = per_key.get(key, 0) + 1
-                self.progress.begin(trial)  # type: ignore[attr-defined]
+                for sent in batch:
+                    self.progress.begin(sent)  # type: ignore[attr-defined]
         return recorded
 
-    def _collect(self, future, trial: Trial, attempt: int, queues: dict) -> str | None:
-        """Record a finished trial: None when it must be sent again (its worker died), else
-        its error ("" when it succeeded)."""
+    def _batch(self, key: str | None) -> int:
+        """How many executions one task carries for machine `key`: as many as add up to about
+        BATCH_TARGET seconds by the median of its last 32 executions (1 before any returned),
+        at most MAX_BATCH. Short executions sent one per task overlap the dispatch of the
+        others (the worker's event loop, the scheduler, the driver's commit), which on a busy
+        machine slows the timed command itself (benchmarks/cluster_overhead.py); a worker
+        that dies loses at most the batch it was running (about BATCH_TARGET of work), which
+        is sent again whole and recorded once."""
+        recent = self.recent.get(key)
+        if not recent:
+            return 1
+        typical = sorted(recent)[len(recent) // 2]
+        return max(1, min(MAX_BATCH, int(BATCH_TARGET / max(typical, 1e-6))))
+
+    def _collect(self, future, batch: list[Trial], attempt: int, queues: dict) -> list[str]:
+        """Record a finished batch: each trial's error ("" when it succeeded); none recorded
+        (an empty list) when the batch must be sent again (its worker died)."""
         from distributed.scheduler import KilledWorker
 
         try:
-            started, command, outcome = future.result()
+            results = future.result()
         except KilledWorker:
+            trial = batch[0]
             self.progress.note(  # type: ignore[attr-defined]
                 f"the worker running trial {trial.seq} ({_where(trial)}) died; sending it "
                 "again")
-            queues[machine_of(trial)].appendleft((trial, attempt + 1))
-            return None
+            queues[machine_of(trial)].extendleft((t, attempt + 1) for t in reversed(batch))
+            return []
         except Exception as exc:
             from distributed.client import FutureCancelledError
 
@@ -335,8 +362,13 @@ class Dispatch:
                                  f"({type(exc).__name__}); the finished trials are in the "
                                  "store: go on with --resume") from None
             raise
-        self._record(trial, started, command, outcome)
-        return outcome.error or ""
+        errors = []
+        for trial, (started, command, outcome) in zip(batch, results, strict=True):
+            self._record(trial, started, command, outcome)
+            if trial.kind == "execution":
+                self.recent.setdefault(machine_of(trial), deque(maxlen=32)).append(outcome.wall)
+            errors.append(outcome.error or "")
+        return errors
 
     def _record(self, trial: Trial, started: str, command: str, outcome: Outcome) -> None:
         self.record(trial, started, command, outcome)
@@ -350,7 +382,7 @@ class Dispatch:
             connected = connected_machines(self.cluster.client)
         except Exception:  # the scheduler itself is gone: the futures will say so
             return
-        waiting = sorted({m for t, _ in self.inflight.values()
+        waiting = sorted({m for b, _ in self.inflight.values() for t in b[:1]
                           if (m := machine_of(t)) is not None and m not in connected})
         if waiting:
             self.progress.note(  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 
 from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
@@ -33,6 +34,27 @@ def run_trial(e: Experiment, trial: Trial) -> tuple[str, str, Outcome]:
     return started, command, outcome
 
 
+class Stopped(RuntimeError):
+    """The driver was interrupted (`stop_trials`) while this worker ran a batch."""
+
+
+_last_stop = [float("-inf")]  # time.monotonic() of the last stop_trials in this process
+
+
+def run_trials(e: Experiment, trials: list[Trial]) -> list[tuple[str, str, Outcome]]:
+    """Run a batch of trials one after another (`run_trial` each), in the order given: the
+    driver sends short executions in batches so that their dispatch does not overlap them.
+    A batch stops at the next trial once the driver has called `stop_trials` (Ctrl-C): the
+    rest of it is not run (the interrupted driver records none of it)."""
+    began = time.monotonic()
+    out = []
+    for trial in trials:
+        if _last_stop[0] >= began:
+            raise Stopped(f"stopped before trial {trial.seq}: the driver was interrupted")
+        out.append(run_trial(e, trial))
+    return out
+
+
 def stop_trials() -> int:
     """Kill the process group of the trial command this worker is running now, if any, and
     return how many were killed: the driver calls it on every worker (`client.run`) when it is
@@ -41,6 +63,7 @@ def stop_trials() -> int:
     planned for --resume."""
     from benchlab.runner.execute import stop_running
 
+    _last_stop[0] = time.monotonic()
     return stop_running()
 
 

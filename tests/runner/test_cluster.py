@@ -437,3 +437,20 @@ def test_a_trial_longer_than_the_wait_note(tmp_path, monkeypatch):
     exp.write_text('seed = 1\nexecutions = 1\n[alternatives.a]\ncommand = ["sleep", "1"]\n')
     result = run_experiment(str(exp), str(tmp_path / "w.db"), cluster="local:1")
     assert result.status == "finished" and result.counts == {"ok": 1}
+
+
+def test_batches_of_short_executions():
+    """The driver's batch size: 1 until an execution of the machine has returned, then as many
+    as add up to about BATCH_TARGET by the median of the last 32, between 1 and MAX_BATCH."""
+    from collections import deque
+
+    from benchlab.runner import cluster
+
+    d = cluster.Dispatch(None, None, None, None, set())
+    assert d._batch("m1") == 1
+    d.recent["m1"] = deque([0.001] * 5 + [9.0] * 2, maxlen=32)  # the median, not the mean
+    assert d._batch("m1") == round(cluster.BATCH_TARGET / 0.001)
+    d.recent["m1"] = deque([1e-5] * 3, maxlen=32)
+    assert d._batch("m1") == cluster.MAX_BATCH
+    d.recent[None] = deque([1.0], maxlen=32)
+    assert d._batch(None) == 1 and d._batch("m2") == 1

@@ -440,3 +440,36 @@ def test_identical_machines_that_differ_are_warned_about_at_start_and_end(tmp_pa
     result = RunResult("x.db", 1, "finished", None, {"ok": 3}, 3, 3, lines, [], {},
                        differing_machines=lines)
     assert f"warning: {lines[0]}" in run_text(result).splitlines()
+
+
+def test_an_interrupted_batch_runs_no_further_trial(tmp_path):
+    """stop_trials kills the running command of a batch and the batch runs none after it
+    (the driver sends short executions in batches; Ctrl-C must stop the whole batch)."""
+    from benchlab.runner import worker
+
+    e = experiment(tmp_path, """
+        seed = 1
+        executions = 6
+        [alternatives.a]
+        command = ["sleep", "0.5"]
+    """)
+    batch = [t for t in make_plan(e, 1) if t.kind == "execution"]
+    assert len(batch) == 6
+    raised = []
+
+    def run() -> None:
+        try:
+            worker.run_trials(e, batch)
+        except worker.Stopped as exc:
+            raised.append(str(exc))
+
+    thread = threading.Thread(target=run)
+    began = time.monotonic()
+    thread.start()
+    time.sleep(0.2)
+    assert worker.stop_trials() == 1
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - began < 1.5  # not 6 × 0.5 s
+    assert raised and f"trial {batch[1].seq}" in raised[0]
+    # a batch started after the stop runs in full
+    assert len(worker.run_trials(e, batch[:1])) == 1
