@@ -18,6 +18,13 @@ enters the suite as pseudo-units with that variance and the matching degrees
 of freedom. The table still shows the head's own runs (n, mean, their CI); the
 notes give each baseline and its commit-to-commit spread.
 
+A head whose runs vary more than the baseline's (a change that adds run-to-run
+noise) keeps its own within-commit variance, with its degrees of freedom
+(stats/commit_variance.py: the F test of the two and the order-restricted
+choice); when the F test says so at 1% a note names the benchmark, how many
+times the head's run SD is the baseline's and the test's p: a head that became
+noisier is worth knowing of by itself.
+
 A benchmark of the head that its baseline lacks (a new benchmark, or fewer than
 2 earlier commits on the branch) is not compared: it is listed as a row of its
 own ("new benchmark, no baseline"), and a head with nothing to compare gives
@@ -147,13 +154,13 @@ def baseline_commits(s: Series, history: list[Commit], head: int, *, threshold: 
     return at[start:]
 
 
-def _compared(s: Series, base_at: np.ndarray, head: int, history: list[Commit]
-              ) -> tuple[np.ndarray, np.ndarray, Spread, np.ndarray]:
+def _compared(s: Series, base_at: np.ndarray, head: int, history: list[Commit],
+              head_spread: bool = True) -> tuple[np.ndarray, np.ndarray, Spread, np.ndarray]:
     """The baseline's commit means, the head's pseudo-units, the Spread, and the head's
-    own units (for the table)."""
+    own units (for the table); `head_spread` as in stats.commit_variance.head_variance."""
     b_at, b_units = top_units(s, np.isin(s.commit_index, base_at))
     _, h_units = top_units(s, s.commit_index == head)
-    hv = head_variance(b_units, b_at, h_units)
+    hv = head_variance(b_units, b_at, h_units, head_spread=head_spread)
     _, code = np.unique(b_at, return_inverse=True)
     code = code.ravel()
     base = np.bincount(code, weights=b_units) / np.bincount(code)
@@ -174,6 +181,15 @@ def _spread_note(name: str, sp: Spread) -> str:
         said += " (estimated at or below 0, taken as 0)"
     return said + (f"; the head's mean ±{rel(hv.variance)} (1 s.e., {hv.head_n} unit"
                    f"{'s' if hv.head_n != 1 else ''})")
+
+
+def _noise_note(name: str, sp: Spread) -> str | None:
+    """The note of a head whose runs vary significantly more than its baseline's."""
+    noise = sp.variance.noise
+    if noise is None or not noise.noisier:
+        return None
+    return (f"{name}: the head's runs vary {noise.sd_ratio:.2g}× more (SD) than the "
+            f"baseline's (F test p = {noise.p:.2g}): its CI uses the head's own spread")
 
 
 def _shown(result: SuiteResult, heads: dict[str, np.ndarray]) -> SuiteResult:
@@ -197,10 +213,12 @@ def _shown(result: SuiteResult, heads: dict[str, np.ndarray]) -> SuiteResult:
 
 def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
                  threshold: float = 0.02, confidence: float = 0.95,
-                 seed: int | None = 0, replicates: int = 10_000
+                 seed: int | None = 0, replicates: int = 10_000, head_spread: bool = True
                  ) -> HistoryCompare | HeadWithoutBaseline:
     """The suite comparison of the head with each series' baseline; the head's
-    benchmarks without a baseline as rows of their own (see the module docstring)."""
+    benchmarks without a baseline as rows of their own (see the module docstring).
+    `head_spread=False` pools the head's within-commit spread with the baseline's
+    whatever the F test says (the former method, for validation)."""
     position = {c.sha: i for i, c in enumerate(history)}
     if head_sha not in position:
         raise InputError(f"no commit {head_sha!r} in the history")
@@ -223,9 +241,12 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
             lacking.append(Unbaselined(name, s.metric, s.machine, s.unit, float(own.mean()),
                                        int(own.size), int(base_at.size)))
             continue
-        base, pseudo, spread, own = _compared(s, base_at, head, history)
+        base, pseudo, spread, own = _compared(s, base_at, head, history, head_spread)
         spreads.append(replace(spread, benchmark=name))
         notes.append(_spread_note(name, spread))
+        noisier = _noise_note(name, spread)
+        if noisier is not None:
+            notes.append(noisier)
         data[name] = [("baseline", base, []), ("head", pseudo, [])]
         heads[name] = own
         units.add((s.unit, s.higher_is_better))

@@ -261,7 +261,20 @@ def _spread_document(sp) -> dict[str, Any]:
             "commit_variance": _num(hv.commit), "within_variance": _num(hv.within),
             "within_df": hv.df_within, "truncated": hv.truncated, "head_n": hv.head_n,
             "head_variance": _num(hv.variance), "pivot_df": _num(sp.df),
-            "pseudo_units": sp.pseudo_n}
+            "pseudo_units": sp.pseudo_n, **_noise_document(hv)}
+
+
+def _noise_document(hv) -> dict[str, Any]:
+    """The F test of the head's spread against the baseline's and the variance the head's
+    mean used (null where there is no test: one head unit, no baseline df)."""
+    noise = hv.noise
+    w_head, df_head = hv.head_within
+    return {"head_within_used": "head" if hv.own else "pooled",
+            "head_within_variance": _num(w_head), "head_within_df": df_head,
+            "head_f": None if noise is None else _num(noise.f),
+            "head_f_df": None if noise is None else [noise.df_head, noise.df_baseline],
+            "head_f_p": None if noise is None else _num(noise.p),
+            "head_noisier": None if noise is None else noise.noisier}
 
 
 @renders("json", HistoryCompare)

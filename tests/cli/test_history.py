@@ -345,3 +345,40 @@ def test_units_along_a_series_are_converted_or_refused_in_one_line(run_cli, tmp_
         [s] = h.series()
         assert [c.sha for c in h.commits()] == ["a", "b"]
     np.testing.assert_allclose(s.values, [1.0, 1.1, 0.9, 1.0, 1.1, 0.9])
+
+
+def test_compare_notes_a_head_whose_runs_vary_more(run_cli, shifted, tmp_path):
+    """`parse`'s head runs spread about 5% (its baseline's about 0.7%): a note says how much
+    more and the F test's p, its CI uses the head's own spread (wider than the pooled one),
+    and the JSON spreads carry the test; `sort`'s ordinary head gets no note."""
+    rng = np.random.default_rng(12)
+    lines = ["benchmark,run,time"]
+    for r, offset in enumerate((-0.1, 0.1, -0.08, 0.12, 0.0, -0.04)):
+        lines += [f"parse,{r},{x:.6f}" for x in rng.normal(2.0 + offset, 0.02, 2)]
+    lines += [f"sort,{r},{x:.6f}" for r in range(6) for x in rng.normal(1.05, 0.01, 2)]
+    head = tmp_path / "head.csv"
+    head.write_text("\n".join(lines) + "\n")
+    _add_head(run_cli, head, shifted)
+    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h")
+    assert code == 0, err
+    noted = [line for line in out.splitlines() if "runs vary" in line]
+    assert len(noted) == 1 and "parse: the head's runs vary" in noted[0]
+    assert "(F test p = " in noted[0] and noted[0].endswith("its CI uses the head's own spread")
+    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json")
+    doc = json.loads(out)
+    spreads = {s["benchmark"]: s for s in doc["spreads"]}
+    parse, sort = spreads["parse"], spreads["sort"]
+    assert parse["head_within_used"] == "head" and parse["head_noisier"] is True
+    assert parse["head_f_df"] == [5, 80] and parse["head_f"] > 10 and parse["head_f_p"] < 0.01
+    assert parse["head_within_df"] == 5 and parse["within_df"] == 80
+    assert sort["head_noisier"] is False and sort["head_f_df"] == [5, 30]
+    from benchlab.history.compare import compare_head
+    from benchlab.history.store import History
+
+    with History.open(shifted) as h:
+        series, commits = h.series(), h.commits()
+    pooled = compare_head(series, commits, "h", head_spread=False, replicates=100)
+    rows = {b["benchmark"]: b for b in doc["benchmarks"]}
+    ratio = rows["parse"]["comparisons"][0]["ratio"]
+    before = dict(pooled.benchmarks)["parse"].comparisons[0].ratio
+    assert ratio["high"] - ratio["low"] > 2 * (before.high - before.low)
