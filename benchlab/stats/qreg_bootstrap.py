@@ -25,7 +25,7 @@ import numpy as np
 from benchlab import progress
 from benchlab.stats.qreg_design import FactorialModel
 
-_BLOCK_CELLS = 2_000_000  # elements of the largest array held at once in a block of replicates
+_BLOCK_CELLS = 1_000_000  # elements of the largest array held at once in a block of replicates
 
 
 def _check_size(replicates: int, taus: int, p: int) -> None:
@@ -153,17 +153,21 @@ def _layout(row_group: np.ndarray, row_cell: np.ndarray, group_cell: np.ndarray,
     n_blocks = max(1, int(cell_blocks.sum()))
     cell_start = np.cumsum(cell_rows) - cell_rows
     slot = first_block[row_cell] * width + np.arange(n) - cell_start[row_cell]
-    rows = np.full(n_blocks * width, n_groups, dtype=np.int64)
+    index = np.int32 if max(n_blocks * width, n_groups + 1) < 2**31 else np.int64
+    rows = np.full(n_blocks * width, n_groups, dtype=index)
     rows[slot] = row_group
-    slot_row = np.zeros(n_blocks * width, dtype=np.int64)
+    slot_row = np.zeros(n_blocks * width, dtype=index)
     slot_row[slot] = np.arange(n)
+    del slot
     keys = np.repeat(np.arange(n_blocks, dtype=np.int64) * (n_groups + 1), width) + rows
-    if n_blocks * (n_groups + 1) <= 4 * len(keys):  # dense enough to count by bincount
+    if n_blocks * (n_groups + 1) <= len(keys):  # dense enough to count by bincount
         tally = np.bincount(keys, minlength=n_blocks * (n_groups + 1))
         pairs = np.flatnonzero(tally)
         multiplicity = tally[pairs]
+        del tally
     else:
         pairs, multiplicity = np.unique(keys, return_counts=True)
+    del keys
     per_replicate = max(n_groups + 1, len(pairs), n_cells * n_taus * width)
     return _Layout(width, rows, slot_row, pairs % (n_groups + 1),
                    multiplicity.astype(np.int64),
