@@ -19,11 +19,12 @@ of freedom. The table still shows the head's own runs (n, mean, their CI); the
 notes give each baseline and its commit-to-commit spread.
 
 A head whose runs vary more than the baseline's (a change that adds run-to-run
-noise) keeps its own within-commit variance, with its degrees of freedom
-(stats/commit_variance.py: the F test of the two and the order-restricted
-choice); when the F test says so at 1% a note names the benchmark, how many
-times the head's run SD is the baseline's and the test's p: a head that became
-noisier is worth knowing of by itself.
+noise) keeps its own within-commit variance, with its degrees of freedom, and
+the commit-to-commit spread comes from the baseline alone (stats/commit_variance.py:
+the F test of the two and the order-restricted choice); when the F test says so
+at 1% a note names the benchmark, how many times the head's run SD is the
+baseline's and the test's p: a head that became noisier is worth knowing of by
+itself.
 
 A benchmark of the head that its baseline lacks (a new benchmark, or fewer than
 2 earlier commits on the branch) is not compared: it is listed as a row of its

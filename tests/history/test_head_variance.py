@@ -151,14 +151,23 @@ def test_the_f_test_against_scipy_and_the_order_restricted_variance():
     sb2 = base.mean(axis=1).var(ddof=1)
     assert hv.variance == pytest.approx(max(0.0, sb2 - s2_b / r) + s2_h / head.size)
     # the pivot's df: Satterthwaite over S_B^2, s_b^2 and s_h^2 (three mean squares)
+    assert sb2 - s2_b / r > 0 and not hv.truncated
     parts = [((1 + 1 / k) * sb2, k - 1), (-s2_b / r, k * (r - 1)), (s2_h / 4, 3)]
-    if sb2 - s2_b / r > 0:
-        expect = sum(p for p, _ in parts) ** 2 / sum(p * p / d for p, d in parts)
-        assert hv.pivot_df(1.0) == pytest.approx(expect, rel=1e-12)
-    # a quieter head is pooled, exactly as before
-    quiet = head_variance(base.ravel(), np.repeat(np.arange(k), r),
-                          1.0 + rng.normal(0.0, 1e-4, 4))
-    assert not quiet.own and quiet.noise.f < 1 and quiet.df_within == k * (r - 1) + 3
+    expect = sum(p for p, _ in parts) ** 2 / sum(p * p / d for p, d in parts)
+    assert hv.pivot_df(1.0) == pytest.approx(expect, rel=1e-12)
+    # a quieter head: its within part is s_p^2, pooled with the baseline's; sigma2_c^
+    # still from the baseline alone; the df over the independent S_B^2, s_b^2, s_h^2
+    q_head = 1.0 + rng.normal(0.0, 1e-3, 4)
+    quiet = head_variance(base.ravel(), np.repeat(np.arange(k), r), q_head)
+    s2_q, df_b = q_head.var(ddof=1), k * (r - 1)
+    s2_p = (df_b * s2_b + 3 * s2_q) / (df_b + 3)
+    assert not quiet.own and quiet.noise.f < 1 and quiet.df_within == df_b
+    assert quiet.head_within == (pytest.approx(s2_p), df_b + 3)
+    assert quiet.variance == pytest.approx(max(0.0, sb2 - s2_b / r) + s2_p / 4)
+    parts = [((1 + 1 / k) * sb2, k - 1), ((df_b / (df_b + 3) / 4 - 1 / r) * s2_b, df_b),
+             (3 / (df_b + 3) / 4 * s2_q, 3)]
+    expect = sum(p for p, _ in parts) ** 2 / sum(p * p / d for p, d in parts)
+    assert quiet.pivot_df(1.0) == pytest.approx(expect, rel=1e-12)
 
 
 def test_the_f_test_in_closed_form_for_two_degrees_of_freedom():
