@@ -47,8 +47,9 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
     h.add_argument("--date", metavar="ISO", help="the commit's date (ISO 8601); with dates on "
                    "every commit the history is ordered by date, else as added")
     h.add_argument("--branch", metavar="NAME", help="the commit's branch")
-    h.add_argument("--machine", metavar="NAME", default="default",
-                   help="the machine the results were measured on (default: default)")
+    h.add_argument("--machine", metavar="NAME", default=None,
+                   help="the machine the results were measured on (default: default; a "
+                   "store run on several machines as a factor gives each its own series)")
     h.add_argument("--commit-column", metavar="COL", help="bulk import: the column naming each "
                    "row's commit (commits in file order unless --date-column)")
     h.add_argument("--date-column", metavar="COL", help="bulk import: the column of each row's "
@@ -170,19 +171,19 @@ def _commit_results(args: argparse.Namespace):
     for column in (args.commit_column, args.date_column):
         if column and column in names:
             raise UsageError(f"--levels names the commit or date column {column!r}")
-    pieces = _pieces(args, inputs, names)
+    pieces = _by_machine(args, _pieces(args, inputs, names), names)
     if args.commit is not None:
         return [CommitResults(args.commit.strip(), args.date, args.branch,
-                              tuple(_series(args, b, d, names) for b, d in pieces))]
+                              tuple(_series(b, d, names, m) for b, d, m in pieces))]
     by_commit: dict[str, list] = {}
     dates: dict[str, str | None] = {}
-    for bench, dataset in pieces:
+    for bench, dataset, machine in pieces:
         for column, flag in ((args.commit_column, "--commit-column"),
                              (args.date_column, "--date-column")):
             if column and column not in dataset.columns:
                 raise UsageError(f"no column {column!r} for {flag}", dataset.source)
         for sha, part in dataset.split(args.commit_column):
-            by_commit.setdefault(sha, []).append(_series(args, bench, part, names))
+            by_commit.setdefault(sha, []).append(_series(bench, part, names, machine))
             if args.date_column:
                 found = {normalize_date(str(d), "--date-column") for d in
                          part.columns[args.date_column]}
@@ -224,13 +225,39 @@ def _pieces(args: argparse.Namespace, inputs, names: list[str]) -> list:
     return out
 
 
-def _series(args: argparse.Namespace, bench: str, dataset, names: list[str]):
+def _by_machine(args: argparse.Namespace, pieces: list, names: list[str]) -> list:
+    """(benchmark, dataset, machine) per piece. A store run with `[machines] role = "factor"`
+    (docs/cluster.md) names each case with its `machine=NAME`: each machine's data becomes
+    the series of that machine, under the benchmark's name without it, so the history keys
+    them by machine as it does results added with --machine. Identical machines (role
+    "level") stay one series, the machine a level of it."""
+    out = []
+    split: set[str] = set()
+    for bench, dataset in pieces:
+        column = dataset.columns.get("machine")
+        tokens = str(bench).split(" ")
+        if column is None or "machine" in names or not any(
+                t.startswith("machine=") for t in tokens):
+            out.append((bench, dataset, args.machine or "default"))
+            continue
+        for machine, part in dataset.split("machine"):
+            split.add(str(machine))
+            name = " ".join(t for t in tokens if t != f"machine={machine}")
+            out.append((name, part, str(machine)))
+    if split and args.machine is not None:
+        raise UsageError(f"--machine {args.machine}: the input was run on machines "
+                         f"{', '.join(sorted(split))} (its machine factor), and each becomes "
+                         "its own series' machine; leave --machine out")
+    return out
+
+
+def _series(bench: str, dataset, names: list[str], machine: str):
     from benchlab.history.store import SeriesData
 
     sample = type("S", (), {"dataset": dataset})
     levels = tuple(common.level_arrays(sample, names)) if names else ()
     unit = dataset.unit
-    return SeriesData(bench, dataset.metric or "value", args.machine, unit.name or "",
+    return SeriesData(bench, dataset.metric or "value", machine, unit.name or "",
                       unit.higher_is_better, tuple(names), dataset.values, levels)
 
 

@@ -382,3 +382,39 @@ def test_compare_notes_a_head_whose_runs_vary_more(run_cli, shifted, tmp_path):
     ratio = rows["parse"]["comparisons"][0]["ratio"]
     before = dict(pooled.benchmarks)["parse"].comparisons[0].ratio
     assert ratio["high"] - ratio["low"] > 2 * (before.high - before.low)
+
+
+def test_a_store_run_on_machines_gives_each_machine_its_series(run_cli, tmp_path):
+    """A cluster run with the machine as a factor (docs/cluster.md): each machine's data is
+    that machine's series of the benchmark; identical machines (role level) stay one series
+    with the machine as a level; --machine beside machines of the store is refused."""
+    import sqlite3
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "experiments"
+    db = tmp_path / "h.db"
+    code, out, err = run_cli("history", "add", examples / "machines.db", "--db", db,
+                             "--commit", "c1")
+    assert code == 0, err
+    with sqlite3.connect(db) as conn:
+        keys = sorted(conn.execute("SELECT benchmark, machine FROM series").fetchall())
+    assert keys == [("long", "m1"), ("long", "m2"), ("short", "m1"), ("short", "m2")]
+    _, out, _ = run_cli("history", "show", "--db", db, "--format", "json")
+    by_key = {(s["benchmark"], s["machine"]): s for s in json.loads(out)["series"]}
+    store = sqlite3.connect(f"file:{examples / 'machines.db'}?mode=ro", uri=True)
+    expected = store.execute(
+        "SELECT AVG(m.value) FROM measurements m JOIN trials t ON t.seq = m.trial WHERE "
+        "m.warmup = 0 AND m.metric = 'wall' AND t.alternative = 'long' AND "
+        "json_extract(t.factors, '$.machine') = 'm2'").fetchone()[0]
+    store.close()
+    shown = by_key[("long", "m2")]["commits"][0]["mean"]
+    assert shown == pytest.approx(expected, rel=1e-12)
+    code, _, err = run_cli("history", "add", examples / "machines.db", "--db", db,
+                           "--commit", "c2", "--machine", "lab")
+    assert code == 2 and "m1, m2" in err and "--machine" in err
+    level = tmp_path / "level.db"
+    assert run_cli("history", "add", examples / "machines-level.db", "--db", level,
+                   "--commit", "c1")[0] == 0
+    with sqlite3.connect(level) as conn:
+        rows = conn.execute("SELECT benchmark, machine, levels FROM series").fetchall()
+    assert sorted(r[:2] for r in rows) == [("full", "default"), ("half", "default")]
+    assert all("machine" in json.loads(r[2]) for r in rows)
