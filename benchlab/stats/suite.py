@@ -52,6 +52,7 @@ class GeometricMean:
     replicates: int
     seed: int
     confidence: float
+    statistic: str = "mean"  # the per-benchmark ratios: of means, or of medians
 
 
 ADJUSTMENTS = ("holm", "none")
@@ -71,6 +72,8 @@ class Decision:
     means (scale "ratio") or of the difference of means (scale "difference"); low and
     high None when it is unbounded; outcome: the verdict; per_benchmark: the outcome
     of the same benchmark's own CI at the suite's confidence (what adjust="none" gives).
+    statistic "median": the ratio is of medians, the p-value the bootstrap test's and the
+    interval the percentile interval at `level` (stats/suite_median.py).
     """
 
     benchmark: str
@@ -85,6 +88,7 @@ class Decision:
     high: float | None
     outcome: str
     per_benchmark: str
+    statistic: str = "mean"  # the ratio's statistic: "mean" (Fieller) or "median" (bootstrap)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,8 @@ class SuiteResult(Result):
     data (R/N per level, or "flat"); None without levels (measurements resampled).
     skipped: the benchmarks (and systems) left out, with the reason, as warnings.
     notes: what the caller says about the data (e.g. units converted), shown with them.
+    statistic: "mean" (ratios of means, Fieller) or "median" (ratios of medians, their
+    bootstrap percentile CIs; the geometric mean of the median ratios).
     """
 
     benchmarks: tuple[tuple[str, CompareResult], ...]
@@ -112,6 +118,7 @@ class SuiteResult(Result):
     notes: tuple[str, ...] = ()
     adjust: str = "holm"
     decisions: tuple[Decision, ...] = ()
+    statistic: str = "mean"  # every benchmark's headline: ratio of means, or of medians
 
 
 def holm_adjust(pvalues: list[float]) -> list[float]:
@@ -359,7 +366,8 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                   seed: int | None = None, tests: bool = False, bootstrap: int | None = None,
                   diagnostics: bool = True,
                   ordered: Mapping[str, bool] | None = None,
-                  paired: bool = False, adjust: str = "holm") -> SuiteResult:
+                  paired: bool = False, adjust: str = "holm",
+                  statistic: str = "mean") -> SuiteResult:
     """Compare the systems of every benchmark; data maps benchmark → [(system, values, levels)].
 
     replicates: B of the geometric mean's bootstrap (always run); bootstrap: B
@@ -369,16 +377,24 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     levels): the systems' values of a benchmark are paired by position (blocks of a
     run, stats/blocks.py), compared as compare_samples(paired=True) compares them.
     adjust: "holm" decides every verdict family-wise over the benchmarks (per
-    candidate, family_decisions), "none" each benchmark alone.
+    candidate, family_decisions), "none" each benchmark alone. statistic="median":
+    every benchmark's headline is the ratio of medians with its bootstrap percentile CI
+    (B = `bootstrap` or 10,000, `seed`, as compare_samples gives it), decided by Holm
+    on bootstrap test inversion, and the geometric mean is of the median ratios
+    (stats/suite_median.py); not with `paired`.
     """
-    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_replicates
-
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
+    if statistic not in ("mean", "median"):
+        raise ValueError("statistic must be one of ('mean', 'median')")
+    if statistic == "median" and paired:
+        raise ValueError("statistic='median' does not combine with paired suites")
+    median = statistic == "median"
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     ordered = ordered or {}
     analysed: dict[str, dict[str, np.ndarray]] = {}
+    medians: dict[str, dict[str, np.ndarray]] = {}  # per benchmark, candidate: sorted r*
     all_systems = list(dict.fromkeys(s[0] for systems in data.values() for s in systems))
     results: list[tuple[str, CompareResult]] = []
     log_reps: dict[str, list[np.ndarray]] = {}
@@ -402,39 +418,36 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                     threshold=threshold, df_method=df_method, unit=unit, bootstrap=bootstrap,
                     resample=spec if resample else None, seed=seed, tests=tests,
                     diagnostics=diagnostics,
-                    ordered=[ordered.get(n, True) for n in names], advise=False)
+                    ordered=[ordered.get(n, True) for n in names], advise=False,
+                    statistic=statistic)
             else:
                 res = compare_samples([(n, x) for n, x, _ in systems], baseline=b,
                                       confidence=confidence, threshold=threshold,
                                       df_method=df_method, unit=unit, bootstrap=bootstrap,
                                       seed=seed, tests=tests, diagnostics=diagnostics,
-                                      advise=False, paired=paired)
+                                      advise=False, paired=paired, statistic=statistic)
         except InputError as exc:  # keep the kind and its details; say which benchmark
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
         results.append((bench, res))
-        analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
-                            for h in res.hierarchies} if level_names else
-                           {n: np.asarray(x, dtype=float) for n, x, _ in systems})
-        # Bootstrap each system's mean within this benchmark, one stream per system.
-        rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]
-        if paired:  # one stream for all: the same indices, so pairs are resampled whole
-            rngs = [np.random.default_rng(stream) for _ in systems]
-        reps = []
-        for (_, x, levels), rng in zip(systems, rngs, strict=True):
-            if spec is not None and spec != "flat":
-                reps.append(hierarchical_replicates(build_tree(x, levels), spec, replicates,
-                                                    rng))
-            else:  # no levels, or flat: the measurements pooled, as if independent
-                reps.append(_mean_replicates(np.asarray(x, dtype=float), replicates, rng))
+        if median:
+            medians[bench] = _median_ratios(systems, b, level_names, bootstrap,
+                                            spec if resample else None, seed)
+            reps = _median_geomean(systems, spec, replicates, stream)
+        else:
+            analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
+                                for h in res.hierarchies} if level_names else
+                               {n: np.asarray(x, dtype=float) for n, x, _ in systems})
+            reps = _mean_geomean(systems, spec, replicates, stream, paired)
         for i, (name, _, _) in enumerate(systems):
             if i == b:
                 continue
             c = next(c for c in res.comparisons if c.candidate == name)
-            if c.ratio is None or np.any(reps[b] <= 0):
+            ratio = c.headline if median else c.ratio
+            if ratio is None or np.any(reps[b] <= 0):
                 continue
             log_reps.setdefault(name, []).append(np.log(reps[i] / reps[b]))
-            log_est.setdefault(name, []).append(math.log(c.ratio.estimate))
+            log_est.setdefault(name, []).append(math.log(ratio.estimate))
     if not results:
         raise InputError("no benchmark can be compared: " + "; ".join(skipped))
     geo = []
@@ -442,16 +455,78 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         mean_log = np.mean(np.vstack(logs), axis=0)
         low, high = interval_from_replicates(np.exp(mean_log), confidence)
         geo.append(GeometricMean(name, math.exp(float(np.mean(log_est[name]))), low, high,
-                                 len(logs), replicates, seed, confidence))
+                                 len(logs), replicates, seed, confidence, statistic))
     noun = f"{level_names[0]} units" if level_names else "measurements"
-    results, decisions = family_decisions(results, analysed, confidence=confidence,
-                                          threshold=threshold, adjust=adjust, noun=noun)
+    if median:
+        from benchlab.stats import suite_median
+
+        results, decisions = suite_median.family_decisions(
+            results, medians, confidence=confidence, adjust=adjust,
+            noun="measurements" if level_names else "values")
+    else:
+        results, decisions = family_decisions(results, analysed, confidence=confidence,
+                                              threshold=threshold, adjust=adjust, noun=noun)
     alpha = 1.0 - confidence
     holm = [(d.benchmark, d.candidate, d.pvalue, d.adjusted_pvalue, d.adjusted_pvalue < alpha)
             for d in sorted(decisions, key=lambda d: d.candidate)]
     from benchlab.stats.compare import advice_note
 
     said = advice_note([c for _, r in results for c in r.comparisons])
+    notes = [d.message for d in said]
+    if median and any(d.low is None for d in decisions):
+        notes.append(f"B = {bootstrap or 10_000} bootstrap replicates cannot reach the level "
+                     "of some of Holm's steps (their intervals are unbounded, their verdicts "
+                     "inconclusive): raise B")
     return SuiteResult(tuple(results), tuple(geo), tuple(holm), confidence, spec, seed,
-                       tuple(skipped), tuple(d.message for d in said), adjust,
-                       tuple(decisions))
+                       tuple(skipped), tuple(notes), adjust, tuple(decisions), statistic)
+
+
+def _mean_geomean(systems: list, spec: str | None, replicates: int,
+                  stream: np.random.SeedSequence, paired: bool) -> list[np.ndarray]:
+    """Bootstrap each system's mean within one benchmark, one stream per system (paired:
+    one stream for all, the same indices, so pairs are resampled whole)."""
+    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_replicates
+
+    rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]
+    if paired:
+        rngs = [np.random.default_rng(stream) for _ in systems]
+    reps = []
+    for (_, x, levels), rng in zip(systems, rngs, strict=True):
+        if spec is not None and spec != "flat":
+            reps.append(hierarchical_replicates(build_tree(x, levels), spec, replicates, rng))
+        else:  # no levels, or flat: the measurements pooled, as if independent
+            reps.append(_mean_replicates(np.asarray(x, dtype=float), replicates, rng))
+    return reps
+
+
+def _median_geomean(systems: list, spec: str | None, replicates: int,
+                    stream: np.random.SeedSequence) -> list[np.ndarray]:
+    """Bootstrap each system's median within one benchmark, one stream per system."""
+    from benchlab.stats.suite_median import median_geomean_replicates
+
+    return median_geomean_replicates(systems, spec, replicates, stream)
+
+
+def _median_ratios(systems: list, b: int, level_names: list[str],
+                   bootstrap: int | None, spec: str | None, seed: int
+                   ) -> dict[str, np.ndarray]:
+    """Per candidate, the sorted replicate ratios of medians behind its headline: the
+    draws compare_samples / compare_hierarchical made for it (stats/suite_median.py)."""
+    from benchlab.stats.suite_median import flat_median_ratios, hierarchical_median_ratios
+
+    replicates = bootstrap or 10_000
+    base = systems[b]
+    scale = power_of_two_scale(*[np.asarray(s[1], dtype=float) for s in systems])
+    out = {}
+    for i, (name, x, levels) in enumerate(systems):
+        if i == b:
+            continue
+        if level_names:
+            out[name] = hierarchical_median_ratios((base[1], base[2]), (x, levels),
+                                                   replicates=replicates, seed=seed, spec=spec)
+        else:
+            out[name] = flat_median_ratios(np.asarray(base[1], dtype=float) * scale,
+                                           np.asarray(x, dtype=float) * scale,
+                                           replicates=replicates, seed=seed,
+                                           means_first=bool(bootstrap))
+    return out

@@ -1,0 +1,223 @@
+"""A suite decided on medians: per benchmark the ratio of medians with its bootstrap
+percentile CI, family-wise by Holm's step-down on bootstrap test inversion.
+
+`compare --statistic median` makes the ratio of medians (candidate/baseline) the
+headline of one comparison (stats/compare.py, median_verdict); a suite gives every
+benchmark that headline — the same bootstrap, seed and B — and decides its verdicts
+family-wise as the mean path does (stats/suite.py), with the bootstrap in the place
+of Fieller's pivot:
+
+- Test inversion. With the B replicate ratios r* of one benchmark and a point ρ0 its
+  claim must exclude (1, the nearer edge of ±threshold, or both edges for
+  equivalence, as stats/suite._claim_test says), k = #{r* ≤ ρ0}, j = #{r* ≥ ρ0} and
+  p(ρ0) = min(1, 2·(min(k, j) + 1)/(B + 1)): the Monte Carlo p-value of the two-sided
+  percentile test, the +1 keeping it above 0 and the test valid at every α
+  (Davison & Hinkley 1997, §4.2.2 and §4.4.1).
+- The interval at level 1 − a is the set of ratios that test does not reject,
+  {ρ : p(ρ) > a} = [r*_(q), r*_(B+1−q)] (order statistics, 1-based) with
+  q = floor(a·(B + 1)/2): the percentile interval with Davison & Hinkley's (B + 1)
+  rule (§5.2.1). So ρ0 lies outside it exactly when p(ρ0) ≤ a, and q = 0 (B too
+  small for the level) leaves it unbounded. At the suite's 95% it can differ from
+  the single comparison's headline (STATS.md §5's floor(B·α/2) rule) by one order
+  statistic; the headline stays in each benchmark's JSON comparison.
+- Holm's step-down (stats/suite.holm_levels) over the benchmarks of each candidate
+  gives each benchmark its level; its verdict is classify() of that interval, so the
+  verdict and the interval printed beside it always agree. adjust="none" reads every
+  benchmark at the suite's confidence.
+
+The geometric mean of the median ratios gets its CI as the mean path's does: each
+system of each benchmark resampled on its own stream (hierarchically with levels),
+the replicate log-ratios averaged over benchmarks, the percentile interval taken.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from benchlab.stats.bootstrap import (
+    BootstrapInterval,
+    _mean_replicates,
+    _median_replicates,
+    interval_from_replicates,
+)
+from benchlab.stats.compare import CompareResult, Comparison, median_verdict
+from benchlab.stats.scaling import power_of_two_scale
+from benchlab.stats.suite import ADJUSTMENTS, Decision, _claim_test, holm_adjust, holm_levels
+from benchlab.stats.verdict import classify
+
+
+def inversion_pvalue(ratios: np.ndarray, rho: float) -> float:
+    """p(ρ) = min(1, 2·(min(#{r* ≤ ρ}, #{r* ≥ ρ}) + 1)/(B + 1)) from sorted replicates.
+
+    The smallest α at which interval_at(ratios, 1 − α) excludes ρ (module text).
+    """
+    b = ratios.size
+    below = int(np.searchsorted(ratios, rho, side="right"))  # #{r* <= rho}
+    above = b - int(np.searchsorted(ratios, rho, side="left"))  # #{r* >= rho}
+    return min(1.0, 2.0 * (min(below, above) + 1) / (b + 1))
+
+
+def interval_at(ratios: np.ndarray, level: float) -> tuple[float | None, float | None]:
+    """The (B + 1)-rule percentile interval at `level`: [r*_(q), r*_(B+1−q)], q =
+    floor(a(B + 1)/2), a = 1 − level (Davison & Hinkley §5.2.1); (None, None) when q = 0.
+
+    Sorted ratios; the set of ratios ρ with inversion_pvalue(ρ) > a.
+    """
+    b = ratios.size
+    q = math.floor(round((1.0 - level) * (b + 1) / 2, 9))  # round: 0.05·10001/2 in floats
+    if q < 1:
+        return None, None
+    return float(ratios[q - 1]), float(ratios[b - q])
+
+
+def claim_pvalue(ratios: np.ndarray, estimate: float, threshold: float) -> tuple[str, float]:
+    """The benchmark's one claim and its p-value, as the mean path chooses it
+    (stats/suite._claim_test), with the bootstrap test in place of Fieller's pivot."""
+    return _claim_test(estimate, threshold, lambda rho: inversion_pvalue(ratios, rho))
+
+
+def flat_median_ratios(base_x: np.ndarray, cand_x: np.ndarray, *, replicates: int,
+                       seed: int, means_first: bool) -> np.ndarray:
+    """The sorted replicate ratios of medians behind compare_pair's median headline.
+
+    compare_pair draws from one default_rng(seed) per comparison: the ratio of means
+    first when `bootstrap` was asked for (and the baseline mean is positive), then the
+    baseline's medians and the candidate's (stats/bootstrap.bootstrap_ratio). The same
+    draws here give the same replicates; compare_suite checks that their interval is
+    the headline's.
+    """
+    rng = np.random.default_rng(seed)
+    if means_first and float(np.mean(base_x)) > 0:
+        _mean_replicates(base_x, replicates, rng)  # advance the stream as compare_pair did
+        _mean_replicates(cand_x, replicates, rng)
+    base = _median_replicates(base_x, replicates, rng)
+    cand = _median_replicates(cand_x, replicates, rng)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sort(cand / base)
+
+
+def hierarchical_median_ratios(base: tuple[np.ndarray, list[np.ndarray]],
+                               cand: tuple[np.ndarray, list[np.ndarray]], *,
+                               replicates: int, seed: int, spec: str | None) -> np.ndarray:
+    """The sorted replicate ratios of medians behind compare_hierarchical's median headline.
+
+    hierarchical_bootstrap_ratios draws each system from one of two streams spawned
+    from `seed`; the medians are the same whatever other statistic shares the draws
+    (joint_replicates), so drawing the medians alone gives the headline's replicates.
+    """
+    from benchlab.stats.hierarchical_bootstrap import build_tree, flat_tree, joint_replicates
+
+    scale = power_of_two_scale(base[0], cand[0])
+    trees = [build_tree(np.asarray(x, dtype=float) * scale, levels) for x, levels in (base, cand)]
+    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2)]
+    if spec == "flat":
+        trees, specs = [flat_tree(t.values) for t in trees], ["RN", "RN"]
+    else:
+        specs = [spec or "R" * (len(t.counts) + 1) for t in trees]
+    reps = [joint_replicates(t, s, replicates, rng, ("median",))["median"][0]
+            for t, s, rng in zip(trees, specs, rngs, strict=True)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sort(reps[1] / reps[0])
+
+
+@dataclass(frozen=True)
+class MedianPending:
+    """One comparison of a median suite waiting for its family-wise decision."""
+
+    benchmark: str
+    result: CompareResult
+    comparison: Comparison
+    ratios: np.ndarray  # sorted replicate ratios of medians (the headline's)
+    test: str
+    pvalue: float
+
+
+def pending(bench: str, res: CompareResult, ratios: dict[str, np.ndarray]
+            ) -> list[MedianPending]:
+    """The comparisons of one benchmark, each with its claim's bootstrap p-value; ratios
+    maps each candidate to the sorted replicates of its headline, which they must give."""
+    out = []
+    for c in res.comparisons:
+        r, head = ratios[c.candidate], c.headline
+        if head is None or (head.low, head.high) != interval_from_replicates(r, res.confidence):
+            raise RuntimeError(f"benchmark {bench!r}: the replicates of {c.candidate}'s ratio "
+                               "of medians do not give its headline interval")
+        test, p = claim_pvalue(r, head.estimate, res.threshold)
+        out.append(MedianPending(bench, res, c, r, test, p))
+    return out
+
+
+def decide(item: MedianPending, level: float, adjusted: float, m: int | None,
+           noun: str) -> tuple[Comparison, Decision]:
+    """The comparison with its verdict read from the (B + 1)-rule interval at `level`, and
+    its Decision (m None: decided alone, adjust="none")."""
+    c, res = item.comparison, item.result
+    head: BootstrapInterval = c.headline
+    low, high = interval_at(item.ratios, level)
+    at = replace(head, low=low, high=high, confidence=level)
+    verdict = median_verdict(at, c.baseline, c.candidate, res.threshold, level, res.unit,
+                             noun)
+    if m is not None:
+        verdict = replace(verdict, text=verdict.text + f"; family-wise {100 * res.confidence:g}%"
+                          f" over {m} benchmarks (Holm)")
+    alone = interval_at(item.ratios, res.confidence)
+    decision = Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted, level,
+                        "ratio", head.estimate, low, high, verdict.outcome,
+                        classify(alone[0], alone[1], res.threshold), "median")
+    return replace(c, verdict=verdict), decision
+
+
+def family_decisions(results: list[tuple[str, CompareResult]],
+                     ratios: dict[str, dict[str, np.ndarray]], *, confidence: float,
+                     adjust: str = "holm", noun: str = "measurements"
+                     ) -> tuple[list[tuple[str, CompareResult]], list[Decision]]:
+    """Every benchmark's median verdict decided family-wise per candidate (module text).
+
+    ratios: per benchmark and candidate, the sorted replicate ratios of medians of its
+    headline. Returns the results with each comparison's verdict replaced by the one
+    read from the interval at its Holm level (at `confidence` with adjust="none") and
+    one Decision per (benchmark, candidate), in the order of `results`.
+    """
+    if adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
+    waiting = [p for bench, res in results for p in pending(bench, res, ratios[bench])]
+    alpha = 1.0 - confidence
+    decided: dict[tuple[str, str], tuple[Comparison, Decision]] = {}
+    for name in dict.fromkeys(p.comparison.candidate for p in waiting):
+        family = [p for p in waiting if p.comparison.candidate == name]
+        pvalues = [p.pvalue for p in family]
+        adjusted = holm_adjust(pvalues)
+        levels = holm_levels(pvalues, alpha)
+        for item, q, a in zip(family, adjusted, levels, strict=True):
+            if adjust == "none":
+                decided[(item.benchmark, name)] = decide(item, confidence, q, None, noun)
+            else:
+                decided[(item.benchmark, name)] = decide(item, 1.0 - a, q, len(family), noun)
+    out = [(bench, replace(res, comparisons=tuple(decided[(bench, c.candidate)][0]
+                                                  for c in res.comparisons)))
+           for bench, res in results]
+    decisions = [decided[(bench, c.candidate)][1] for bench, res in results
+                 for c in res.comparisons]
+    return out, decisions
+
+
+def median_geomean_replicates(systems: list, spec: str | None, replicates: int,
+                              stream: np.random.SeedSequence) -> list[np.ndarray]:
+    """Per system of one benchmark, `replicates` bootstrap medians on its own stream (as
+    the mean path's geometric mean draws its means): hierarchical with a spec, else the
+    measurements resampled. systems: [(name, values, levels)]."""
+    from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_replicates
+
+    rngs = [np.random.default_rng(s) for s in stream.spawn(len(systems))]
+    out = []
+    for (_, x, levels), rng in zip(systems, rngs, strict=True):
+        x = np.asarray(x, dtype=float)
+        if spec is not None and spec != "flat":
+            out.append(hierarchical_replicates(build_tree(x, levels), spec, replicates, rng,
+                                               "median"))
+        else:
+            out.append(_median_replicates(x, replicates, rng))
+    return out
