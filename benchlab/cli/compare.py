@@ -152,9 +152,6 @@ def _run_default(args: argparse.Namespace) -> int:
         limits.check_resampled(args.bootstrap or 10_000, sum(len(s.values) for s in samples),
                                "--bootstrap")
     spec = _resample_spec(args, level_names)
-    if args.benchmark and args.statistic == "median":
-        raise UsageError("--statistic median does not combine with --benchmark: a suite's "
-                         "verdicts rest on the ratios of means")
     if args.benchmark:
         return _run_suite(args, samples, unit, baseline, confidence, level_names, spec)
     if spec is not None and args.bootstrap is None:
@@ -231,7 +228,7 @@ def _run_suite(args: argparse.Namespace, samples, unit, baseline: int,
             replicates=args.bootstrap or 10_000, resample=spec, seed=args.seed,
             tests=args.tests, bootstrap=args.bootstrap, diagnostics=not args.no_diagnostics,
             ordered={s.name: s.dataset.ordered for s in samples},
-            adjust="none" if args.no_adjust else "holm")
+            adjust="none" if args.no_adjust else "holm", statistic=args.statistic)
     if args.unit_note:
         from dataclasses import replace
 

@@ -101,7 +101,8 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
         rows.extend({"benchmark": bench, **row} for row in compare_rows(r, context))
     for g in result.geometric_means:
         rows.append({"benchmark": "(geometric mean)", "table": "geometric_means",
-                     "candidate": g.candidate, "statistic": "geometric mean of ratios",
+                     "candidate": g.candidate, "statistic": "geometric mean of ratios"
+                     + (" of medians" if g.statistic == "median" else ""),
                      "estimate": g.estimate, "low": g.low, "high": g.high,
                      "confidence": result.confidence, "method": "percentile bootstrap"})
     for bench, candidate, p, q, significant in result.holm:
@@ -110,7 +111,8 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
                      "significant": significant})
     for d in result.decisions:  # the interval each verdict used (family-wise or not)
         rows.append({"benchmark": d.benchmark, "table": "decisions", "candidate": d.candidate,
-                     "statistic": f"{d.scale} of means", "estimate": d.estimate, "low": d.low,
+                     "statistic": f"{d.scale} of {d.statistic}s", "estimate": d.estimate,
+                     "low": d.low,
                      "high": d.high, "confidence": d.level, "pvalue": d.pvalue,
                      "method": f"{d.test}; Holm" if result.adjust == "holm" else d.test,
                      "verdict": d.outcome})

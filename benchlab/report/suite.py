@@ -3,7 +3,9 @@
 Each row's change is printed with the interval its verdict used: family-wise
 (Holm's step-down, at the level of the row's step, shown in "CI level"), or the
 benchmark's own CI with `--no-adjust` (the legend then says the decisions are
-not adjusted).
+not adjusted). A suite on medians (`--statistic median`) shows each system's
+median, the ratio of medians with its bootstrap percentile interval, and says
+"median" in the change column's head, the legend and the geometric-mean line.
 
 Benchmark and sample names come from data: the text keeps them inert with
 `escape.terminal`, the Markdown with `escape.markdown`; JSON keeps them exact.
@@ -41,6 +43,7 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
         "benchlab_version": __version__,
         "command": "compare",
         "confidence": result.confidence,
+        "statistic": result.statistic,
         "seed": result.seed,
         "resample": result.resample,
         "unit": result.benchmarks[0][1].unit.name,
@@ -50,8 +53,9 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
         "geometric_means": [
             {"candidate": g.candidate, "estimate": g.estimate, "low": g.low, "high": g.high,
              "benchmarks": g.benchmarks, "replicates": g.replicates, "seed": g.seed,
-             "method": "geometric mean of per-benchmark ratios of means; percentile "
-                       "bootstrap within each benchmark"}
+             "statistic": g.statistic,
+             "method": f"geometric mean of per-benchmark ratios of {g.statistic}s; "
+                       "percentile bootstrap within each benchmark"}
             for g in result.geometric_means],
         "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
                   "significant": sig} for b, c, p, q, sig in result.holm],
@@ -68,7 +72,8 @@ def decision_document(d: Decision) -> dict[str, Any]:
     return {"benchmark": d.benchmark, "candidate": d.candidate, "test": d.test,
             "pvalue": d.pvalue, "adjusted_pvalue": d.adjusted_pvalue, "level": d.level,
             "scale": d.scale, "estimate": d.estimate, "low": d.low, "high": d.high,
-            "outcome": d.outcome, "per_benchmark_outcome": d.per_benchmark}
+            "outcome": d.outcome, "per_benchmark_outcome": d.per_benchmark,
+            "statistic": d.statistic}
 
 
 def fmt_level(level: float) -> str:
@@ -152,9 +157,13 @@ def _halfwidth(r: CompareResult, d: Descriptives) -> float | None:
     return critical_t(r.confidence, d.n - 1) * d.sem
 
 
-def _cell(r: CompareResult, d: Descriptives, like: float) -> str:
-    """Center ± spread and n: "1.23 ms ± 2%  n=10" (the spread the mean's CI, relative)."""
+def _cell(r: CompareResult, d: Descriptives, like: float, median: bool = False) -> str:
+    """Center ± spread and n: "1.23 ms ± 2%  n=10" (the spread the mean's CI, relative);
+    a median suite: the median and n, to the digit the mean's CI justifies (no ±: the
+    median's own uncertainty is in the change's bootstrap interval)."""
     half = _halfwidth(r, d)
+    if median:
+        return f"{fmt_quantity(d.median, r.unit, half, like)}  n={d.n}"
     center = fmt_quantity(d.mean, r.unit, half, like)
     relative = (0.0 if half == 0 else
                 half / abs(d.mean) if half is not None and d.mean else None)
@@ -181,6 +190,7 @@ def suite_rows(result: SuiteResult) -> list[SuiteRow]:
     holm = {(b, c): (p, q) for b, c, p, q, _ in result.holm}
     decided = {(d.benchmark, d.candidate): d for d in result.decisions}
     family = _family(result)
+    median = result.statistic == "median"
     rows = []
     for bench, r in result.benchmarks:
         by_name = {d.name: d for d in r.samples}
@@ -189,8 +199,9 @@ def suite_rows(result: SuiteResult) -> list[SuiteRow]:
             d = decided.get((bench, c.candidate))
             above = None if c.verdict.direction is None else c.verdict.direction == "increase"
             p, q = holm.get((bench, c.candidate), (math.nan, math.nan))
-            rows.append(SuiteRow(bench, c.candidate, _cell(r, base, base.mean),
-                                 _cell(r, cand, base.mean), _change(r, c, d),
+            like = base.median if median else base.mean
+            rows.append(SuiteRow(bench, c.candidate, _cell(r, base, like, median),
+                                 _cell(r, cand, like, median), _change(r, c, d),
                                  fmt_pvalue(q if family else p),
                                  _verdict_word(c.verdict.outcome, above, r.unit),
                                  "regression" if c.verdict.regression else c.verdict.outcome,
@@ -204,19 +215,25 @@ def _family(result: SuiteResult) -> bool:
 
 
 def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
-    """Per candidate: the geometric means of the baseline's and the candidate's means over
-    the benchmarks its geometric mean covers, and that ratio with its bootstrap CI."""
+    """Per candidate: the geometric means of the baseline's and the candidate's means (or
+    medians) over the benchmarks its geometric mean covers, and that ratio with its
+    bootstrap CI."""
     from benchlab.stats.verdict import classify
 
     first = result.benchmarks[0][1]
     unit = first.unit
+    median = result.statistic == "median"
     rows = []
     for g in result.geometric_means:
         pairs = []
         for _, r in result.benchmarks:
             by_name = {d.name: d for d in r.samples}
             for c in r.comparisons:
-                if c.candidate == g.candidate and c.ratio is not None:
+                if c.candidate != g.candidate:
+                    continue
+                if median and c.headline is not None:
+                    pairs.append((by_name[c.baseline].median, by_name[c.candidate].median))
+                elif not median and c.ratio is not None:
                     pairs.append((by_name[c.baseline].mean, by_name[c.candidate].mean))
         old = new = math.nan
         if pairs and all(a > 0 and b > 0 for a, b in pairs):
@@ -247,10 +264,11 @@ def _head(result: SuiteResult) -> list[str]:
         middle = [first.baseline, "candidate", "value"]
     else:
         middle = [first.baseline, first.candidate]
+    change = "median change" if result.statistic == "median" else "change"
     if _family(result):
-        return ["benchmark", *middle, "change (Holm CI)", "CI level", "Holm p", "verdict"]
+        return ["benchmark", *middle, f"{change} (Holm CI)", "CI level", "Holm p", "verdict"]
     level = f"{100 * result.confidence:g}% CI"
-    return ["benchmark", *middle, f"change ({level})", "p", "verdict"]
+    return ["benchmark", *middle, f"{change} ({level})", "p", "verdict"]
 
 
 def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
@@ -261,6 +279,8 @@ def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
 
 
 def _legend(result: SuiteResult) -> str:
+    if result.statistic == "median":
+        return _median_legend(result)
     level = f"{100 * result.confidence:g}%"
     m = len(result.benchmarks)
     many = f"{m} benchmark{'s' if m != 1 else ''}"
@@ -280,6 +300,35 @@ def _legend(result: SuiteResult) -> str:
                    f"p: the verdict's test ({test}), unadjusted")
     return (f"± is the half-width of the {level} CI of the mean; {decided}; verdict against the "
             f"{_threshold(result)} threshold: ~ no change, ? inconclusive")
+
+
+def _median_legend(result: SuiteResult) -> str:
+    """The legend of a suite on medians: what the cells, the interval and p are."""
+    level = f"{100 * result.confidence:g}%"
+    m = len(result.benchmarks)
+    many = f"{m} benchmark{'s' if m != 1 else ''}"
+    test = ("ratio = 1" if result.benchmarks[0][1].threshold == 0
+            else "the threshold's edges")
+    head = next((c.headline for _, r in result.benchmarks for c in r.comparisons
+                 if c.headline is not None), None)
+    kind = "hierarchical bootstrap" if head is not None and head.hierarchical else "bootstrap"
+    boot = (f"{kind} percentile CI, (B + 1) rule, B = {head.replicates}, seed = {head.seed}"
+            if head is not None else f"{kind} percentile CI")
+    cells = "each system's cell: its median and n"
+    if _family(result):
+        decided = (f"median change: ratio of medians − 1 with the CI its verdict used ({boot}), "
+                   f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
+                   f"Holm's step-down (each row's CI at the level of its step, CI level), so "
+                   f"the chance of any false verdict in the suite is at most "
+                   f"{100 * (1 - result.confidence):.3g}%; Holm p: the verdict's bootstrap test "
+                   f"({test}), Holm-adjusted")
+    else:
+        decided = (f"median change: ratio of medians − 1 ({boot}), beyond +50% as a factor; "
+                   f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
+                   f"chance of a false verdict somewhere grows with the number of benchmarks; "
+                   f"p: the verdict's bootstrap test ({test}), unadjusted")
+    return (f"{cells}; {decided}; verdict against the {_threshold(result)} threshold: ~ no "
+            "change, ? inconclusive")
 
 
 def _threshold(result: SuiteResult) -> str:
@@ -306,7 +355,9 @@ def suite_text(result: SuiteResult, legend: bool = True) -> str:
         lines += [f"note: {n}" for n in notes] + [""]
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        lines.append(f"geometric mean over {g.benchmarks} benchmark{plural}, "
+        of = "median ratios " if g.statistic == "median" else ""
+        lines.append(f"geometric mean {'of the ' + of if of else ''}over {g.benchmarks} "
+                     f"benchmark{plural}, "
                      f"{terminal(g.candidate)}: {fmt_change(g.estimate, g.low, g.high)}, "
                      f"bootstrap {level} (B = {g.replicates}, seed = {g.seed}"
                      + (f", resampling {result.resample})" if result.resample else ")"))
@@ -371,7 +422,8 @@ def suite_markdown(result: SuiteResult) -> str:
         lines += [""] + [f"_note: {md(n)}_" for n in notes] + ([""] if notes else [])
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        lines.append(f"- **{md(g.candidate)}**: geometric mean of the ratios over {g.benchmarks} "
+        of = "median ratios" if g.statistic == "median" else "ratios"
+        lines.append(f"- **{md(g.candidate)}**: geometric mean of the {of} over {g.benchmarks} "
                      f"benchmark{plural}: {md(fmt_change(g.estimate, g.low, g.high))}, "
                      f"bootstrap {100 * result.confidence:g}% CI")
     warnings = _warnings(result)

@@ -104,10 +104,30 @@ def test_few_values_warn_what_the_median_can_show(capsys):
     assert "fewer than 5 values per sample" in w and "cannot show that there is none" in w
 
 
-def test_median_refused_for_suites(tmp_path, capsys):
-    assert main(["compare", "docs/examples/parse.tsv", "--by", "build", "--benchmark", "run",
-                 "--statistic", "median"]) == 2
-    assert "--statistic median does not combine with --benchmark" in capsys.readouterr().err
+def test_median_suite_benchmark_equals_the_benchmark_alone(tmp_path, capsys):
+    """A suite's median headline of a benchmark is the two-sample one (same seed and B),
+    with and without --bootstrap (which draws the ratio of means first)."""
+    rng = np.random.default_rng(9)
+    values = {(b, s): 100 + np.exp(rng.normal(1, 1.3, n))
+              for b, n in (("p", 12), ("q", 9)) for s in ("old", "new")}
+    suite = tmp_path / "suite.csv"
+    suite.write_text("benchmark,system,value\n" + "".join(
+        f"{b},{s},{v:.17g}\n" for (b, s), x in values.items() for v in x))
+    for extra in ((), ("--bootstrap", "500")):
+        code, doc = run_json(capsys, str(suite), "--by", "system", "--benchmark", "benchmark",
+                             "--statistic", "median", "--seed", "4", *extra)
+        assert code in (0, 1) and doc["statistic"] == "median"
+        for bench in doc["benchmarks"]:
+            paths = []
+            for s in ("old", "new"):
+                path = tmp_path / f"{bench['benchmark']}-{s}.txt"
+                np.savetxt(path, values[(bench["benchmark"], s)], fmt="%.17g")
+                paths.append(str(path))
+            code, alone = run_json(capsys, *paths, "--statistic", "median", "--seed", "4",
+                                   *extra)
+            one, two = bench["comparisons"][0]["headline"], alone["comparisons"][0]["headline"]
+            assert (one["estimate"], one["low"], one["high"]) == (
+                two["estimate"], two["low"], two["high"])
 
 
 def test_markdown_shows_the_median_change(tmp_path, capsys):

@@ -341,9 +341,10 @@ def test_suite_json_decisions(tmp_path, run_cli):
     doc = json.loads(out)
     assert code == 0 and doc["adjust"] == "holm" and doc["family_confidence"] == 0.95
     keys = {"benchmark", "candidate", "test", "pvalue", "adjusted_pvalue", "level", "scale",
-            "estimate", "low", "high", "outcome", "per_benchmark_outcome"}
+            "estimate", "low", "high", "outcome", "per_benchmark_outcome", "statistic"}
     assert all(set(d) == keys for d in doc["decisions"])
     a = doc["decisions"][0]
+    assert doc["statistic"] == "mean" and {d["statistic"] for d in doc["decisions"]} == {"mean"}
     assert a["benchmark"] == "a" and a["test"] == "ratio outside threshold"
     assert a["per_benchmark_outcome"] == "equivalent" and a["outcome"] == "inconclusive"
     assert a["level"] == pytest.approx(1 - 0.05 / 4) and a["low"] < 0.97
@@ -397,3 +398,103 @@ def test_suite_csv_has_the_decision_rows(tmp_path, run_cli):
     c = rows[2]
     assert float(c["confidence"]) == pytest.approx(0.9875) and c["verdict"] == "inconclusive"
     assert float(c["low"]) < 1 < float(c["high"]) and c["method"] == "ratio = 1; Holm"
+
+
+# -- --statistic median for suites ----------------------------------------------------------
+def _median_suite(tmp_path: Path) -> str:
+    """Skewed suite (100 + lognormal tail): benchmark x's body 5% slower in new, y and z not."""
+    r = np.random.default_rng(5)
+    lines = ["benchmark,system,value"]
+    for b, shift in (("x", 1.05), ("y", 1.0), ("z", 1.0)):
+        for s, f in (("old", 1.0), ("new", shift)):
+            lines += [f"{b},{s},{v:.4f}" for v in f * (100 + np.exp(r.normal(1, 1.3, 30)))]
+    path = tmp_path / "skew-suite.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_median_suite_json_says_median_everywhere(tmp_path, run_cli):
+    args = ("compare", _median_suite(tmp_path), "--by", "system", "--benchmark", "benchmark",
+            "--seed", "3", "--statistic", "median")
+    code, out, err = run_cli(*args, "--json", "--fail-on", "regression")
+    doc = json.loads(out)
+    assert doc["statistic"] == "median" and err == ""
+    assert {d["statistic"] for d in doc["decisions"]} == {"median"}
+    assert {b["statistic"] for b in doc["benchmarks"]} == {"median"}
+    (g,) = doc["geometric_means"]
+    assert g["statistic"] == "median" and "ratios of medians" in g["method"]
+    x = doc["decisions"][0]
+    head = doc["benchmarks"][0]["comparisons"][0]["headline"]
+    assert x["estimate"] == head["estimate"] and x["outcome"] == "change"
+    assert code == 1  # x's median is 5% slower: a regression, decided family-wise
+    for d in doc["decisions"]:  # the verdict is read from the interval beside it
+        excludes = d["low"] is not None and not d["low"] <= 1 <= d["high"]
+        assert (d["outcome"] == "change") == excludes == (d["adjusted_pvalue"] <= 0.05)
+        assert 0.95 <= d["level"] <= 1 - 0.05 / 3
+
+
+def test_median_suite_text_markdown_csv_name_the_median(tmp_path, run_cli, monkeypatch):
+    import csv
+    import io
+
+    monkeypatch.setenv("COLUMNS", "120")
+    args = ("compare", _median_suite(tmp_path), "--by", "system", "--benchmark", "benchmark",
+            "--seed", "3", "--statistic", "median", "--no-diagnostics")
+    code, out, _ = run_cli(*args)
+    head = out.splitlines()[0].split()
+    assert head[3:] == ["median", "change", "(Holm", "CI)", "CI", "level", "Holm", "p",
+                        "verdict"]
+    flat = " ".join(out.split())
+    assert "ratio of medians − 1 with the CI its verdict used (bootstrap percentile CI" in flat
+    assert "geometric mean of the median ratios over 3 benchmarks" in flat
+    code, out, _ = run_cli(*args, "--no-adjust")
+    assert out.splitlines()[0].split()[3:6] == ["median", "change", "(95%"]
+    assert "NOT adjusted for the 3 benchmarks" in " ".join(out.split())
+    code, out, _ = run_cli(*args, "--format", "markdown")
+    assert "| median change (Holm CI) | CI level | Holm p | verdict |" in out
+    assert "geometric mean of the median ratios over 3" in out
+    code, out, _ = run_cli(*args, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["statistic"] for r in rows if r["table"] == "decisions"} == {"ratio of medians"}
+    assert [r["statistic"] for r in rows if r["table"] == "geometric_means"] == [
+        "geometric mean of ratios of medians"]
+
+
+def test_median_suite_cells_are_the_medians(tmp_path, run_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    path = _median_suite(tmp_path)
+    code, out, _ = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark",
+                           "--seed", "3", "--statistic", "median", "--no-diagnostics")
+    rows = [line.split() for line in out.splitlines()[1:4]]
+    data = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding=None)
+    for row in rows:
+        mine = data[(data["benchmark"] == row[0]) & (data["system"] == "old")]["value"]
+        places = len(row[1].partition(".")[2])  # the digits the mean's CI justifies
+        assert float(row[1]) == pytest.approx(np.median(mine), abs=0.5 * 10.0**-places)
+        assert row[2] == "n=30"
+
+
+def test_median_suite_with_levels_uses_the_hierarchical_bootstrap(run_cli):
+    code, out, _ = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "1", "--json",
+                           "--statistic", "median", "--bootstrap", "2000")
+    doc = json.loads(out)
+    assert code == 0 and doc["statistic"] == "median" and doc["resample"] == "RRR"
+    for d, b in zip(doc["decisions"], doc["benchmarks"], strict=True):
+        head = b["comparisons"][0]["headline"]
+        assert d["estimate"] == head["estimate"] and head["replicates"] == 2000
+        assert b["comparisons"][0]["verdict"]["outcome"] == d["outcome"]
+        assert "hierarchical bootstrap percentile CI" in b["comparisons"][0]["verdict"]["text"]
+
+
+def test_median_suite_refusals(tmp_path, run_cli):
+    path = tmp_path / "zero.csv"
+    path.write_text("benchmark,system,value\n" + "".join(
+        f"{b},{s},{v}\n" for b in ("a", "b") for s in ("old", "new")
+        for v in ((0, 0, 0, 1, 2) if (b, s) == ("b", "old") else (1, 2, 3, 4, 5))))
+    code, out, err = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark",
+                             "--statistic", "median", "--seed", "1")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "benchmark 'b'" in err and "needs a positive baseline median" in err
+    code, out, err = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark",
+                             "--statistic", "median", "--paired")
+    assert code == 2 and "--paired does not combine with --benchmark" in err
