@@ -304,9 +304,12 @@ def compare_suite(table: Any, *, by: str, benchmark: str, value: str = "value",
                   levels: Sequence[str] = (), baseline: str | None = None,
                   confidence: float = 0.95, threshold: float = 0.0, bootstrap: int | None = None,
                   replicates: int = 10_000, seed: int | None = None, unit: str | None = None,
-                  higher_is_better: bool | None = None):
+                  higher_is_better: bool | None = None, statistic: str = "mean",
+                  adjust: str = "holm"):
     """A suite (`benchlab compare --benchmark`): per benchmark every system against the
     baseline, Holm-adjusted decisions and the geometric mean of the ratios with its CI.
+    statistic="median": ratios of medians with bootstrap CIs (`--statistic median`);
+    adjust="none": each benchmark decided alone (`--no-adjust`).
 
     table: a DataFrame (or mapping of columns) in long form with the `by`, `benchmark`,
     `value` and level columns. Returns a SuiteResult.
@@ -331,4 +334,5 @@ def compare_suite(table: Any, *, by: str, benchmark: str, value: str = "value",
                     (system, values[mask], [lv[mask] for lv in level_arrays]))
     return suite(data, list(levels), baseline=baseline or order[0], confidence=confidence,
                  threshold=threshold, unit=make_unit(unit, higher_is_better),
-                 replicates=replicates, seed=seed, bootstrap=bootstrap)
+                 replicates=replicates, seed=seed, bootstrap=bootstrap, statistic=statistic,
+                 adjust=adjust)

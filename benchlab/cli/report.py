@@ -38,7 +38,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
                    default="welch", help="degrees of freedom of Fieller's interval")
     a.add_argument("--seed", type=option_types.seed, default=None,
-                   help="random seed for the suite's geometric-mean bootstrap (0 or more)")
+                   help="random seed for the bootstraps (the suite's geometric mean, "
+                   "--statistic median; 0 or more)")
+    a.add_argument("--statistic", choices=["mean", "median"], default="mean",
+                   help="the verdicts' ratio: of means (Fieller's CI; default) or of medians "
+                   "(bootstrap percentile CI, B = 10000), as `compare --statistic`")
     a.add_argument("--no-diagnostics", action="store_true",
                    help="skip the outlier/drift/autocorrelation/multimodality checks")
     a.add_argument("--no-adjust", action="store_true",
@@ -91,16 +95,20 @@ def analyse(args: argparse.Namespace):
     names = common.resolved_levels(args, samples)
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
+    if args.statistic == "median":  # B = 10000 resamples of the data
+        from benchlab import limits
+
+        limits.check_resampled(10_000, sum(len(s.values) for s in samples), "--statistic")
     shared = {"confidence": confidence, "threshold": args.threshold,
               "df_method": args.df_method, "unit": unit,
-              "diagnostics": not args.no_diagnostics}
+              "diagnostics": not args.no_diagnostics, "statistic": args.statistic}
     if args.benchmark:
         result, per_bench = _suite(args, samples, baseline, names, shared)
     elif args.no_adjust:
         raise UsageError("--no-adjust applies to suites (--benchmark or a store with factors): "
                          "one comparison has nothing to adjust for")
     else:
-        result = _single(samples, baseline, names, shared)
+        result = _single(samples, baseline, names, {**shared, "seed": args.seed})
         per_bench = {None: [(s.name, s.values) for s in samples]}
     notes = (unit_note,) if unit_note else ()
     context = _context(args, notes)

@@ -120,14 +120,16 @@ def _size(ratio: float) -> str:
     return f"{100 * abs(ratio - 1):.1f}%"
 
 
-def verdict_label(c: Comparison, unit: Unit) -> tuple[str, str]:
+def verdict_label(c: Comparison, unit: Unit, estimate: float | None = None) -> tuple[str, str]:
     """(CSS class, text) of a verdict: a symbol, the outcome, the size and its direction.
 
-    ▲/▼ say whether the candidate's mean is above or below the baseline's; the
+    ▲/▼ say whether the candidate's mean (or, given `estimate`, the statistic the verdict
+    rests on, e.g. a suite's ratio of medians) is above or below the baseline's; the
     class says whether that is worse, better or (no known direction) a change.
     """
     v = c.verdict
-    estimate = c.ratio.estimate if c.ratio is not None else None
+    if estimate is None:
+        estimate = c.ratio.estimate if c.ratio is not None else None
     if estimate is None or not math.isfinite(estimate):
         return "inconclusive", f"? {v.outcome} (no ratio)"
     above = estimate > 1.0
@@ -254,6 +256,15 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
             d = decided.get((bench, c.candidate))
             if d is not None and d.scale == "ratio":
                 cells[3] = decision_ci_cell(d, confidence)
+                if d.statistic == "median":  # the headline is the ratio of medians
+                    cells[2] = cell(num(d.estimate), cls="num ratio",
+                                    attrs={"data-estimate": exact(d.estimate),
+                                           "data-sort": exact(d.estimate),
+                                           "data-statistic": "median"})
+                    cls, label = verdict_label(c, r.unit, d.estimate)
+                    cells[4] = cell(label, cls=f"verdict {cls}",
+                                    attrs={"data-outcome": c.verdict.outcome,
+                                           "title": c.verdict.text, "data-sort": label})
             row = [cell(name, cls="name benchmark", attrs={"data-sort": bench}, raw=True),
                    *cells]
             if holm:
@@ -265,7 +276,8 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
     level = f"{100 * confidence:g}% CI"
     if any(d.level != confidence for d in decisions):
         level = "CI of the verdict"
-    headers = ["benchmark", "baseline", "candidate", "ratio", level, "verdict"]
+    ratio = "ratio of medians" if any(d.statistic == "median" for d in decisions) else "ratio"
+    headers = ["benchmark", "baseline", "candidate", ratio, level, "verdict"]
     if holm:
         headers += ["Holm p", "Holm sig."]
     return table(headers, rows, cls="sortable headline")
@@ -295,7 +307,8 @@ def geomean_table(result: SuiteResult) -> str:
              cell(f"{num(g.low)} .. {num(g.high)}", cls="num"),
              cell(f"B = {g.replicates}, seed = {g.seed}")] for g in result.geometric_means]
     level = f"bootstrap {100 * result.confidence:g}% CI"
-    return table(("candidate", "benchmarks", "geometric mean of ratios", level, "bootstrap"),
+    of = "of median ratios" if getattr(result, "statistic", "mean") == "median" else "of ratios"
+    return table(("candidate", "benchmarks", f"geometric mean {of}", level, "bootstrap"),
                  rows, cls="geomean") if rows else ""
 
 

@@ -285,3 +285,41 @@ def test_report_no_adjust_needs_a_suite(run_cli, tmp_path):
                            "-o", tmp_path / "r.html")
     assert code == 2 and "--no-adjust applies to suites" in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_of_a_median_suite_shows_the_medians_its_verdicts_rest_on(run_cli, tmp_path):
+    """--statistic median: the headline's ratio, interval and verdict are those of the
+    decisions on the ratios of medians (as `compare --statistic median --format json`)."""
+    args = (ROOT / "docs/examples/aa-suite.csv", "--by", "system", "--benchmark", "benchmark",
+            "--seed", "1", "--no-diagnostics", "--statistic", "median")
+    text = _report(run_cli, tmp_path, *args, "--no-figures")
+    assert "ratio of medians" in text and "geometric mean of median ratios" in text
+    rows = _headline(text)
+    code, out, _ = run_cli("compare", *args, "--format", "json")
+    doc = json.loads(out)
+    assert doc["statistic"] == "median"
+    table = text.split('class="sortable headline"', 1)[1].split("</table>", 1)[0]
+    shown = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
+        ratio_cell = re.search(r'<td class="num ratio"[^>]*>', row).group(0)
+        shown[re.search(r'data-sort="([^"]*)"', row).group(1)] = re.search(
+            r'data-estimate="([^"]*)"', ratio_cell).group(1)
+    for d in doc["decisions"]:
+        assert float(shown[d["benchmark"]]) == d["estimate"]
+        ci, outcome = rows[d["benchmark"]]
+        assert ci.startswith(f"{d['low']:.4f} .. {d['high']:.4f}") and outcome == d["outcome"]
+
+
+def test_api_suite_on_medians_and_without_adjustment():
+    import benchlab
+
+    rng = np.random.default_rng(5)
+    table = {"system": np.repeat(["old", "new"] * 3, 20),
+             "bench": np.repeat(["x", "y", "z"], 40),
+             "value": rng.lognormal(0, 0.05, 120)}
+    medians = benchlab.compare_suite(table, by="system", benchmark="bench",
+                                     statistic="median", seed=1)
+    assert medians.statistic == "median"
+    assert {d.statistic for d in medians.decisions} == {"median"}
+    alone = benchlab.compare_suite(table, by="system", benchmark="bench", adjust="none")
+    assert alone.adjust == "none" and {d.level for d in alone.decisions} == {0.95}
