@@ -315,3 +315,22 @@ def test_compare_does_not_import_matplotlib(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_forest_plot_draws_the_interval_each_verdict_was_read_from():
+    """Holm: the intervals drawn are the decisions' (wider than the 95% CIs), and the axis
+    says so; with --statistic median they are the ratios of medians."""
+    from benchlab.report.figures.compare import _suite_intervals
+
+    rng = _rng()
+    data = {f"b{i}": [("old", rng.normal(10, 0.3, 12), []), ("new", rng.normal(9.8, 0.3, 12), [])]
+            for i in range(4)}
+    for statistic, of in (("mean", "means"), ("median", "medians")):
+        result = compare_suite(data, [], baseline="old", replicates=400, seed=1,
+                               statistic=statistic)
+        drawn = _suite_intervals(result)
+        for d in result.decisions:
+            assert drawn[(d.benchmark, d.candidate)] == (d.estimate, d.low, d.high)
+        texts = _svg_texts(ET.fromstring(svg_text(result)))
+        assert f"ratio of {of} (candidate / baseline) with the CI its verdict was read from " \
+               "(Holm's levels)" in texts

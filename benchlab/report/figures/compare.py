@@ -108,6 +108,23 @@ def compare_figure(result: CompareResult, context: RenderContext):
     return fig
 
 
+def _suite_intervals(result: SuiteResult) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """(benchmark, candidate) → (estimate, low, high) each verdict was read from: the
+    decision's interval (Holm's level; of medians with --statistic median) where it is
+    bounded, else the comparison's ratio CI; absent without a ratio."""
+    decided = {(d.benchmark, d.candidate): d for d in result.decisions}
+    out = {}
+    for bench, r in result.benchmarks:
+        for c in r.comparisons:
+            d = decided.get((bench, c.candidate))
+            if d is not None and d.scale == "ratio" and d.low is not None \
+                    and d.high is not None:
+                out[(bench, c.candidate)] = (d.estimate, d.low, d.high)
+            elif c.ratio is not None:
+                out[(bench, c.candidate)] = (c.ratio.estimate, c.ratio.low, c.ratio.high)
+    return out
+
+
 @renders("figure", SuiteResult)
 def suite_figure(result: SuiteResult, context: RenderContext):
     """A forest plot: every benchmark's ratio CI per candidate, the threshold band, 1 marked,
@@ -120,12 +137,12 @@ def suite_figure(result: SuiteResult, context: RenderContext):
     rows = len(result.benchmarks) + len(result.geometric_means) + 1
     fig, ax = plt.subplots(figsize=(8, 1.4 + 0.24 * rows * (1 + 0.35 * several)),
                            layout="constrained")
-    bounded = [c.ratio for _, r in result.benchmarks for c in r.comparisons
-               if c.ratio is not None]
+    shown = _suite_intervals(result)
+    bounded = list(shown.values())
     geo = result.geometric_means
     threshold = result.benchmarks[0][1].threshold
-    limits = style.ratio_scale(ax, [r.low for r in bounded] + [g.low for g in geo],
-                               [r.high for r in bounded] + [g.high for g in geo], threshold)
+    limits = style.ratio_scale(ax, [r[1] for r in bounded] + [g.low for g in geo],
+                               [r[2] for r in bounded] + [g.high for g in geo], threshold)
     style.threshold_band(ax, threshold)
     step = 0.7 / len(candidates)
     names, positions = [], []
@@ -137,7 +154,8 @@ def suite_figure(result: SuiteResult, context: RenderContext):
         for c in r.comparisons:
             k = candidates.index(c.candidate)
             at = y + (len(candidates) - 1) * step / 2 - k * step
-            if c.ratio is None:
+            interval = shown.get((bench, c.candidate))
+            if interval is None:
                 ax.plot([1.0], [at], marker="x", color=style.INK, linestyle="none")
                 continue
             look = _look(c)
@@ -146,7 +164,7 @@ def suite_figure(result: SuiteResult, context: RenderContext):
             v = c.verdict
             name = style.verdict_name(v.outcome, v.regression, v.direction)
             seen.add(name)
-            style.interval(ax, at, c.ratio.estimate, c.ratio.low, c.ratio.high, limits, look,
+            style.interval(ax, at, *interval, limits, look,
                            size=5, label_=None if several else name)
         y -= 1
     ax.axhline(y, color=style.INK, linewidth=0.6)  # the rule above the summary rows
@@ -165,8 +183,12 @@ def suite_figure(result: SuiteResult, context: RenderContext):
         tick.set_fontweight("bold")
     if len(result.benchmarks) > 30:
         ax.tick_params(axis="y", labelsize=7)
-    level = f"{100 * result.confidence:g}% CI"
-    ax.set_xlabel(f"ratio of means (candidate / baseline) with its {level}")
+    of = "medians" if getattr(result, "statistic", "mean") == "median" else "means"
+    if any(d.level != result.confidence for d in result.decisions):
+        level = "CI its verdict was read from (Holm's levels)"
+    else:
+        level = f"{100 * result.confidence:g}% CI"
+    ax.set_xlabel(f"ratio of {of} (candidate / baseline) with the {level}")
     base = result.benchmarks[0][1].comparisons[0].baseline
     title = ", ".join(style.label(c, 30) for c in candidates)
     ax.set_title(f"{title} against {style.label(base, 30)}: "
