@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             from benchlab.cli.main import EXIT_INTERRUPTED
 
             print(f"benchlab: interrupted; the finished trials are in {store}; go on with: "
-                  f"{resume_command(args.experiment, store)}", file=sys.stderr)
+                  f"{resume_command(args.experiment, store, args.cluster)}", file=sys.stderr)
             return EXIT_INTERRUPTED
         raise
     analysis = analysis_command(store, result.seed)
@@ -112,17 +112,19 @@ def run(args: argparse.Namespace) -> int:
         output_options.dump_json(args, "run", run_document(result, analysis),
                                  [args.experiment])
         return 1 if result.status == "failed" else 0
-    sys.stdout.write(run_text(result, analysis, resume_command(args.experiment, store)))
+    sys.stdout.write(run_text(result, analysis,
+                              resume_command(args.experiment, store, args.cluster)))
     if result.status != "failed" and result.counts.get("ok", 0):
         _print_analysis(analysis)
     return 1 if result.status == "failed" else 0
 
 
-def resume_command(experiment: str, store: str) -> str:
-    """The command that finishes this run's plan."""
+def resume_command(experiment: str, store: str, cluster: str | None = None) -> str:
+    """The command that finishes this run's plan (on the same cluster, for a cluster run)."""
     from shlex import quote
 
-    return f"benchlab run {quote(experiment)} -o {quote(store)} --resume"
+    where = f" --cluster {quote(cluster)}" if cluster else ""
+    return f"benchlab run {quote(experiment)}{where} -o {quote(store)} --resume"
 
 
 def analysis_command(store: str, seed: int) -> list[str]:

@@ -420,7 +420,8 @@ def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
     while alive(sleeping) and time.monotonic() - began < 5:
         time.sleep(0.05)
     assert not alive(sleeping)
-    assert "go on with: benchlab run" in (tmp_path / "driver.log").read_text()
+    assert f"go on with: benchlab run {exp} --cluster local:1 -o {db} --resume" in (
+        tmp_path / "driver.log").read_text()  # the resume goes to a cluster too
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT status FROM trials").fetchall() == [("planned",)]
     conn.close()
