@@ -472,8 +472,12 @@ def machine_warnings(cluster: Cluster, e: Experiment) -> list[str]:
     (role "level") one line per key on which machines meant to be identical differ."""
     from benchlab.runner import environment
 
-    noise = [f"machine {m}: {w.text()}" for m, env in cluster.environments.items()
-             for w in environment.check(env, e.cpus)]
+    by_text: dict[str, list[str]] = {}  # the same warning on several machines is one line
+    for m, env in cluster.environments.items():
+        for w in environment.check(env, e.cpus):
+            by_text.setdefault(w.text(), []).append(m)
+    noise = [f"machine{'s' if len(ms) > 1 else ''} {', '.join(ms)}: {text}"
+             for text, ms in by_text.items()]
     return noise + identical_machine_warnings(cluster, e)
 
 

@@ -473,3 +473,22 @@ def test_an_interrupted_batch_runs_no_further_trial(tmp_path):
     assert raised and f"trial {batch[1].seq}" in raised[0]
     # a batch started after the stop runs in full
     assert len(worker.run_trials(e, batch[:1])) == 1
+
+
+def test_a_noise_warning_shared_by_machines_is_one_line(tmp_path):
+    """The same noise warning on several machines (ASLR on both) is said once, naming them;
+    one that differs (the load figure) stays per machine."""
+    from benchlab.runner import environment
+    from benchlab.runner.cluster import Cluster, machine_warnings
+
+    base = {**environment.collect(), "aslr": 2}
+    records = {"m1": {**base, "load_average": [0.0, 0.0, 0.0]},
+               "m2": {**base, "load_average": [3.5, 3.0, 3.0]}}
+    level = experiment(tmp_path, LEVEL.format(builds=1).replace('"m1", "m2", "m3"',
+                                                                  '"m1", "m2"'))
+    lines = machine_warnings(Cluster(client=None, address="local:2", environments=records),
+                             level)
+    aslr = [w for w in lines if "layout randomization" in w]
+    assert len(aslr) == 1 and aslr[0].startswith("machines m1, m2: ")
+    busy = [w for w in lines if "busy" in w]
+    assert len(busy) == 1 and busy[0].startswith("machine m2: ")
