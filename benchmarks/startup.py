@@ -31,7 +31,13 @@ Run
     python3 benchmarks/startup.py --runs 40       # more rounds on a noisy machine
 
 The package is run from this checkout (cwd = repo root, PYTHONPATH set), with
-the interpreter running this script. Other load on the machine makes the
+the interpreter running this script, from bytecode as a pip-installed package
+is (pip byte-compiles what it installs): PYTHONDONTWRITEBYTECODE, which this
+machine's environment sets, is dropped for the measured processes and their
+bytecode goes to a temporary PYTHONPYCACHEPREFIX, written in the warm-up
+rounds. `--no-bytecode` measures with the environment as it is (an editable
+checkout with PYTHONDONTWRITEBYTECODE compiles benchlab's modules from source
+at every start: about 0.13 s more for `compare`). Other load on the machine makes the
 figures noisy; the spread (quartiles) is printed beside each median.
 """
 
@@ -91,10 +97,15 @@ def commands(a: str, b: str) -> dict[str, tuple[str, list[str] | None]]:
     }
 
 
-def env() -> dict[str, str]:
+def env(pycache: str | None) -> dict[str, str]:
+    """The measured processes' environment: this checkout first on the path; with `pycache`,
+    bytecode written to and read from that directory (as an installed package has it)."""
     e = dict(os.environ)
     e["PYTHONPATH"] = ROOT + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
     e.pop("PYTHONPROFILEIMPORTTIME", None)
+    if pycache is not None:
+        e.pop("PYTHONDONTWRITEBYTECODE", None)
+        e["PYTHONPYCACHEPREFIX"] = pycache
     return e
 
 
@@ -173,10 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the shuffled order")
     ap.add_argument("--top", type=int, default=4, help="largest imports shown per mode")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="keep the environment's PYTHONDONTWRITEBYTECODE (modules compiled "
+                    "from source at every start, as in an editable checkout here)")
     args = ap.parse_args(argv)
 
-    environ = env()
     with tempfile.TemporaryDirectory(prefix="benchlab-startup-") as tmp:
+        environ = env(None if args.no_bytecode else os.path.join(tmp, "pycache"))
         a, b = make_inputs(tmp)
         cmds = commands(a, b)
         failures = [msg for name, (_, spec) in cmds.items()
@@ -197,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                       "goal_met": (med / base <= GOALS[name]) if name in GOALS else None,
                       "imports": mods[name], "importtime_top_ms": tops[name]}
     result = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "runs": args.runs,
+              "bytecode": not args.no_bytecode,
               "warmup": args.warmup, "loadavg": os.getloadavg(), "elapsed_s": elapsed,
               "failures": failures, "commands": rows}
 
@@ -206,8 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if failures else 0
 
     print(f"Start-up wall time, median of {args.runs} interleaved runs (+{args.warmup} "
-          f"warm-up), Python {result['python']}, {result['cpus']} CPUs, load average "
-          + " ".join(f"{x:.2f}" for x in result["loadavg"]))
+          f"warm-up), Python {result['python']}, {result['cpus']} CPUs, "
+          + ("from bytecode" if result["bytecode"] else "compiled from source")
+          + ", load average " + " ".join(f"{x:.2f}" for x in result["loadavg"]))
     print()
     print(f"  {'command':36} {'median':>8} {'q1..q3 ms':>15} {'min':>7} {'ratio':>6}  goal")
     for name, r in rows.items():
