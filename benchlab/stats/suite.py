@@ -22,7 +22,7 @@ validation/suite_familywise.py). adjust="none" keeps per-benchmark decisions.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -300,12 +300,29 @@ def family_decisions(results: list[tuple[str, CompareResult]],
     verdict replaced by its family-wise one (unchanged with adjust="none") and one
     Decision per (benchmark, candidate), in the order of `results`.
     """
+    pending = [p for bench, res in results
+               for p in _pending(bench, res, arrays[bench], threshold)]
+
+    def decide(item, level: float, adjusted: float, m: int | None):
+        if m is None:  # adjust="none": the benchmark's own verdict and interval
+            return item.comparison, _unadjusted(item, adjusted)
+        return _decide(item, level, adjusted, m, noun)
+
+    return decide_families(results, pending, decide, confidence=confidence, adjust=adjust)
+
+
+def decide_families(results: list[tuple[str, CompareResult]], pending: list,
+                    decide: Callable, *, confidence: float, adjust: str
+                    ) -> tuple[list[tuple[str, CompareResult]], list[Decision]]:
+    """Holm per candidate over its benchmarks' pending tests (items with `benchmark`,
+    `comparison` and `pvalue`), each decided by `decide(item, level, adjusted_p, m)` →
+    (Comparison, Decision): at its Holm level over m benchmarks, or (adjust="none") at
+    `confidence` with m None. Returns the results with those comparisons and the
+    Decisions, in the order of `results` (the mean and the median paths share this)."""
     from dataclasses import replace
 
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
-    pending = [p for bench, res in results
-               for p in _pending(bench, res, arrays[bench], threshold)]
     alpha = 1.0 - confidence
     decided: dict[tuple[str, str], tuple[Comparison, Decision]] = {}
     for name in dict.fromkeys(p.comparison.candidate for p in pending):
@@ -316,9 +333,9 @@ def family_decisions(results: list[tuple[str, CompareResult]],
         for item, q, a in zip(family, adjusted, levels, strict=True):
             key = (item.benchmark, name)
             if adjust == "none":
-                decided[key] = (item.comparison, _unadjusted(item, q))
+                decided[key] = decide(item, confidence, q, None)
             else:
-                decided[key] = _decide(item, 1.0 - a, q, len(family), noun)
+                decided[key] = decide(item, 1.0 - a, q, len(family))
     out = [(bench, replace(res, comparisons=tuple(decided[(bench, c.candidate)][0]
                                                   for c in res.comparisons)))
            for bench, res in results]

@@ -45,7 +45,7 @@ from benchlab.stats.bootstrap import (
 )
 from benchlab.stats.compare import CompareResult, Comparison, median_verdict
 from benchlab.stats.scaling import power_of_two_scale
-from benchlab.stats.suite import ADJUSTMENTS, Decision, _claim_test, holm_adjust, holm_levels
+from benchlab.stats.suite import Decision, _claim_test, decide_families
 from benchlab.stats.verdict import classify
 
 
@@ -186,27 +186,10 @@ def family_decisions(results: list[tuple[str, CompareResult]],
     read from the interval at its Holm level (at `confidence` with adjust="none") and
     one Decision per (benchmark, candidate), in the order of `results`.
     """
-    if adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
     waiting = [p for bench, res in results for p in pending(bench, res, ratios[bench])]
-    alpha = 1.0 - confidence
-    decided: dict[tuple[str, str], tuple[Comparison, Decision]] = {}
-    for name in dict.fromkeys(p.comparison.candidate for p in waiting):
-        family = [p for p in waiting if p.comparison.candidate == name]
-        pvalues = [p.pvalue for p in family]
-        adjusted = holm_adjust(pvalues)
-        levels = holm_levels(pvalues, alpha)
-        for item, q, a in zip(family, adjusted, levels, strict=True):
-            if adjust == "none":
-                decided[(item.benchmark, name)] = decide(item, confidence, q, None, noun)
-            else:
-                decided[(item.benchmark, name)] = decide(item, 1.0 - a, q, len(family), noun)
-    out = [(bench, replace(res, comparisons=tuple(decided[(bench, c.candidate)][0]
-                                                  for c in res.comparisons)))
-           for bench, res in results]
-    decisions = [decided[(bench, c.candidate)][1] for bench, res in results
-                 for c in res.comparisons]
-    return out, decisions
+    return decide_families(
+        results, waiting, lambda item, level, q, m: decide(item, level, q, m, noun),
+        confidence=confidence, adjust=adjust)
 
 
 def median_geomean_replicates(systems: list, spec: str | None, replicates: int,
