@@ -39,7 +39,6 @@ Run
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -55,6 +54,9 @@ except ImportError:  # run from a checkout without `pip install -e .`
 
 from benchlab.stats.suite import compare_suite
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from suite_familywise import mcse, noise  # noqa: E402  (the mean path's simulation, shared)
+
 SEED = 20261125
 ALPHA = 0.05
 SD = 0.03
@@ -64,16 +66,6 @@ REPLICATES = 200  # the geometric mean's bootstrap (not what is validated here):
 SIMS = {20: {5: 2000, 20: 1000}, 10: {5: 600, 20: 300}}  # n → m → A/A suites
 POWER_SHARE = 0.5  # power runs use half the A/A simulations
 GATED_N = 20  # the rows the goal applies to
-
-
-def noise(rng: np.random.Generator, kind: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Standardized noise (mean 0, SD 1): normal, or e^{0.5 Z} centred and scaled."""
-    z = rng.standard_normal(shape)
-    if kind == "normal":
-        return z
-    s2 = 0.25
-    mean, sd = math.exp(s2 / 2), math.sqrt((math.exp(s2) - 1) * math.exp(s2))
-    return (np.exp(0.5 * z) - mean) / sd
 
 
 @dataclass(frozen=True)
@@ -110,10 +102,6 @@ def run(task: Task) -> dict:
             single += any(d.per_benchmark == "change" for d in decisions)
     return {"task": task, "family": family / task.sims, "single": single / task.sims,
             "seconds": time.perf_counter() - started}
-
-
-def mcse(p: float, n: int) -> float:
-    return math.sqrt(max(p, 1e-12) * (1 - p) / n)
 
 
 def tasks(scale: float) -> list[Task]:
