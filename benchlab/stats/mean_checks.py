@@ -97,10 +97,17 @@ def rank_test_can_reject(m: int, n: int, alpha: float, paired: bool = False) -> 
     """Whether the rank test's smallest two-sided p (no ties) is below alpha.
 
     Mann–Whitney: 2 / C(m + n, m); signed-rank on n pairs: 2 / 2^n. Two forks
-    against two (p ≥ 1/3) cannot disagree with anything.
+    against two (p ≥ 1/3) cannot disagree with anything. Compared on the log
+    scale: C(m + n, m) and 2^n overflow a float from about 520 values per sample
+    and 1,024 pairs.
     """
-    smallest = 2.0 / 2.0**n if paired else 2.0 / math.comb(m + n, m)
-    return smallest < alpha
+    if not alpha > 0:
+        return False
+    if paired:
+        log_count = n * math.log(2.0)
+    else:
+        log_count = math.lgamma(m + n + 1) - math.lgamma(m + 1) - math.lgamma(n + 1)
+    return math.log(2.0) - log_count < math.log(alpha)
 
 
 def _excludes_one(low: float | None, high: float | None) -> bool:
