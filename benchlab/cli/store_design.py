@@ -21,7 +21,7 @@ above and compare does exactly what they say, as for any table.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -76,9 +76,8 @@ def store_info(path: str) -> StoreInfo:
                      int(builds), bool(built) or uses_build)
 
 
-def run(args: argparse.Namespace, confidence: float) -> int:
-    """compare's default analysis of one store (see the module docstring); the exit status."""
-    import benchlab.report.store_design_formats  # noqa: F401  (registers the note's renderers)
+def analyse(args: argparse.Namespace, confidence: float, command: str = "compare"):
+    """The default analysis of one store (see the module docstring), as an Analysis."""
     from benchlab.cli import common
     from benchlab.data.readers.store import combination_column
     from benchlab.data.samples import pick_baseline, rename, unify_units
@@ -89,12 +88,12 @@ def run(args: argparse.Namespace, confidence: float) -> int:
     inputs = common.load(args)
     samples = rename(inputs.samples, args.name)
     if len(samples) < 2:
-        raise UsageError("compare needs at least two samples: this store has one alternative "
-                         f"({samples[0].name}); compare its factor levels with --by "
-                         f"{info.factors[0] if info.factors else 'case'}")
+        raise UsageError(f"{command} needs at least two samples: this store has one "
+                         f"alternative ({samples[0].name}); compare its factor levels with "
+                         f"--by {info.factors[0] if info.factors else 'case'}")
     if args.baseline is None and info.baseline in {s.name for s in samples}:
         args.baseline = info.baseline
-    samples, unit, args.unit_note = unify_units(samples, args.unit, args.higher_is_better)
+    samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
     if args.bootstrap is not None:
         from benchlab import limits
@@ -105,10 +104,14 @@ def run(args: argparse.Namespace, confidence: float) -> int:
     levels = list(samples[0].dataset.levels)
     blocked = _blocked(info, samples, benchmark)
     if blocked is not None and args.resample is None:
-        return _run_blocked(args, samples, unit, baseline, confidence, info, benchmark,
-                            blocked)
-    return _run_levels(args, samples, unit, baseline, confidence, info, benchmark, levels,
-                       blocked is None and info.order == "interleaved-random")
+        found = _blocked_analysis(args, samples, unit, baseline, confidence, info, benchmark,
+                                  blocked)
+    else:
+        found = _levels_analysis(args, samples, unit, baseline, confidence, info, benchmark,
+                                 levels, blocked is None and info.order == "interleaved-random")
+    from benchlab.cli.analysis import with_unit_note
+
+    return replace(found, result=with_unit_note(found.result, unit_note))
 
 
 def _what(benchmark: str | None, info: StoreInfo) -> str:
@@ -147,9 +150,10 @@ def _blocked(info: StoreInfo, samples, benchmark: str | None):
     return out
 
 
-def _run_blocked(args: argparse.Namespace, samples, unit, baseline: int, confidence: float,
-                 info: StoreInfo, benchmark: str | None, paired: dict) -> int:
-    from benchlab.cli.compare import _finish, _render
+def _blocked_analysis(args: argparse.Namespace, samples, unit, baseline: int,
+                      confidence: float, info: StoreInfo, benchmark: str | None, paired: dict):
+    """The top-level unit means paired by block, Fieller with the covariance."""
+    from benchlab.cli.analysis import Analysis
     from benchlab.stats.blocks import Design, designed
 
     column, paired_unit = _block_kind(info, samples)
@@ -167,17 +171,16 @@ def _run_blocked(args: argparse.Namespace, samples, unit, baseline: int, confide
     design = Design(note, "alternative", benchmark, (), column, paired_unit, pairs, dropped)
     names = [s.name for s in samples]
     common = dict(confidence=confidence, threshold=args.threshold, unit=unit,
-                  bootstrap=args.bootstrap, seed=args.seed, tests=args.tests,
+                  bootstrap=args.bootstrap, seed=args.seed, tests=getattr(args, "tests", False),
                   diagnostics=not args.no_diagnostics)
+    per_bench = {bench: [(n, p.means[p.names.index(n)]) for n in names]
+                 for bench, p in paired.items()}
     if benchmark is None:
         from benchlab.stats.compare import compare_samples
 
-        p = paired[None]
-        named = [(n, p.means[p.names.index(n)]) for n in names]
-        result = compare_samples(named, baseline=baseline, paired=True,
+        result = compare_samples(per_bench[None], baseline=baseline, paired=True,
                                  noun=f"{column}s", **common)
-        _render(args, designed(result, design), named)
-        return _finish(args, result)
+        return Analysis(designed(result, design), per_bench)
     from benchlab.stats.suite import compare_suite
 
     data = {bench: [(n, p.means[i], []) for i, n in enumerate(p.names)]
@@ -185,18 +188,18 @@ def _run_blocked(args: argparse.Namespace, samples, unit, baseline: int, confide
     result = compare_suite(data, [], baseline=names[baseline], paired=True,
                            replicates=args.bootstrap or 10_000, **common,
                            adjust="none" if getattr(args, "no_adjust", False) else "holm")
-    return _emit_suite(args, result, design)
+    return Analysis(designed(result, design), per_bench, benchmark)
 
 
-def _run_levels(args: argparse.Namespace, samples, unit, baseline: int, confidence: float,
-                info: StoreInfo, benchmark: str | None, levels: list[str],
-                incomplete: bool) -> int:
+def _levels_analysis(args: argparse.Namespace, samples, unit, baseline: int,
+                     confidence: float, info: StoreInfo, benchmark: str | None,
+                     levels: list[str], incomplete: bool):
     """The hierarchical analysis (sequential runs, or rounds that cannot be paired)."""
     from benchlab.cli import common
-    from benchlab.cli.compare import _finish, _render, _resample_spec
+    from benchlab.cli.analysis import Analysis, resample_spec
     from benchlab.stats.blocks import Design, designed
 
-    spec = _resample_spec(args, levels)
+    spec = resample_spec(args, levels)
     if spec is not None and args.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     if args.resample:
@@ -210,7 +213,8 @@ def _run_levels(args: argparse.Namespace, samples, unit, baseline: int, confiden
     design = Design(note, "alternative", benchmark, tuple(levels))
     shared = dict(confidence=confidence, threshold=args.threshold,
                   df_method=args.df_method or "welch", unit=unit, bootstrap=args.bootstrap,
-                  seed=args.seed, tests=args.tests, diagnostics=not args.no_diagnostics)
+                  seed=args.seed, tests=getattr(args, "tests", False),
+                  diagnostics=not args.no_diagnostics)
     if benchmark is None:
         from benchlab.stats.compare import compare_hierarchical, compare_samples
 
@@ -223,39 +227,20 @@ def _run_levels(args: argparse.Namespace, samples, unit, baseline: int, confiden
                                               **shared)
             else:
                 result = compare_samples(named, baseline=baseline, **shared)
-        _render(args, designed(result, design), named)
-        return _finish(args, result)
+        return Analysis(designed(result, design), {None: named})
     from benchlab.stats.suite import compare_suite
 
     data: dict = {}
+    per_bench: dict = {}
     for s in samples:
         arrays = common.level_arrays(s, levels) if levels else []
         for bench, part in s.dataset.split(benchmark):
             mask = s.dataset.columns[benchmark] == bench
             data.setdefault(bench, []).append((s.name, part.values, [a[mask] for a in arrays]))
+            per_bench.setdefault(bench, []).append((s.name, part.values))
     with common.naming_files(samples):
         result = compare_suite(data, levels, baseline=samples[baseline].name,
                                replicates=args.bootstrap or 10_000, resample=spec,
                                ordered={s.name: s.dataset.ordered for s in samples}, **shared,
                                adjust="none" if getattr(args, "no_adjust", False) else "holm")
-    return _emit_suite(args, result, design)
-
-
-def _emit_suite(args: argparse.Namespace, result, design) -> int:
-    """Print the suite with its design; exit 1 when --fail-on trips (as compare's suites)."""
-    from dataclasses import replace
-
-    from benchlab.cli import output_options
-    from benchlab.stats.blocks import designed
-
-    if args.unit_note:
-        result = replace(result, notes=(args.unit_note, *result.notes))
-    output_options.emit(args, designed(result, design),
-                        output_options.context(args, "compare", args.files), args.files)
-    comparisons = [c for _, r in result.benchmarks for c in r.comparisons]
-    if args.fail_on == "change" and any(c.verdict.outcome == "change" for c in comparisons):
-        return 1
-    if args.fail_on == "regression" and any(c.verdict.regression for c in comparisons):
-        return 1
-    return 0
-
+    return Analysis(designed(result, design), per_bench, benchmark)
