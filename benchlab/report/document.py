@@ -37,18 +37,25 @@ def _ratio(c: Comparison) -> dict[str, Any] | None:
             "bounded": r.bounded, "method": r.method, "df": _num(r.df), "note": r.note}
 
 
+def headline_method(c: Comparison) -> str | None:
+    """The method of the ratio the verdict rests on (the JSON's `headline.method`)."""
+    b = c.headline
+    if b is not None:
+        return f"{'hierarchical bootstrap' if b.hierarchical else 'bootstrap'} percentile"
+    return None if c.ratio is None else c.ratio.method
+
+
 def _headline(c: Comparison) -> dict[str, Any] | None:
     """The ratio the verdict rests on: of means (Fieller) or of medians (bootstrap)."""
     b = c.headline
     if b is not None:
-        kind = "hierarchical bootstrap" if b.hierarchical else "bootstrap"
         return {"statistic": b.statistic, "estimate": _num(b.estimate), "low": _num(b.low),
-                "high": _num(b.high), "method": f"{kind} percentile",
+                "high": _num(b.high), "method": headline_method(c),
                 "replicates": b.replicates}
     if c.ratio is None:
         return None
     return {"statistic": "mean", "estimate": _num(c.ratio.estimate), "low": _num(c.ratio.low),
-            "high": _num(c.ratio.high), "method": c.ratio.method, "replicates": None}
+            "high": _num(c.ratio.high), "method": headline_method(c), "replicates": None}
 
 
 def _difference(d: MeanDifference) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import html
 import json
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from benchlab import __version__
@@ -148,26 +149,89 @@ def verdict_label(c: Comparison, unit: Unit, estimate: float | None = None) -> t
     return "inconclusive", f"? inconclusive ({100 * (estimate - 1):+.1f}%)"
 
 
-def comparison_cells(c: Comparison, unit: Unit, confidence: float) -> list[str]:
-    """Baseline, candidate, ratio, CI and verdict cells of one comparison.
+@dataclass(frozen=True)
+class VerdictInterval:
+    """The interval a verdict was read from: its ratio (None without one), bounds (None
+    when unbounded), confidence level and method, and the statistic of the ratio."""
 
-    The ratio cells carry the exact estimate, low and high (`data-estimate`,
-    `data-low`, `data-high`) and sort by them (`data-sort`).
-    """
+    estimate: float | None
+    low: float | None
+    high: float | None
+    level: float
+    method: str
+    statistic: str = "mean"
+
+
+def verdict_interval(c: Comparison, confidence: float, decision: Decision | None = None,
+                     adjust: str = "none") -> VerdictInterval:
+    """What the verdict of `c` rests on: a suite's decision (at Holm's level of its step when
+    `adjust` is "holm"), else the ratio of medians' bootstrap (--statistic median), else
+    Fieller's interval of the ratio of means — named as the JSON names it."""
+    from benchlab.report.document import headline_method
+
+    holm = "; Holm step-down" if decision is not None and adjust == "holm" else ""
+    if decision is not None and decision.scale == "ratio":
+        median = decision.statistic == "median"
+        method = ("bootstrap percentile, ratio of medians" if median
+                  else headline_method(c) or "n/a")
+        return VerdictInterval(decision.estimate, decision.low, decision.high, decision.level,
+                               method + holm, decision.statistic)
+    if decision is not None or c.ratio is None and c.headline is None:
+        level = decision.level if decision is not None else c.difference.confidence
+        return VerdictInterval(None, None, None, level,
+                               f"{c.difference.method}, difference of means (no ratio){holm}")
+    b = c.headline
+    if b is not None:
+        return VerdictInterval(b.estimate, b.low, b.high, b.confidence,
+                               f"{headline_method(c)}, ratio of {b.statistic}s", b.statistic)
     r = c.ratio
-    est, low, high = (r.estimate, r.low, r.high) if r is not None else (None, None, None)
-    cls, label = verdict_label(c, unit)
-    exact_attrs = {"data-estimate": exact(est), "data-low": exact(low), "data-high": exact(high)}
-    ci = "unbounded" if low is None or high is None else f"{num(low)} .. {num(high)}"
+    return VerdictInterval(r.estimate, r.low, r.high, confidence, r.method)
+
+
+def comparison_cells(c: Comparison, unit: Unit, confidence: float,
+                     decision: Decision | None = None, adjust: str = "none") -> list[str]:
+    """Baseline, candidate, ratio, CI, CI level, method and verdict cells of one comparison:
+    the CI is the one its verdict was read from (`verdict_interval`), at the level and by
+    the method the next two cells name.
+
+    The ratio cell carries the exact estimate, low and high of the ratio of means
+    (`data-estimate`, `data-low`, `data-high`; of medians with `data-statistic`) and sorts
+    by the estimate; the CI cell carries the verdict's bounds and level (`data-low`,
+    `data-high`, `data-level`).
+    """
+    v = verdict_interval(c, confidence, decision, adjust)
+    if v.statistic == "median":
+        est = v.estimate
+        ratio_attrs = {"data-estimate": exact(est), "data-statistic": "median"}
+    else:
+        r = c.ratio
+        est, low, high = (r.estimate, r.low, r.high) if r is not None else (None, None, None)
+        ratio_attrs = {"data-estimate": exact(est), "data-low": exact(low),
+                       "data-high": exact(high)}
+    cls, label = verdict_label(c, unit, v.estimate)
+    ci = "unbounded" if v.low is None or v.high is None else f"{num(v.low)} .. {num(v.high)}"
+    if v.estimate is None:
+        ci = "no ratio"
     return [cell(c.baseline, cls="name"), cell(c.candidate, cls="name"),
-            cell(num(est), cls="num ratio", attrs={**exact_attrs, "data-sort": exact(est)}),
-            cell(ci, cls="num ci", attrs={"data-sort": exact(low)}),
+            cell(num(est), cls="num ratio", attrs={**ratio_attrs, "data-sort": exact(est)}),
+            cell(ci, cls="num ci", attrs={"data-sort": exact(v.low), "data-low": exact(v.low),
+                                         "data-high": exact(v.high),
+                                         "data-level": exact(v.level)}),
+            cell(_level(v.level), cls="num level", attrs={"data-sort": exact(v.level)}),
+            cell(v.method, cls="method"),
             cell(label, cls=f"verdict {cls}",
                  attrs={"data-outcome": c.verdict.outcome, "title": c.verdict.text,
                         "data-sort": label})]
 
 
-COMPARISON_HEADERS = ("baseline", "candidate", "ratio", "CI", "verdict")
+def _level(level: float) -> str:
+    from benchlab.report.suite import fmt_level
+
+    return fmt_level(level)
+
+
+COMPARISON_HEADERS = ("baseline", "candidate", "ratio", "CI of the verdict", "CI level",
+                      "method", "verdict")
 
 
 # -- compare -------------------------------------------------------------------------
@@ -184,14 +248,24 @@ def samples_table(result: CompareResult) -> str:
                  cls="samples")
 
 
-def comparisons_table(result: CompareResult) -> str:
-    level = f"{100 * result.confidence:g}% CI"
+def comparisons_table(result: CompareResult, decisions: Sequence[Decision] = (),
+                      adjust: str = "none") -> str:
+    """Each comparison with the interval its verdict used (a suite benchmark's: its
+    `decisions`), that interval's level and method, the verdict and its sentence."""
+    decided = {d.candidate: d for d in decisions}
     rows = []
     for c in result.comparisons:
-        rows.append([*comparison_cells(c, result.unit, result.confidence),
+        rows.append([*comparison_cells(c, result.unit, result.confidence,
+                                       decided.get(c.candidate), adjust),
                      cell(c.verdict.text)])
-    headers = ("baseline", "candidate", "ratio", level, "verdict", "in words")
-    return table(headers, rows, cls="comparisons")
+    return table(_headers(result, decisions), rows, cls="comparisons")
+
+
+def _headers(result: CompareResult | None, decisions: Sequence[Decision]) -> list[str]:
+    median = (any(d.statistic == "median" for d in decisions)
+              or (result is not None and result.statistic == "median"))
+    return ["baseline", "candidate", "ratio of medians" if median else "ratio",
+            *COMPARISON_HEADERS[3:], "in words"]
 
 
 def hierarchy_table(summaries: Sequence[HierarchySummary]) -> str:
@@ -219,9 +293,11 @@ def warnings_list(messages: Iterable[str], title: str = "warnings") -> str:
     return f'<h4>{esc(title)}</h4><ul class="warnings">{items}</ul>' if items else ""
 
 
-def compare_body(result: CompareResult) -> str:
-    """The tables of one comparison: samples, comparisons, variance shares, warnings."""
-    parts = [samples_table(result), comparisons_table(result)]
+def compare_body(result: CompareResult, decisions: Sequence[Decision] = (),
+                 adjust: str = "none") -> str:
+    """The tables of one comparison: samples, comparisons (a suite benchmark's with its
+    `decisions`), variance shares, warnings."""
+    parts = [samples_table(result), comparisons_table(result, decisions, adjust)]
     if result.hierarchies:
         parts.append(hierarchy_table(result.hierarchies))
     parts.append(warnings_list(d.message for d in result.diagnostics))
@@ -238,13 +314,15 @@ def compare_html(result: CompareResult, context: RenderContext) -> str:
 # -- suites --------------------------------------------------------------------------
 def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float,
                    holm: Sequence[tuple[str, str, float, float, bool]] = (),
-                   anchors: Sequence[str] = (), decisions: Sequence[Decision] = ()) -> str:
-    """Every comparison in one sortable table: benchmark, baseline, candidate, ratio, CI,
-    verdict (and Holm's adjusted p for a suite); `anchors` link each benchmark to its part
-    of the page. With a suite's `decisions` the CI cell is the interval the verdict was read
-    from, with its level when that is not `confidence` (Holm's step-down levels), so a
-    family-wise "inconclusive" never sits beside an interval that excludes 1."""
-    adjusted = {(b, c): (q, sig) for b, c, _, q, sig in holm}
+                   anchors: Sequence[str] = (), decisions: Sequence[Decision] = (),
+                   adjust: str = "none") -> str:
+    """Every comparison in one sortable table: benchmark, baseline, candidate, ratio, the CI
+    its verdict was read from with that CI's level and method, the verdict (and Holm's
+    adjusted p for a suite); `anchors` link each benchmark to its part of the page. With a
+    suite's `decisions` the CI is the decision's (Holm's step-down level), so a family-wise
+    "inconclusive" never sits beside an interval that excludes 1."""
+    family = adjust == "holm"
+    adjusted = {(b, c): (q if family else p, sig) for b, c, p, q, sig in holm}
     decided = {(d.benchmark, d.candidate): d for d in decisions}
     rows = []
     for k, (bench, r) in enumerate(items):
@@ -252,53 +330,28 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
         if k < len(anchors):
             name = f'<a href="#{esc(anchors[k])}">{name}</a>'
         for c in r.comparisons:
-            cells = comparison_cells(c, r.unit, confidence)
-            d = decided.get((bench, c.candidate))
-            if d is not None and d.scale == "ratio":
-                cells[3] = decision_ci_cell(d, confidence)
-                if d.statistic == "median":  # the headline is the ratio of medians
-                    cells[2] = cell(num(d.estimate), cls="num ratio",
-                                    attrs={"data-estimate": exact(d.estimate),
-                                           "data-sort": exact(d.estimate),
-                                           "data-statistic": "median"})
-                    cls, label = verdict_label(c, r.unit, d.estimate)
-                    cells[4] = cell(label, cls=f"verdict {cls}",
-                                    attrs={"data-outcome": c.verdict.outcome,
-                                           "title": c.verdict.text, "data-sort": label})
+            cells = comparison_cells(c, r.unit, confidence, decided.get((bench, c.candidate)),
+                                     adjust)
             row = [cell(name, cls="name benchmark", attrs={"data-sort": bench}, raw=True),
                    *cells]
             if holm:
                 q, sig = adjusted.get((bench, c.candidate), (None, None))
                 p_text = "n/a" if q is None or not math.isfinite(q) else f"{q:.4f}"
-                row += [cell(p_text, cls="num", attrs={"data-sort": exact(q)}),
-                        cell("" if sig is None else ("yes" if sig else "no"))]
+                row.append(cell(p_text, cls="num", attrs={"data-sort": exact(q)}))
+                if family:
+                    row.append(cell("" if sig is None else ("yes" if sig else "no")))
             rows.append(row)
-    level = f"{100 * confidence:g}% CI"
-    if any(d.level != confidence for d in decisions):
-        level = "CI of the verdict"
-    ratio = "ratio of medians" if any(d.statistic == "median" for d in decisions) else "ratio"
-    headers = ["benchmark", "baseline", "candidate", ratio, level, "verdict"]
+    first = items[0][1] if items else None
+    headers = ["benchmark", *_headers(first, decisions)[:-1]]
     if holm:
-        headers += ["Holm p", "Holm sig."]
+        headers += ["Holm p", "Holm sig."] if family else ["p"]
     return table(headers, rows, cls="sortable headline")
 
 
 def suite_headline(result: SuiteResult, anchors: Sequence[str] = ()) -> str:
     """One sortable row per benchmark and comparison, with Holm's adjusted p."""
     return headline_table(result.benchmarks, result.confidence, result.holm, anchors,
-                          result.decisions)
-
-
-def decision_ci_cell(d: Decision, confidence: float) -> str:
-    """The interval a suite's verdict used, with its level when it is not the suite's."""
-    from benchlab.report.suite import fmt_level
-
-    ci = "unbounded" if d.low is None or d.high is None else f"{num(d.low)} .. {num(d.high)}"
-    if d.level != confidence:
-        ci += f" ({fmt_level(d.level)})"
-    return cell(ci, cls="num ci", attrs={"data-sort": exact(d.low), "data-low": exact(d.low),
-                                         "data-high": exact(d.high),
-                                         "data-level": exact(d.level)})
+                          result.decisions, result.adjust)
 
 
 def geomean_table(result: SuiteResult) -> str:

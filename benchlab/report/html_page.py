@@ -4,8 +4,11 @@ Everything is inline — CSS, SVG figures, a few lines of JavaScript that sort t
 headline table — and nothing is fetched: the file reads the same offline, in a
 mail attachment or years later. Its parts, top to bottom:
 
+- for a store analysed by its design, the line saying how (as `compare STORE`'s
+  note);
 - the headline table of every comparison (benchmark, baseline, candidate,
-  ratio with its CI, verdict with its direction), sortable by any column;
+  ratio, the CI its verdict was read from with that CI's level and method,
+  verdict with its direction), sortable by any column;
   verdict colours differ in lightness and every verdict has a symbol and a
   word, so it reads in grey and without colour;
 - for a suite, the geometric means (and the suite's figure when one is
@@ -140,7 +143,10 @@ def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageI
         if not figure and samples:
             figure = f'<figure class="figure">{strip_svg(result, samples, title)}</figure>'
         parts.append(figure)
-    parts.append(hf.compare_body(result))
+    decisions = ()
+    if isinstance(page.result, SuiteResult):
+        decisions = tuple(d for d in page.result.decisions if d.benchmark == bench)
+    parts.append(hf.compare_body(result, decisions, getattr(page.result, "adjust", "none")))
     for store in page.stores:
         for plot in store.run_orders:
             if plot.group is None or plot.group == bench:
@@ -192,7 +198,8 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         items = list(result.benchmarks)
         confidence = result.confidence
         headline = hf.headline_table(result.benchmarks, confidence, result.holm,
-                                     [f"b{k}" for k in range(len(items))], result.decisions)
+                                     [f"b{k}" for k in range(len(items))], result.decisions,
+                                     result.adjust)
         extra = [hf.geomean_table(result)]
         if page.figures:
             extra.append(figure_html(result, replace(
@@ -211,7 +218,10 @@ def build_page(page: PageInput, context: RenderContext) -> str:
              f"{100 * confidence:g}% confidence · threshold {100 * threshold:g}%"
              + (f" · unit {unit}" if unit else ""))
     warnings = [*warnings, *_machine_warnings(page.stores)]
-    body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>',
+    design = getattr(result, "design", None)  # a store analysed by its design
+    how = (f'<p class="note design">analysis: {hf.esc(design.note)}</p>' if design is not None
+           else "")
+    body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>', how,
             "<h2>headline</h2>", headline, *extra,
             hf.warnings_list(warnings)]
     body += [_bench_section(k, bench, r, page, context) for k, (bench, r) in enumerate(items)]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import json
 import random
-import re
 import shutil
 from pathlib import Path
 
@@ -153,23 +152,22 @@ def test_numbers_equal_the_json(browser, pages):
         "return Array.from(document.querySelectorAll('table.headline tbody tr')).map(r => ["
         "r.cells[0].getAttribute('data-sort'), r.querySelector('td.ratio').dataset.estimate,"
         "r.querySelector('td.ratio').dataset.low, r.querySelector('td.ratio').dataset.high,"
-        "r.querySelector('td.ratio').textContent, r.querySelector('td.ci').textContent])")
+        "r.querySelector('td.ratio').textContent, r.querySelector('td.ci').textContent,"
+        "r.querySelector('td.level').textContent, r.querySelector('td.method').textContent])")
     doc = json.loads(pages["json"].read_text())
     expected = {b["benchmark"]: b["comparisons"][0]["ratio"] for b in doc["benchmarks"]}
     decided = {d["benchmark"]: d for d in doc["decisions"]}
     assert sorted(c[0] for c in cells) == sorted(expected)
-    for bench, estimate, low, high, shown, ci in cells:
+    for bench, estimate, low, high, shown, ci, level, method in cells:
         ratio, d = expected[bench], decided[bench]
         assert (float(estimate), float(low), float(high)) == (
             ratio["estimate"], ratio["low"], ratio["high"])
         assert shown == f"{ratio['estimate']:.4f}"
-        # the CI beside the verdict is the one the (family-wise) verdict was read from
-        assert ci.startswith(f"{d['low']:.4f} .. {d['high']:.4f}")
-        shown_level = re.fullmatch(r".* \(([0-9.]+)%\)", ci)
-        if d["level"] == doc["confidence"]:
-            assert shown_level is None
-        else:
-            assert float(shown_level.group(1)) == pytest.approx(100 * d["level"], abs=0.01)
+        # the CI beside the verdict is the one the (family-wise) verdict was read from,
+        # at the level and by the method the next cells name
+        assert ci == f"{d['low']:.4f} .. {d['high']:.4f}"
+        assert float(level.rstrip("%")) == pytest.approx(100 * d["level"], abs=0.01)
+        assert method == f"{ratio['method']}; Holm step-down"
 
 
 def test_sorting_by_a_header(browser, pages):

@@ -250,14 +250,16 @@ def test_report_of_a_store_alone_follows_its_design(tmp_path):
 
 
 def _headline(text: str) -> dict[str, tuple[str, str]]:
-    """benchmark → (the CI cell, the verdict's outcome) of a report's headline table."""
+    """benchmark → (the CI cell with its level cell in brackets, the verdict's outcome) of
+    a report's headline table."""
     table = text.split('class="sortable headline"', 1)[1].split("</table>", 1)[0]
     rows = {}
     for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
         bench = re.search(r'data-sort="([^"]*)"', row).group(1)
         ci = re.search(r'<td class="num ci"[^>]*>([^<]*)</td>', row).group(1)
+        level = re.search(r'<td class="num level"[^>]*>([^<]*)</td>', row).group(1)
         outcome = re.search(r'data-outcome="([^"]*)"', row).group(1)
-        rows[bench] = (ci, outcome)
+        rows[bench] = (f"{ci} ({level})", outcome)
     return rows
 
 
@@ -273,7 +275,9 @@ def test_report_suite_headline_shows_the_interval_its_verdict_used(run_cli, tmp_
     for d in doc["decisions"]:
         ci, outcome = family[d["benchmark"]]
         assert ci == f"{d['low']:.4f} .. {d['high']:.4f} (98.75%)" and outcome == d["outcome"]
-        low, high = (float(x) for x in alone[d["benchmark"]][0].split(" .. "))
+        ci, level = alone[d["benchmark"]][0].split(" (")
+        assert level == "95%)"
+        low, high = (float(x) for x in ci.split(" .. "))
         assert d["low"] < low < high < d["high"]  # the 95% interval lies inside
     # benchmark c: its 95% CI excludes 1 (a change alone), the 98.75% CI does not
     assert family["c"][1] == "inconclusive" and alone["c"][1] == "change"
