@@ -155,9 +155,12 @@ def _run_add(args: argparse.Namespace) -> int:
         counts = history.counts()
     bench = {s.benchmark for c in commits for s in c.series}
     what = f"commit {commits[0].sha}" if len(commits) == 1 else f"{len(commits)} commits"
-    print(f"added {written} measurements of {len(bench)} benchmark"
-          f"{'s' if len(bench) != 1 else ''} for {what} to {args.db} (now {counts['commits']} "
-          f"commits, {counts['series']} series)")
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
+    print(f"added {plural(written, 'measurement')} of {plural(len(bench), 'benchmark')} for "
+          f"{what} to {args.db} (now {plural(counts['commits'], 'commit')}, "
+          f"{counts['series']} series)")
     return 0
 
 

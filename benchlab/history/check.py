@@ -116,23 +116,41 @@ def series_changes(s: Series, history: list[Commit], *, threshold: float, confid
     return out, None
 
 
+def confirmed_changes(series: list[Series], history: list[Commit], *, threshold: float,
+                      confidence: float, seed: int | None = 0, permutations: int = 199,
+                      only: set[tuple[str, str, str]] | None = None
+                      ) -> list[tuple[Series, list[Change], str | None]]:
+    """Every series' confirmed changes and its note: the one answer `history check` and
+    `history show` give. Each series draws from its own stream of `seed`, spawned over the
+    whole history's series in order, so a series gets the same changes whether it is judged
+    with the others or alone (`only`: the keys of the series to judge, all when None)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be between 0 and 1")
+    if threshold < 0 or not math.isfinite(threshold):
+        raise ValueError("threshold must be a finite number >= 0")
+    seeds = np.random.SeedSequence(seed).spawn(len(series)) if series else []
+    out = []
+    for s, stream in zip(series, seeds, strict=True):
+        if only is not None and s.key not in only:
+            continue
+        found, note = series_changes(s, history, threshold=threshold, confidence=confidence,
+                                     seed=np.random.default_rng(stream),
+                                     permutations=permutations)
+        out.append((s, found, note))
+    return out
+
+
 def check(series: list[Series], history: list[Commit], *, threshold: float = 0.02,
           confidence: float = 0.95, since: int = 0, seed: int | None = 0,
           permutations: int = 199) -> HistoryCheck:
     """The changes of every series whose CI clears `threshold`; only those starting at
     position `since` of the history or later are reported (all the data is used)."""
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must be between 0 and 1")
-    if threshold < 0 or not math.isfinite(threshold):
-        raise ValueError("threshold must be a finite number >= 0")
     position = {c.sha: i for i, c in enumerate(history)}
-    seeds = np.random.SeedSequence(seed).spawn(len(series)) if series else []
     changes: list[Change] = []
     notes: list[str] = []
-    for s, stream in zip(series, seeds, strict=True):
-        found, note = series_changes(s, history, threshold=threshold, confidence=confidence,
-                                     seed=np.random.default_rng(stream),
-                                     permutations=permutations)
+    for _, found, note in confirmed_changes(series, history, threshold=threshold,
+                                            confidence=confidence, seed=seed,
+                                            permutations=permutations):
         if note:
             notes.append(note)
         changes.extend(c for c in found if position[c.commit] >= since)

@@ -26,10 +26,19 @@ at 1% a note names the benchmark, how many times the head's run SD is the
 baseline's and the test's p: a head that became noisier is worth knowing of by
 itself.
 
-A benchmark of the head that its baseline lacks (a new benchmark, or fewer than
-2 earlier commits on the branch) is not compared: it is listed as a row of its
-own ("new benchmark, no baseline"), and a head with nothing to compare gives
-only those rows.
+With one earlier commit on the branch (the everyday check of a change against
+its parent) there is no commit-to-commit variance to estimate: the method of
+moments needs 2 baseline commits (COMMITS_FOR_SPREAD). The head's top-level
+units are then compared with the parent's as `compare` compares two samples
+(Fieller's CI of the ratio with Welch's df: within-commit variance only), and a
+note says that the commit-to-commit variance is unknown, so that the CI is too
+narrow when commits differ by more than their runs, and how many more commits
+estimating it needs. Each such benchmark is listed in `parent_only`.
+
+A benchmark of the head that its baseline lacks (a new benchmark, or a parent
+or head with fewer than 2 units to give a within-commit variance) is not
+compared: it is listed as a row of its own ("new benchmark, no baseline"), and
+a head with nothing to compare gives only those rows.
 """
 
 from __future__ import annotations
@@ -54,6 +63,8 @@ from benchlab.stats.suite import SuiteResult, compare_suite
 from benchlab.units import make_unit
 
 NEW = "new benchmark, no baseline"
+COMMITS_FOR_SPREAD = 2  # earlier commits the commit-to-commit variance needs (moments)
+MIN_UNITS = 2  # top-level units per side of a parent-only comparison (a within variance)
 HEAD_STOPPING = ("an inconclusive result: more runs of the head narrow its CI only down to the "
                  "commit-to-commit spread, and rerunning until a result appears inflates false "
                  "alarms; judge the next commits together (history check) instead")
@@ -72,12 +83,43 @@ class Unbaselined:
     head_n: int
     baseline_commits: int
 
+    parent_n: int = 0
+
     @property
     def text(self) -> str:
         if self.baseline_commits == 0:
             return NEW
-        return (f"no baseline: {self.baseline_commits} earlier commit on its branch, at "
-                "least 2 are needed")
+        return (f"no baseline: 1 earlier commit on its branch with {self.parent_n} unit"
+                f"{'s' if self.parent_n != 1 else ''}, the head {self.head_n}; comparing with "
+                f"the parent needs {MIN_UNITS} on each side")
+
+
+@dataclass(frozen=True)
+class ParentOnly:
+    """A benchmark compared with its parent alone (one earlier commit on its branch): the
+    parent, both sides' top-level units, and the earlier commits that estimating the
+    commit-to-commit variance needs (`commits_needed`, of which there is 1)."""
+
+    benchmark: str
+    parent: str
+    parent_n: int
+    head_n: int
+    commits_needed: int = COMMITS_FOR_SPREAD
+
+    @property
+    def note(self) -> str:
+        return (f"{self.benchmark}: compared with its parent {self.parent} alone (1 earlier "
+                f"commit on its branch): the head's {self.head_n} units against the parent's "
+                f"{self.parent_n}, within-commit variance only")
+
+
+def unknown_spread_note(count: int) -> str:
+    """The note of a head compared with its parent: what the CI lacks, and what would fix it."""
+    these = "this CI is" if count == 1 else "these CIs are"
+    return ("with one earlier commit the commit-to-commit variance is unknown: "
+            f"{these} too narrow when commits differ by more than their runs; estimating it "
+            f"needs {COMMITS_FOR_SPREAD} earlier commits on the branch "
+            f"({COMMITS_FOR_SPREAD - 1} more)")
 
 
 @dataclass(frozen=True)
@@ -96,11 +138,13 @@ class Spread:
 @dataclass(frozen=True)
 class HistoryCompare(SuiteResult):  # the renderers: report/history_formats.py
     """The suite comparison of the head with its baselines (SuiteResult), plus the
-    benchmarks without a baseline and each compared benchmark's spread."""
+    benchmarks without a baseline, each compared benchmark's spread, and those compared
+    with their parent alone."""
 
     head: str = ""
     unbaselined: tuple[Unbaselined, ...] = ()
     spreads: tuple[Spread, ...] = ()
+    parent_only: tuple[ParentOnly, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,6 +274,7 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
     spreads: list[Spread] = []
     heads: dict[str, np.ndarray] = {}
     lacking: list[Unbaselined] = []
+    parents: list[ParentOnly] = []
     units = set()
     for s in series:
         name = f"{s.benchmark} ({s.metric}, {s.machine})" if several else s.benchmark
@@ -237,10 +282,22 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
             continue
         base_at = baseline_commits(s, history, head, threshold=threshold,
                                    confidence=confidence, seed=seed)
-        if base_at.size < 2:
+        if base_at.size < COMMITS_FOR_SPREAD:
             _, own = top_units(s, s.commit_index == head)
-            lacking.append(Unbaselined(name, s.metric, s.machine, s.unit, float(own.mean()),
-                                       int(own.size), int(base_at.size)))
+            parent = (top_units(s, s.commit_index == base_at[0])[1] if base_at.size
+                      else np.empty(0))
+            if base_at.size == 0 or min(own.size, parent.size) < MIN_UNITS:
+                lacking.append(Unbaselined(name, s.metric, s.machine, s.unit,
+                                           float(own.mean()), int(own.size),
+                                           int(base_at.size), int(parent.size)))
+                continue
+            only = ParentOnly(name, history[int(base_at[0])].sha, int(parent.size),
+                              int(own.size))
+            parents.append(only)
+            notes.append(only.note)
+            data[name] = [("baseline", parent, []), ("head", own, [])]
+            heads[name] = own
+            units.add((s.unit, s.higher_is_better))
             continue
         base, pseudo, spread, own = _compared(s, base_at, head, history, head_spread)
         spreads.append(replace(spread, benchmark=name))
@@ -251,6 +308,8 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
         data[name] = [("baseline", base, []), ("head", pseudo, [])]
         heads[name] = own
         units.add((s.unit, s.higher_is_better))
+    if parents:
+        notes.append(unknown_spread_note(len(parents)))
     notes += [f"{u.benchmark}: {u.text}" for u in lacking]
     if not data and not lacking:
         raise InputError(f"commit {head_sha!r} has no results")
@@ -266,4 +325,4 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
     fields["notes"] = (*notes, *(HEAD_STOPPING if n == OPTIONAL_STOPPING else n
                                  for n in result.notes))
     return HistoryCompare(**fields, head=head_sha, unbaselined=tuple(lacking),
-                          spreads=tuple(spreads))
+                          spreads=tuple(spreads), parent_only=tuple(parents))

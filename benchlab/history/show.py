@@ -4,8 +4,9 @@ Per commit, the mean and its t interval come from the commit's top-level units
 (its runs when the input recorded levels, else its measurements; STATS.md §5:
 only the top-level means carry the uncertainty of a mean): mean of the unit
 means ± t_{n-1} · s/√n (STATS.md §2). The changes are those `history check`
-confirms (history/check.py), found on the whole series; `last` and `benchmark`
-only limit what is shown.
+confirms, from the same function (history/check.py confirmed_changes, with the
+same random stream per series), found on the whole series; `last` and
+`benchmark` only limit what is shown.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.errors import InputError
-from benchlab.history.check import Change, series_changes
+from benchlab.history.check import Change, confirmed_changes
 from benchlab.history.store import Commit, Series
 from benchlab.result import Result
 
@@ -87,16 +88,15 @@ def show(series: list[Series], history: list[Commit], *, benchmark: str | None =
          seed: int | None = 0) -> HistoryShow:
     """The series (those of `benchmark` only, when given) over the last `last` commits of
     the history (all when None), each with the changes `history check` confirms."""
+    only = None
     if benchmark is not None:
-        series = [s for s in series if s.benchmark == benchmark]
-        if not series:
+        only = {s.key for s in series if s.benchmark == benchmark}
+        if not only:
             raise InputError(f"no benchmark {benchmark!r} in the history")
     start = 0 if last is None else max(0, len(history) - last)
-    seeds = np.random.SeedSequence(seed).spawn(len(series)) if series else []
     views, notes = [], []
-    for s, stream in zip(series, seeds, strict=True):
-        found, note = series_changes(s, history, threshold=threshold, confidence=confidence,
-                                     seed=np.random.default_rng(stream))
+    for s, found, note in confirmed_changes(series, history, threshold=threshold,
+                                            confidence=confidence, seed=seed, only=only):
         if note:
             notes.append(note)
         at, mean, low, high, n = commit_intervals(s, confidence)

@@ -12,9 +12,16 @@ from typing import Any
 from benchlab import __version__
 from benchlab.escape import terminal
 from benchlab.history.check import Change, HistoryCheck
-from benchlab.history.compare import HeadWithoutBaseline, HistoryCompare, Unbaselined
+from benchlab.history.compare import (
+    HeadWithoutBaseline,
+    HistoryCompare,
+    ParentOnly,
+    Unbaselined,
+)
 from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
+from benchlab.report.numbers import fmt_quantity
 from benchlab.result import RenderContext, renders
+from benchlab.units import make_unit
 
 
 def _num(x: float | None) -> float | None:
@@ -139,11 +146,18 @@ def _marks(v: SeriesView) -> list[int]:
     return [where[c.commit] for c in v.changes]
 
 
+def _last_mean(v: SeriesView) -> str:
+    """The last commit's mean in the series' unit (times scaled to ns .. s), to the digit
+    its CI's half-width justifies (report/numbers.py), 4 significant digits without one."""
+    last = v.points[-1]
+    half = None if last.low is None or last.high is None else (last.high - last.low) / 2
+    return fmt_quantity(last.mean, make_unit(v.unit or None), half)
+
+
 def _series_head(v: SeriesView) -> str:
     last = v.points[-1]
-    unit = f" {v.unit}" if v.unit else ""
     return (f"{v.benchmark} ({v.metric}, {v.machine}): {len(v.points)} commits "
-            f"{v.points[0].commit} .. {last.commit}, last mean {last.mean:.6g}{unit}, "
+            f"{v.points[0].commit} .. {last.commit}, last mean {_last_mean(v)}, "
             f"{len(v.changes)} change{'s' if len(v.changes) != 1 else ''}")
 
 
@@ -188,8 +202,7 @@ def show_markdown(result: HistoryShow, context: RenderContext) -> str:
     for v in result.series:
         spark, _ = sparkline([p.mean for p in v.points], _marks(v))
         lines = [f"**{md(v.benchmark)}** ({md(v.metric)}, {md(v.machine)}): "
-                 f"{len(v.points)} commits, last mean {v.points[-1].mean:.6g}"
-                 f"{' ' + md(v.unit) if v.unit else ''} `{spark}`"]
+                 f"{len(v.points)} commits, last mean {md(_last_mean(v))} `{spark}`"]
         lines += [f"- from `{md(c.commit)}` (after `{md(c.previous_commit)}`): ratio "
                   f"{_ratio_text(c)}: {md(c.verdict.text)}" for c in v.changes]
         parts.append("\n\n".join([lines[0], "\n".join(lines[1:])]) if len(lines) > 1
@@ -254,6 +267,11 @@ def _unbaselined_document(u: Unbaselined) -> dict[str, Any]:
             "baseline_commits": u.baseline_commits, "verdict": u.text}
 
 
+def _parent_document(p: ParentOnly) -> dict[str, Any]:
+    return {"benchmark": p.benchmark, "parent": p.parent, "parent_n": p.parent_n,
+            "head_n": p.head_n, "commit_variance": None, "commits_needed": p.commits_needed}
+
+
 def _spread_document(sp) -> dict[str, Any]:
     hv = sp.variance
     return {"benchmark": sp.benchmark, "baseline_commits": hv.k,
@@ -284,7 +302,8 @@ def head_json(result: HistoryCompare, context: RenderContext) -> dict[str, Any]:
     doc = suite_document(result)
     doc.update({"command": "history compare", "head": result.head,
                 "unbaselined": [_unbaselined_document(u) for u in result.unbaselined],
-                "spreads": [_spread_document(sp) for sp in result.spreads]})
+                "spreads": [_spread_document(sp) for sp in result.spreads],
+                "parent_only": [_parent_document(p) for p in result.parent_only]})
     return doc
 
 
@@ -344,13 +363,13 @@ def no_baseline_json(result: HeadWithoutBaseline, context: RenderContext) -> dic
             "seed": result.seed, "confidence": result.confidence,
             "threshold": result.threshold, "head": result.head, "benchmarks": [],
             "unbaselined": [_unbaselined_document(u) for u in result.unbaselined],
-            "spreads": [], "notes": list(result.notes)}
+            "spreads": [], "parent_only": [], "notes": list(result.notes)}
 
 
 @renders("text", HeadWithoutBaseline)
 def no_baseline_text(result: HeadWithoutBaseline, context: RenderContext) -> str:
     head = (f"head {terminal(result.head)}: no benchmark has a baseline to compare with "
-            "(at least 2 earlier commits on its branch)")
+            "(an earlier commit on its branch, with 2 units or more on each side)")
     return "\n".join([head, "", *_unbaselined_text(result.unbaselined)]) + "\n"
 
 

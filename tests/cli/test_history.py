@@ -244,6 +244,42 @@ def test_show_markdown_html_and_plot(run_cli, shifted, tmp_path):
     assert plot.read_text().startswith("<?xml") and "c024" in plot.read_text()
 
 
+def test_check_and_show_give_one_answer_per_change(run_cli, shifted):
+    """`history show` marks exactly the changes `history check` reports, with the same CI,
+    for the whole history, one benchmark alone, and the last commits only."""
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--json")
+    checked = json.loads(out)["changes"]
+    assert checked, "the fixture has a change"
+    for extra in ((), ("--benchmark", "sort"), ("--last", "20")):
+        code, out, err = run_cli("history", "show", "--db", shifted, "--json", *extra)
+        assert code == 0, err
+        shown = [c for s in json.loads(out)["series"] for c in s["changes"]]
+        assert shown == checked, extra
+    _, text_check, _ = run_cli("history", "check", "--db", shifted)
+    _, text_show, _ = run_cli("history", "show", "--db", shifted)
+    ratio = text_check.split(" ratio ")[1].split(":")[0]
+    assert f"ratio {ratio}:" in text_show
+
+
+def test_show_gives_the_last_mean_in_the_units_of_the_reports(run_cli, shifted):
+    """"last mean" as the other reports print a mean: scaled unit, the digits its CI
+    justifies (report/numbers.py), not six significant digits in seconds."""
+    from benchlab.report.numbers import fmt_quantity
+    from benchlab.units import make_unit
+
+    _, out, _ = run_cli("history", "show", "--db", shifted, "--json")
+    last = json.loads(out)["series"][0]["commits"][-1]
+    expected = fmt_quantity(last["mean"], make_unit("s"), (last["high"] - last["low"]) / 2)
+    assert expected.endswith(" ms") or expected.endswith(" s")
+    for fmt in ("text", "markdown"):
+        code, out, err = run_cli("history", "show", "--db", shifted, "--format", fmt)
+        assert code == 0, err
+        assert f"last mean {expected}" in out, fmt
+    _, out, _ = run_cli("history", "show", "--db", shifted, "--benchmark", "parse")
+    shown = out.split("last mean ")[1].split(" s, 0 changes")[0]
+    assert 1.9 < float(shown) < 2.1 and len(shown) <= 5  # "1.99" (its CI ±1%), not "1.99312"
+
+
 @pytest.mark.parametrize("args, message", [
     (("--benchmark", "nope"), "--benchmark: no benchmark 'nope'"),
     (("--last", "0"), "--last must be 1 or more"),
@@ -322,6 +358,105 @@ def test_compare_of_a_head_with_no_baseline_at_all(run_cli, tmp_path):
         code, out, err = run_cli("history", "compare", "--db", db, "--head", "first",
                                  "--format", fmt)
         assert code == 0 and "new benchmark, no baseline" in out, (fmt, err)
+
+
+# -- history compare against the parent alone ------------------------------------------
+def _commit_file(tmp_path: Path, name: str, mean: float, runs: int = 4, seed: int = 0
+                 ) -> Path:
+    """One commit of benchmark `parse`: `runs` runs of 2 iterations around `mean`."""
+    rng = np.random.default_rng(seed)
+    lines = ["benchmark,run,time"]
+    lines += [f"parse,{r},{x:.6f}" for r in range(runs) for x in rng.normal(mean, 0.01, 2)]
+    path = tmp_path / f"{name}.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _add_commit(run_cli, path: Path, db: str, sha: str, date: str) -> None:
+    code, _, err = run_cli("history", "add", path, "--by", "benchmark", "--value", "time",
+                           "--levels", "run", "--unit", "s", "--db", db, "--commit", sha,
+                           "--date", date)
+    assert code == 0, err
+
+
+def test_compare_with_one_parent_is_compare_of_their_runs(run_cli, tmp_path):
+    """With one earlier commit the head's run means are compared with the parent's as
+    `compare` compares two samples (same CI bounds), and the output says the
+    commit-to-commit variance is unknown and that 2 earlier commits would estimate it."""
+    db = str(tmp_path / "h.db")
+    parent, head = _commit_file(tmp_path, "p", 1.0, seed=1), _commit_file(tmp_path, "h", 1.03,
+                                                                           runs=5, seed=2)
+    _add_commit(run_cli, parent, db, "p1", "2024-01-01")
+    _add_commit(run_cli, head, db, "h1", "2024-01-02")
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "h1", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["parent_only"] == [{"benchmark": "parse", "parent": "p1", "parent_n": 4,
+                                   "head_n": 5, "commit_variance": None,
+                                   "commits_needed": 2}]
+    assert doc["spreads"] == [] and doc["unbaselined"] == []
+    [row] = doc["benchmarks"]
+    [got] = row["comparisons"]
+    # the reference: compare on the two commits' run means (each run one unit)
+    means = {}
+    for name, path in (("p", parent), ("h", head)):
+        table = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding=None)
+        runs = [table["time"][table["run"] == r].mean() for r in np.unique(table["run"])]
+        means[name] = tmp_path / f"{name}-runs.txt"
+        means[name].write_text("\n".join(repr(float(x)) for x in runs) + "\n")
+    code, out, err = run_cli("compare", means["p"], means["h"], "--unit", "s", "--threshold",
+                             "2%", "--json")
+    assert code == 0, err
+    [want] = json.loads(out)["comparisons"]
+    assert got["ratio"]["method"] == want["ratio"]["method"] == "Fieller (welch df)"
+    for key in ("estimate", "low", "high"):
+        assert got["ratio"][key] == pytest.approx(want["ratio"][key], rel=1e-9), key
+    assert got["verdict"]["outcome"] == want["verdict"]["outcome"]
+    said = " ".join(doc["notes"])
+    assert "compared with its parent p1 alone" in said
+    assert "commit-to-commit variance is unknown" in said
+    assert "needs 2 earlier commits on the branch (1 more)" in said
+    code, text, err = run_cli("history", "compare", "--db", db, "--head", "h1")
+    assert code == 0, err
+    assert text.startswith("benchmark") and "\nparse " in text
+    assert "commit-to-commit variance is unknown" in text and "new benchmark" not in text
+    code, _, err = run_cli("history", "compare", "--db", db, "--head", "h1", "--fail-on",
+                           "regression")
+    assert code == (1 if want["verdict"]["regression"] else 0), err
+
+
+def test_compare_with_two_parents_keeps_the_commit_spread(run_cli, tmp_path):
+    """From 2 earlier commits on, the head carries the commit-to-commit variance (spreads)
+    and nothing is compared with the parent alone."""
+    db = str(tmp_path / "h.db")
+    for k, (sha, mean) in enumerate((("p0", 1.0), ("p1", 1.01), ("h1", 1.03))):
+        _add_commit(run_cli, _commit_file(tmp_path, sha, mean, seed=k), db, sha,
+                    f"2024-01-0{k + 1}")
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "h1", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["parent_only"] == [] and doc["unbaselined"] == []
+    [spread] = doc["spreads"]
+    assert spread["baseline_commits"] == 2 and spread["baseline_start"] == "p0"
+    assert not any("unknown" in n for n in doc["notes"])
+    # and the head against the first commit alone is the parent-only comparison
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "p1", "--json")
+    assert code == 0, err
+    assert [p["parent"] for p in json.loads(out)["parent_only"]] == ["p0"]
+
+
+def test_compare_with_a_parent_of_one_run_is_not_compared(run_cli, tmp_path):
+    """A parent with a single unit gives no within-commit variance: a row of its own."""
+    db = str(tmp_path / "h.db")
+    _add_commit(run_cli, _commit_file(tmp_path, "p", 1.0, runs=1), db, "p1", "2024-01-01")
+    _add_commit(run_cli, _commit_file(tmp_path, "h", 1.0, seed=3), db, "h1", "2024-01-02")
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "h1")
+    assert code == 0, err
+    assert ("no baseline: 1 earlier commit on its branch with 1 unit, the head 4; comparing "
+            "with the parent needs 2 on each side") in out
+    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "h1", "--json")
+    [u] = json.loads(out)["unbaselined"]
+    assert (u["baseline_commits"], u["head_n"]) == (1, 4)
 
 
 def test_units_along_a_series_are_converted_or_refused_in_one_line(run_cli, tmp_path):
