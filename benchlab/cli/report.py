@@ -19,9 +19,10 @@ from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
-  benchlab report examples/experiments/loop.db --by alternative --benchmark n -o report.html
-  benchlab report old.txt new.txt --unit s -o report.html
-  benchlab report runs.csv --by kernel --value real --levels build,run -o report.html
+  benchlab report examples/experiments/loop.db -o report.html
+  benchlab report examples/kamp/current.txt examples/kamp/buf_work.txt -o report.html
+  benchlab report tests/fixtures/hierarchy/suite.csv --by system --benchmark benchmark \\
+      --levels build,run --seed 1 -o report.html
 """
 
 
