@@ -373,11 +373,11 @@ def test_interrupted_run_says_how_to_resume(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "benchlab", "run", exp, "-o", str(db),
                              "--quiet"], env=env, stderr=subprocess.PIPE, text=True)
     pidfile = tmp_path / "pid"
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120  # polled: loaded machines
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
     assert f"go on with: benchlab run {exp} -o {db} --resume" in err
     assert [line for line in err.splitlines() if "warning" not in line] == [

@@ -1,12 +1,12 @@
 """Figures of every analysis (report/figures/): real results drawn to PNG and SVG, checked
 as files (PNG magic, SVG parsed as XML: axes, texts), names drawn literally, the same bytes
-each time, a 50-benchmark forest plot in seconds, and no matplotlib on `compare`'s path."""
+each time, a 50-benchmark forest plot (its time: benchmarks/forest_plot.py), and no
+matplotlib on `compare`'s path."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -214,13 +214,12 @@ def test_time_axis_is_scaled_to_a_readable_unit():
     assert "measurement (ms)" in texts
 
 
-def test_fifty_benchmark_forest_plot_is_quick_and_lists_every_benchmark(tmp_path):
+def test_fifty_benchmark_forest_plot_lists_every_benchmark(tmp_path):
+    """(How long it takes is benchmarks/forest_plot.py's question.)"""
     result = _suite(50)
-    start = time.perf_counter()
     write_figure(result, str(tmp_path / "suite.svg"))
     write_figure(result, str(tmp_path / "suite.png"))
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0, elapsed
+    assert (tmp_path / "suite.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     texts = _svg_texts(ET.parse(tmp_path / "suite.svg").getroot())
     names = [b for b, _ in result.benchmarks]
     assert len(names) == 50

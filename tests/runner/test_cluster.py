@@ -50,7 +50,7 @@ class Processes:
         self.procs.append(p)
         return p
 
-    def wait_for(self, name: str, text: str, timeout: float = 20.0) -> None:
+    def wait_for(self, name: str, text: str, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         path = self.tmp / f"{name}.log"
         while time.monotonic() < deadline:
@@ -139,7 +139,7 @@ def test_two_machines_end_to_end(procs, scheduler, tmp_path):
     db = tmp_path / "s.db"
     done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db),
                            "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     planned = 2 * 2 * 2 * 3  # alternatives x n x machines x executions
     check_store(db, tmp_path, planned)
@@ -168,12 +168,12 @@ def test_missing_machine_and_dead_scheduler(procs, scheduler, tmp_path):
     began = time.monotonic()
     with pytest.raises(UsageError, match="no Dask scheduler answers at .* within 1 s"):
         connect(nobody, e, timeout=1.0)
-    assert time.monotonic() - began < 8
+    assert time.monotonic() - began < 60  # gives up, not waits on (bound far from 1 s)
     # the command line: one line, exit 2, and no store left behind
     db = tmp_path / "none.db"
     done = subprocess.run([*BENCHLAB, "run", str(tmp_path / "exp.toml"), "--cluster",
                            scheduler, "-o", str(db)], cwd=tmp_path, env=ENV,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "machine m3 is not connected" in done.stderr
     assert not db.exists()
@@ -186,7 +186,7 @@ def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
     db = tmp_path / "k.db"
     driver = procs.start([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db)],
                          "driver")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # polled: loaded machines
     ok = 0
     while ok < 4 and time.monotonic() < deadline:  # kill m1's worker once it has done some
         time.sleep(0.05)
@@ -202,7 +202,7 @@ def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
     first.wait(timeout=10)
     time.sleep(0.5)
     start_worker(procs, scheduler, "m1", tag="-again")
-    assert driver.wait(timeout=60) == 0, (tmp_path / "driver.log").read_text()
+    assert driver.wait(timeout=300) == 0, (tmp_path / "driver.log").read_text()
     planned = 2 * 2 * 2 * 4
     check_store(db, tmp_path, planned)
     # at most the trial m1's worker was running ran twice (once cut short by the kill)
@@ -216,7 +216,7 @@ def test_local_cluster_without_machines(tmp_path):
     db = tmp_path / "p.db"
     done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
                            "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (4, 4)
@@ -275,7 +275,7 @@ def test_killed_driver_then_resume(procs, tmp_path):
     db = tmp_path / "r.db"
     argv = [*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db), "--quiet"]
     driver = procs.start(argv, "driver")
-    deadline, ok = time.monotonic() + 30, 0
+    deadline, ok = time.monotonic() + 120, 0  # polled
     while ok < 5 and time.monotonic() < deadline and driver.poll() is None:
         time.sleep(0.05)
         if not db.exists():  # (connecting would create an empty file)
@@ -289,7 +289,7 @@ def test_killed_driver_then_resume(procs, tmp_path):
     os.killpg(driver.pid, signal.SIGKILL)  # the driver and the workers it started
     driver.wait(timeout=10)
     done = subprocess.run([*argv, "--resume"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (80, 80)
@@ -355,13 +355,13 @@ def test_level_role_on_a_local_cluster(tmp_path):
         assert worker_of.setdefault(machine, pid) == pid
     assert len(set(worker_of.values())) == 2
     summary = subprocess.run([*BENCHLAB, "summary", str(db), "--metric", "wall", "--json"],
-                             cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+                             cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
     assert summary.returncode == 0, summary.stderr
     groups = json.loads(summary.stdout)["groups"]
     assert [lv["level"] for lv in groups[0]["levels"]] == ["machine", "build", "measurement"]
     plan = subprocess.run([*BENCHLAB, "plan", str(db), "--budget", "10h", "--cost",
                            "machine=1h", "--cost", "build=1s"], cwd=tmp_path, env=ENV,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
     assert plan.returncode == 0, plan.stderr
     assert "\n  machine " in plan.stdout and "per machine" in plan.stdout
 
@@ -391,11 +391,11 @@ def test_factor_role_builds_per_machine_and_a_build_failing_on_one(tmp_path):
 
 
 def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
-    """SIGINT to a `run --cluster local:1` driver: the command its worker runs (sleep 30) is
-    killed within seconds, and its trial stays planned for --resume."""
+    """SIGINT to a `run --cluster local:1` driver: the command its worker runs (sleep 600) is
+    killed at once, and its trial stays planned for --resume."""
     exp = tmp_path / "slow.toml"
     exp.write_text("seed = 1\nexecutions = 1\nshell = true\n[alternatives.a]\n"
-                   "command = 'echo $$ > pid; exec sleep 30'\n")
+                   "command = 'echo $$ > pid; exec sleep 600'\n")
     db = tmp_path / "c.db"
     driver = procs.start([*BENCHLAB, "run", str(exp), "--cluster", "local:1", "-o", str(db)],
                          "driver")
@@ -408,7 +408,7 @@ def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
     sleeping = int(pid_file.read_text())
     driver.send_signal(signal.SIGINT)
     began = time.monotonic()
-    assert driver.wait(timeout=30) == 130, (tmp_path / "driver.log").read_text()
+    assert driver.wait(timeout=120) == 130, (tmp_path / "driver.log").read_text()
 
     def alive(pid: int) -> bool:
         try:
@@ -417,7 +417,7 @@ def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
             return False
         return state != "Z"
 
-    while alive(sleeping) and time.monotonic() - began < 5:
+    while alive(sleeping) and time.monotonic() - began < 60:  # polled; sleep 600 is far
         time.sleep(0.05)
     assert not alive(sleeping)
     assert f"go on with: benchlab run {exp} --cluster local:1 -o {db} --resume" in (

@@ -37,22 +37,23 @@ def test_sigkill_twenty_times_then_resume(tmp_path):
     argv = [sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db), "--resume",
             "--quiet"]
     rng = np.random.default_rng(2024)
-    # kills land after start-up (measured, as the machine may be loaded) at random moments
-    start = time.perf_counter()
-    subprocess.run([*argv, "--dry-run"], env=env, stdout=subprocess.DEVNULL, check=True)
-    startup = time.perf_counter() - start
+    # each kill lands at a random moment after the run has recorded a new trial (polled,
+    # not timed: on a loaded machine start-up alone may take seconds)
     progress = []
     for _ in range(KILLS):
+        before = progress[-1] if progress else 0
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        time.sleep(0.8 * startup + float(rng.uniform(0.0, 0.5)))
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and _done(db) <= before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(float(rng.uniform(0.0, 0.1)))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        if db.exists():
-            progress.append(_done(db))
+        progress.append(_done(db))
     print("trials finished after each kill:", progress)
-    finish = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    finish = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     assert finish.returncode == 0, finish.stderr
     conn = sqlite3.connect(db)
     try:
@@ -80,8 +81,13 @@ def test_sigkill_twenty_times_then_resume(tmp_path):
 
 
 def _done(db: Path) -> int:
-    conn = sqlite3.connect(db)
+    """Trials recorded so far (0 before the store and its tables exist)."""
+    if not db.exists():  # (connecting would create an empty file)
+        return 0
+    conn = sqlite3.connect(db, timeout=30)
     try:
         return conn.execute("SELECT COUNT(*) FROM trials WHERE status = 'ok'").fetchone()[0]
+    except sqlite3.OperationalError:  # the tables are not there yet
+        return 0
     finally:
         conn.close()

@@ -14,7 +14,7 @@ from benchlab.runner.execute import MAX_LINE, TAIL_BYTES, OutputParser, run_proc
 def test_true_is_timed_and_succeeds():
     out = run_process(["true"])
     assert out.ok and out.exit_code == 0 and out.signal is None
-    assert 0 < out.wall < 1.0
+    assert out.wall > 0  # how long is benchmarks/runner_overhead.py's question
     assert out.maxrss > 0 and out.user >= 0 and out.sys >= 0
 
 
@@ -42,19 +42,25 @@ def test_missing_program_is_an_outcome_not_an_exception():
     assert not out.ok and "cannot run" in out.error
 
 
+# The two tests below tell "stopped at once" from "waited for the sleep" with bounds far from
+# both (a loaded 2-core machine may take seconds to start and reap a process, not minutes).
+SLEEP = 600
+BOUND = 120
+
+
 def test_timeout_kills_the_process_group():
     start = time.perf_counter()
-    out = run_process(["sh", "-c", "sleep 30; echo never"], timeout=0.2)
+    out = run_process(["sh", "-c", f"sleep {SLEEP}; echo never"], timeout=0.2)
     assert out.timed_out and out.error == "timed out after 0.2 s"
-    assert 0.19 < out.wall < 2.0
-    assert time.perf_counter() - start < 3.0
+    assert 0.19 < out.wall < BOUND
+    assert time.perf_counter() - start < BOUND
 
 
 def test_descendant_holding_the_pipe_does_not_hang_the_run():
     start = time.perf_counter()
-    out = run_process(["sh", "-c", "sleep 30 & echo started >&2"])
-    assert out.ok and out.wall < 1.0
-    assert time.perf_counter() - start < 3.0
+    out = run_process(["sh", "-c", f"sleep {SLEEP} & echo started >&2"])
+    assert out.ok and out.wall < BOUND
+    assert time.perf_counter() - start < BOUND
 
 
 def test_flooding_stderr_is_read_with_bounded_memory():

@@ -404,15 +404,15 @@ def test_stop_running_kills_the_waited_command():
     assert worker.stop_trials() == 0  # nothing runs
     outcome = []
     thread = threading.Thread(target=lambda: outcome.append(
-        execute.run_process(["sh", "-c", "sleep 30 & sleep 30"])))
+        execute.run_process(["sh", "-c", "sleep 600 & sleep 600"])), daemon=True)
     began = time.monotonic()
     thread.start()
-    while not execute.RUNNING and time.monotonic() - began < 5:
+    while not execute.RUNNING and time.monotonic() - began < 120:  # polled: loaded machines
         time.sleep(0.01)
     assert len(execute.RUNNING) == 1
     assert worker.stop_trials() == 1
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - began < 5
+    thread.join(120)  # killed, not waited for: 120 s is far from both (and from 600 s)
+    assert not thread.is_alive()
     assert outcome[0].error == "killed by signal SIGKILL"
     assert not execute.RUNNING
 
@@ -445,13 +445,13 @@ def test_identical_machines_that_differ_are_warned_about_at_start_and_end(tmp_pa
 def test_an_interrupted_batch_runs_no_further_trial(tmp_path):
     """stop_trials kills the running command of a batch and the batch runs none after it
     (the driver sends short executions in batches; Ctrl-C must stop the whole batch)."""
-    from benchlab.runner import worker
+    from benchlab.runner import execute, worker
 
     e = experiment(tmp_path, """
         seed = 1
         executions = 6
         [alternatives.a]
-        command = ["sleep", "0.5"]
+        command = ["sleep", "100"]
     """)
     batch = [t for t in make_plan(e, 1) if t.kind == "execution"]
     assert len(batch) == 6
@@ -463,16 +463,24 @@ def test_an_interrupted_batch_runs_no_further_trial(tmp_path):
         except worker.Stopped as exc:
             raised.append(str(exc))
 
-    thread = threading.Thread(target=run)
+    thread = threading.Thread(target=run, daemon=True)
     began = time.monotonic()
     thread.start()
-    time.sleep(0.2)
+    while not execute.RUNNING and time.monotonic() - began < 120:  # polled: loaded machines
+        time.sleep(0.01)
     assert worker.stop_trials() == 1
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - began < 1.5  # not 6 × 0.5 s
+    thread.join(120)  # far below 6 x 100 s: the batch stopped at its first trial
+    assert not thread.is_alive()
     assert raised and f"trial {batch[1].seq}" in raised[0]
     # a batch started after the stop runs in full
-    assert len(worker.run_trials(e, batch[:1])) == 1
+    quick = experiment(tmp_path, """
+        seed = 1
+        executions = 1
+        [alternatives.a]
+        command = ["true"]
+    """, "quick.toml")
+    assert len(worker.run_trials(quick, [t for t in make_plan(quick, 1)
+                                          if t.kind == "execution"])) == 1
 
 
 def test_a_noise_warning_shared_by_machines_is_one_line(tmp_path):

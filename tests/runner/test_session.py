@@ -174,7 +174,15 @@ def test_stop_when_max_time(tmp_path):
     """)
     result = run_experiment(exp, str(tmp_path / "r.db"))
     assert result.status == "stopped" and "max_time" in result.stop_reason
-    assert 3 <= result.counts["ok"] <= 5
+    # it stopped after the first round whose trials' recorded walls add up to 0.1 s: how
+    # many that is depends on the machine's load, so the test reads the walls back
+    conn = sqlite3.connect(tmp_path / "r.db")
+    rounds = conn.execute("SELECT round, SUM(wall) FROM trials WHERE wall IS NOT NULL "
+                          "GROUP BY round ORDER BY round").fetchall()
+    conn.close()
+    walls = [w for _, w in rounds]
+    assert sum(walls) >= 0.1 > sum(walls[:-1])
+    assert result.counts["ok"] == len(walls) < 100
 
 
 def test_resume_refuses_another_experiment_file(tmp_path):
