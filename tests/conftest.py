@@ -19,15 +19,20 @@ def r_reference() -> dict:
 
 @pytest.fixture
 def run_cli(capsys):
-    """Run `benchlab ARGS...` in-process; returns (exit code, stdout, stderr)."""
+    """Run `benchlab ARGS...` in-process; returns (exit code, stdout, stderr). With
+    `expect=CODE` it also asserts the exit code (showing standard error if it differs):
+    a test that reads the output alone would pass when the command fails."""
     from benchlab.cli.main import main
 
-    def run(*args: str) -> tuple[int, str, str]:
+    def run(*args: str, expect: int | None = None) -> tuple[int, str, str]:
         try:
             code = main([str(a) for a in args])
         except SystemExit as exc:  # argparse's own exits (--help, usage errors)
             code = exc.code if isinstance(exc.code, int) else 2
         out = capsys.readouterr()
+        if expect is not None:
+            assert code == expect, (f"benchlab {' '.join(map(str, args))}: exit {code}, "
+                                    f"expected {expect}\n{out.err}")
         return code, out.out, out.err
 
     return run

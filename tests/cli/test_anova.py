@@ -20,7 +20,7 @@ def test_example_two_level_analysis(run_cli):
     assert "machine (core2 -1, p4 +1)" in out
     assert "the analysis of the mean holds" in out
     code, out, _ = run_cli("anova", RESULTS, "--response", "time", *FACTORS,
-                           "--interactions", "2", "--json")
+                           "--interactions", "2", "--json", expect=0)
     doc = json.loads(out)
     effects = {e["term"]: e for e in doc["effects"]}
     # the simulated model (examples/factorial/make_data.py): machine 78.6, machine:load 19.7
@@ -36,13 +36,13 @@ def test_example_two_level_analysis(run_cli):
 def test_latency_diagnostics_point_to_qreg(run_cli, tmp_path):
     plot = tmp_path / "res.svg"
     code, out, _ = run_cli("anova", RESULTS, "--response", "latency", *FACTORS,
-                           "--plot", plot, "--json")
+                           "--plot", plot, "--json", expect=0)
     doc = json.loads(out)
     assert doc["diagnostics"]["normality"]["ok"] is False
     assert any("benchlab qreg" in a for a in doc["diagnostics"]["advice"])
     assert plot.read_text().lstrip().startswith("<?xml")
     code, out, _ = run_cli("anova", RESULTS, "--response", "latency", *FACTORS, "--log",
-                           "--json")
+                           "--json", expect=0)
     doc = json.loads(out)
     assert doc["transform"] == "log"
     machine = next(e for e in doc["effects"] if e["term"] == "machine")
@@ -53,7 +53,7 @@ def test_design_then_anova_round_trip(run_cli, tmp_path):
     """A plan from `benchlab design` with a response column added is anova's input."""
     plan = tmp_path / "plan.csv"
     code, _, _ = run_cli("design", "--factor", "cache=on,off", "--factor", "cpu=2,10",
-                         "--replicates", "3", "--seed", "1", "-o", plan)
+                         "--replicates", "3", "--seed", "1", "-o", plan, expect=0)
     lines = plan.read_text().splitlines()
     head = [i for i, x in enumerate(lines) if x.startswith("run,")][0]
     rows = [lines[head] + ",time"]
@@ -131,5 +131,5 @@ def test_rows_sharing_a_run_are_flagged(run_cli, tmp_path):
     code, out, _ = run_cli("anova", path, "--response", "latency", "--factors", "a", "--json")
     assert code == 0
     assert any("5 rows share a run" in w for w in json.loads(out)["warnings"])
-    code, out, _ = run_cli("anova", RESULTS, "--response", "time", *FACTORS, "--json")
+    code, out, _ = run_cli("anova", RESULTS, "--response", "time", *FACTORS, "--json", expect=0)
     assert json.loads(out)["warnings"] == []  # a plan has one row per run

@@ -30,7 +30,7 @@ def test_readme_example(run_cli):
 
 
 def test_no_plot(run_cli):
-    _, out, _ = run_cli("compare", *KAMP, "--no-plot")
+    _, out, _ = run_cli("compare", *KAMP, "--no-plot", expect=0)
     assert "├" not in out
 
 
@@ -53,10 +53,10 @@ def test_json_document_keys(run_cli):
 def test_unbounded_ratio_is_null_in_json(tmp_path, run_cli):
     a = numbers(tmp_path, "a.txt", [0.1, 5.0, 0.2])  # baseline mean not distinguishable from 0
     b = numbers(tmp_path, "b.txt", [1.0, 1.1, 0.9])
-    code, out, _ = run_cli("compare", a, b, "--json")
+    code, out, _ = run_cli("compare", a, b, "--json", expect=0)
     ratio = json.loads(out)["comparisons"][0]["ratio"]
     assert ratio["low"] is None and ratio["high"] is None and ratio["bounded"] is False
-    _, text, _ = run_cli("compare", a, b)
+    _, text, _ = run_cli("compare", a, b, expect=0)
     assert "unbounded" in text
 
 
@@ -85,13 +85,13 @@ def test_verdict_words(tmp_path, run_cli):
     old = numbers(tmp_path, "old.txt", [10.0, 10.1, 9.9, 10.05, 9.95])
     new = numbers(tmp_path, "new.txt", [9.0, 9.1, 8.9, 9.05, 8.95])
     same = numbers(tmp_path, "same.txt", [10.01, 10.09, 9.92, 10.04, 9.96])
-    _, out, _ = run_cli("compare", old, new, "--unit", "s")
+    _, out, _ = run_cli("compare", old, new, "--unit", "s", expect=0)
     assert "new is 10.0% faster than old (95% CI" in out
-    _, out, _ = run_cli("compare", old, new, "--unit", "ops/s")
+    _, out, _ = run_cli("compare", old, new, "--unit", "ops/s", expect=0)
     assert "new is 10.0% worse than old" in out
-    _, out, _ = run_cli("compare", old, new)
+    _, out, _ = run_cli("compare", old, new, expect=0)
     assert "new is 10.0% lower than old" in out
-    _, out, _ = run_cli("compare", old, same, "--threshold", "2%")
+    _, out, _ = run_cli("compare", old, same, "--threshold", "2%", expect=0)
     assert "equivalent within ±2.0%" in out
 
 
@@ -119,22 +119,22 @@ def test_bare_bootstrap_flag_before_files(run_cli):
 
 
 def test_unseeded_bootstrap_reports_the_seed_it_drew(run_cli):
-    first = json.loads(run_cli("compare", *KAMP, "--bootstrap", "300", "--json")[1])
+    first = json.loads(run_cli("compare", *KAMP, "--bootstrap", "300", "--json", expect=0)[1])
     seed = first["seed"]
     assert isinstance(seed, int)
     again = json.loads(run_cli("compare", *KAMP, "--bootstrap", "300", "--seed", str(seed),
-                               "--json")[1])
+                               "--json", expect=0)[1])
     assert again["comparisons"][0]["bootstrap"] == first["comparisons"][0]["bootstrap"]
 
 
 def test_bootstrap_reproducible_through_cli(run_cli):
-    one = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
-    two = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json")[1]
+    one = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json", expect=0)[1]
+    two = run_cli("compare", *KAMP, "--bootstrap", "500", "--seed", "9", "--json", expect=0)[1]
     assert one == two
 
 
 def test_independent_tests_and_df_choice(run_cli):
-    doc = json.loads(run_cli("compare", *KAMP, "--tests", "--df", "pooled", "--json")[1])
+    doc = json.loads(run_cli("compare", *KAMP, "--tests", "--df", "pooled", "--json", expect=0)[1])
     comp = doc["comparisons"][0]
     assert [t["name"] for t in comp["tests"]] == [
         "Student t (pooled)", "Mann-Whitney U", "Kolmogorov-Smirnov", "F-test (variances)",
@@ -146,7 +146,7 @@ def test_independent_tests_and_df_choice(run_cli):
 def test_inconclusive_advice_in_json_and_text(tmp_path, run_cli):
     a = numbers(tmp_path, "a.txt", [10, 11, 9, 10.5])
     b = numbers(tmp_path, "b.txt", [10.2, 10.9, 9.4, 10.6, 10.1, 9.9, 10.8, 9.7, 10.3, 10.4])
-    code, out, _ = run_cli("compare", a, b, "--json", "--threshold", "2%")
+    code, out, _ = run_cli("compare", a, b, "--json", "--threshold", "2%", expect=0)
     verdict = json.loads(out)["comparisons"][0]["verdict"]
     advice = verdict["advice"]
     assert verdict["outcome"] == "inconclusive" and advice["power"] == 0.8
@@ -172,7 +172,7 @@ def test_baseline_choice_and_three_samples(tmp_path, run_cli):
     a = numbers(tmp_path, "a.txt", [1.0, 1.1, 0.9])
     b = numbers(tmp_path, "b.txt", [2.0, 2.1, 1.9])
     c = numbers(tmp_path, "c.txt", [3.0, 3.1, 2.9])
-    doc = json.loads(run_cli("compare", a, b, c, "--baseline", "b", "--json")[1])
+    doc = json.loads(run_cli("compare", a, b, c, "--baseline", "b", "--json", expect=0)[1])
     assert [(x["baseline"], x["candidate"]) for x in doc["comparisons"]] == [("b", "a"),
                                                                            ("b", "c")]
 
@@ -189,7 +189,7 @@ def test_non_positive_baseline_reports_difference_and_exits_2(tmp_path, run_cli)
 def test_zero_variance_is_exact(tmp_path, run_cli):
     a = numbers(tmp_path, "a.txt", [2.0, 2.0, 2.0])
     b = numbers(tmp_path, "b.txt", [3.0, 3.0, 3.0])
-    doc = json.loads(run_cli("compare", a, b, "--json")[1])
+    doc = json.loads(run_cli("compare", a, b, "--json", expect=0)[1])
     comp = doc["comparisons"][0]
     assert comp["ratio"]["low"] == comp["ratio"]["high"] == 1.5
     assert comp["difference"]["pvalue"] == 0.0 and comp["verdict"]["outcome"] == "change"

@@ -24,7 +24,7 @@ def test_plan_csv_written(run_cli, tmp_path):
     assert [int(r["run"]) for r in rows] == list(range(1, 81))
     cells = {(r["sched"], r["machine"], r["vmstat"], r["load"]) for r in rows}
     assert len(cells) == 16
-    code, again, _ = run_cli("design", *FACTORS, "--replicates", "5", "--seed", "7")
+    code, again, _ = run_cli("design", *FACTORS, "--replicates", "5", "--seed", "7", expect=0)
     assert again == out.read_text()
 
 
@@ -50,7 +50,7 @@ def test_sign_table(run_cli):
 
 def test_json(run_cli):
     code, out, _ = run_cli("design", "--factor", "A=lo,hi", "--factor", "B=x,y",
-                           "--replicates", "2", "--seed", "3", "--json")
+                           "--replicates", "2", "--seed", "3", "--json", expect=0)
     doc = json.loads(out)
     assert doc["command"] == "design" and doc["seed"] == 3 and doc["replicates"] == 2
     assert doc["design"] == "2^k full factorial"

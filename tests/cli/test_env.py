@@ -13,7 +13,7 @@ def test_env_text_and_json(run_cli):
     for label in ("CPU:", "cores usable:", "governor:", "turbo boost:", "kernel:",
                   "load average:", "ASLR:", "environment:", "timer:"):
         assert label in out
-    code, out, err = run_cli("env", "--json")
+    code, out, err = run_cli("env", "--json", expect=0)
     doc = json.loads(out)
     assert doc["benchlab_version"] and doc["command"] == "env"
     assert doc["environment"]["timer_resolution_s"] > 0
@@ -44,7 +44,7 @@ def test_env_of_a_store(tmp_path, run_cli):
     assert run_cli("run", exp, "-o", db, "--quiet")[0] == 0
     code, out, err = run_cli("env", "--store", db)
     assert code == 0 and out.startswith("session 1: ") and "finished" in out
-    code, out, err = run_cli("env", "--store", db, "--json")
+    code, out, err = run_cli("env", "--store", db, "--json", expect=0)
     doc = json.loads(out)
     assert doc["sessions"][0]["environment"]["benchlab"] == doc["benchlab_version"]
 
@@ -129,7 +129,7 @@ def test_identical_machines_that_differ_are_warned_about(tmp_path, run_cli):
     assert out.index(WARNING) < out.index("kernel  ") < out.index("expected to differ:") \
         < out.index("host name")
     assert run_cli("env", db, "--strict")[0] == 1
-    assert run_cli("env", "--store", db)[1] == out
+    assert run_cli("env", "--store", db, expect=0)[1] == out
 
 
 def test_machines_as_a_factor_differ_without_warnings(tmp_path, run_cli):
@@ -137,7 +137,7 @@ def test_machines_as_a_factor_differ_without_warnings(tmp_path, run_cli):
     code, out, err = run_cli("env", db)
     assert code == 0 and "role factor" in out and "meant to be identical" not in out
     assert _rows(out)["kernel"].startswith("≠ ")
-    doc = json.loads(run_cli("env", db, "--json")[1])
+    doc = json.loads(run_cli("env", db, "--json", expect=0)[1])
     assert doc["machines_role"] == "factor" and doc["warnings"] == []
     assert doc["sessions"][0]["machine_warnings"] == []
     assert doc["sessions"][0]["warnings"] == []
@@ -146,7 +146,7 @@ def test_machines_as_a_factor_differ_without_warnings(tmp_path, run_cli):
 
 def test_json_has_each_machines_record_and_the_differing_keys(tmp_path, run_cli):
     db = _machines_store(tmp_path, run_cli, "level")
-    doc = json.loads(run_cli("env", db, "--json")[1])
+    doc = json.loads(run_cli("env", db, "--json", expect=0)[1])
     (s,) = doc["sessions"]
     assert s["machines"] == ["m1", "m2"]
     assert s["environment"]["machines"]["m2"]["kernel"] == "6.1.0-21"
@@ -165,7 +165,7 @@ def test_csv_markdown_and_html_of_machines(tmp_path, run_cli):
     from html.parser import HTMLParser
 
     db = _machines_store(tmp_path, run_cli, "level")
-    rows = list(csv.DictReader(io.StringIO(run_cli("env", db, "--format", "csv")[1])))
+    rows = list(csv.DictReader(io.StringIO(run_cli("env", db, "--format", "csv", expect=0)[1])))
     kernel = {r["machine"]: r for r in rows if r["table"] == "environment"
               and r["key"] == "kernel"}
     assert kernel["m2"]["value"] == "6.1.0-21" and kernel["m1"]["differs"] == "True"
@@ -173,7 +173,7 @@ def test_csv_markdown_and_html_of_machines(tmp_path, run_cli):
     cpu = [r for r in rows if r["key"] == "cpu_model"]
     assert len(cpu) == 2 and {r["differs"] for r in cpu} == {"False"}
 
-    md = run_cli("env", db, "--format", "markdown")[1]
+    md = run_cli("env", db, "--format", "markdown", expect=0)[1]
     assert "| key | m1 | m2 | differs |" in md
     assert "| kernel | 6\\.1\\.0\\-18 | 6\\.1\\.0\\-21 | ≠ |" in md or \
         any(line.startswith("| kernel |") and line.endswith("| ≠ |") for line in md.split("\n"))
@@ -198,7 +198,7 @@ def test_csv_markdown_and_html_of_machines(tmp_path, run_cli):
             if self.cell is not None:
                 self.cell += data
 
-    page = run_cli("env", db, "--format", "html")[1]
+    page = run_cli("env", db, "--format", "html", expect=0)[1]
     parser = Cells()
     parser.feed(page)
     table = {r[0]: r[1:] for r in parser.rows if r}
@@ -211,11 +211,11 @@ def test_csv_markdown_and_html_of_machines(tmp_path, run_cli):
 def test_machine_names_are_inert(tmp_path, run_cli):
     names = ("<script>alert(1)</script>", "m|2\x1b[31m")
     db = _machines_store(tmp_path, run_cli, "level", names=names)
-    out = run_cli("env", db)[1]
+    out = run_cli("env", db, expect=0)[1]
     assert "\x1b" not in out and "\\x1b[31m" in out
-    page = run_cli("env", db, "--format", "html")[1]
+    page = run_cli("env", db, "--format", "html", expect=0)[1]
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    md = run_cli("env", db, "--format", "markdown")[1]
+    md = run_cli("env", db, "--format", "markdown", expect=0)[1]
     assert "<script>" not in md and "m\\|2" in md
 
 
@@ -245,7 +245,7 @@ def test_a_store_and_an_experiment_together_are_refused(tmp_path, run_cli):
     db = _machines_store(tmp_path, run_cli, None)
     code, out, err = run_cli("env", db, "--store", db)
     assert code == 2 and err.count("\n") == 1 and "not both" in err
-    doc = json.loads(run_cli("env", db, "--json")[1])
+    doc = json.loads(run_cli("env", db, "--json", expect=0)[1])
     assert doc["machines_role"] is None and doc["warnings"] == []  # no role: no warning
     assert [d["key"] for d in doc["sessions"][0]["differences"]] == [
         "kernel", "hostname", "load_average"]
@@ -260,7 +260,7 @@ def test_a_real_run_on_two_local_workers(tmp_path, run_cli):
     code, out, err = run_cli("run", "examples/experiments/machines.toml", "--cluster",
                              "local:2", "-o", db, "--quiet")
     assert code == 0, err
-    doc = json.loads(run_cli("env", db, "--json")[1])
+    doc = json.loads(run_cli("env", db, "--json", expect=0)[1])
     (s,) = doc["sessions"]
     assert s["machines"] == ["m1", "m2"] and doc["machines_role"] == "factor"
     records = s["environment"]["machines"]

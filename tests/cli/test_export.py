@@ -65,7 +65,7 @@ def test_metric_and_no_warmup(store, run_cli, tmp_path):
 
 def test_round_trip_through_compare(store, run_cli, tmp_path):
     out_file = tmp_path / "d.csv"
-    run_cli("export", store, "-o", out_file, "--metric", "v", "--no-warmup")
+    run_cli("export", store, "-o", out_file, "--metric", "v", "--no-warmup", expect=0)
     code, from_csv, err = run_cli("compare", out_file, "--by", "case", "--levels",
                                   "build,execution", "--json")
     assert code == 0, err

@@ -37,7 +37,7 @@ def test_plan_text_and_json(run_cli):
             "--cost", "run=20", "--cost", "measurement=3"]
     code, out, _ = run_cli(*args, "--budget", "1h")
     assert code == 0 and "4.2937" in out and "1.3023" in out and "single-level" in out
-    doc = json.loads(run_cli(*args, "--target", "5%", "--json")[1])
+    doc = json.loads(run_cli(*args, "--target", "5%", "--json", expect=0)[1])
     group = doc["groups"][0]
     assert group["optimal"]["repetitions"]["run"] == 2
     assert group["optimal"]["repetitions"]["measurement"] == 5
@@ -67,7 +67,7 @@ def test_compare_levels_uses_top_level_means(run_cli):
     assert [h["name"] for h in doc["hierarchy"]] == ["old", "new"]
     assert "detects a change of" in doc["comparisons"][0]["verdict"]["text"]
     code, out, _ = run_cli("compare", TWO, "--by", "system", "--levels", "build,run",
-                           "--threshold", "1%", "--json")
+                           "--threshold", "1%", "--json", expect=0)
     text = json.loads(out)["comparisons"][0]["verdict"]["text"]
     assert "build units per sample to resolve ±1.0%" in text  # top-level units counted
 
@@ -75,8 +75,8 @@ def test_compare_levels_uses_top_level_means(run_cli):
 def test_compare_levels_bootstrap_and_resample(run_cli):
     base = ["compare", TWO, "--by", "system", "--levels", "build,run", "--bootstrap", "500",
             "--seed", "2", "--json"]
-    full = json.loads(run_cli(*base)[1])
-    flat = json.loads(run_cli(*base, "--resample", "flat")[1])
+    full = json.loads(run_cli(*base, expect=0)[1])
+    flat = json.loads(run_cli(*base, "--resample", "flat", expect=0)[1])
     f, g = full["comparisons"][0]["bootstrap"][0], flat["comparisons"][0]["bootstrap"][0]
     assert (g["percentile"]["high"] - g["percentile"]["low"]) < (
         f["percentile"]["high"] - f["percentile"]["low"])
@@ -105,10 +105,10 @@ FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 
 
 def test_format_levels_are_used_unless_none(run_cli):
-    doc = json.loads(run_cli("compare", FORMATS / "pyperf.json", "--json")[1])
+    doc = json.loads(run_cli("compare", FORMATS / "pyperf.json", "--json", expect=0)[1])
     assert doc["comparisons"][0]["ratio"]["method"].startswith("Fieller on run means")
     flat = json.loads(run_cli("compare", FORMATS / "pyperf.json", "--levels", "none",
-                              "--json")[1])
+                              "--json", expect=0)[1])
     assert flat["comparisons"][0]["ratio"]["method"] == "Fieller (welch df)"
     assert flat["hierarchy"] == []
 
@@ -163,14 +163,14 @@ def test_top_level_without_variation_is_not_merged_into_a_level_above(tmp_path, 
             rows += [f"{b},{r},{100 + shift + rng.normal(0, 0.5):.4f}" for _ in range(5)]
     path = tmp_path / "flat_builds.csv"
     path.write_text("\n".join(rows) + "\n")
-    doc = json.loads(run_cli("summary", path, "--levels", "build,run", "--json")[1])
+    doc = json.loads(run_cli("summary", path, "--levels", "build,run", "--json", expect=0)[1])
     group = doc["groups"][0]
     assert group["levels"][0]["t2"] < 0 and group["levels"][0]["droppable"] is False
     assert not any("merged into the level above" in w and "'build'" in w
                    for w in group["warnings"])
     assert any("the top level 'build' adds no detectable variation of its own" in w
                for w in group["warnings"])
-    out = run_cli("summary", path, "--levels", "build,run")[1]
+    out = run_cli("summary", path, "--levels", "build,run", expect=0)[1]
     assert "(no detectable variation of its own)" in out and "can be dropped" not in out
 
 
@@ -185,15 +185,15 @@ def test_level_errors_name_the_file_and_only_real_columns(tmp_path, run_cli):
     code, _, err = run_cli("plan", one, "--levels", "build,run", "--cost", "build=1m",
                            "--cost", "run=1s", "--cost", "measurement=1s", "--budget", "1h")
     assert code == 2 and err.startswith(f"benchlab: {one}: ")
-    code, _, err = run_cli("summary", one, "--levels", "build,fork")
+    code, _, err = run_cli("summary", one, "--levels", "build,fork", expect=2)
     assert err == f"benchlab: {one}: no level column 'fork' (columns: build, run)\n"
     own = tmp_path / "own.csv"  # a file's own "sample" column is real, and kept
     own.write_text("sample,value\nx,1\ny,2\nx,3\n")
-    code, _, err = run_cli("summary", own, "--levels", "run")
+    code, _, err = run_cli("summary", own, "--levels", "run", expect=2)
     assert err == f"benchlab: {own}: no level column 'run' (columns: sample)\n"
     plain = tmp_path / "plain.txt"
     plain.write_text("1\n2\n3\n")
-    code, _, err = run_cli("summary", plain, "--levels", "run")
+    code, _, err = run_cli("summary", plain, "--levels", "run", expect=2)
     assert err == (f"benchlab: {plain}: no level column 'run' (a plain file of numbers has "
                    "none)\n")
 

@@ -62,7 +62,7 @@ def test_the_ratio_ci_is_that_of_compare_on_the_commit_means(run_cli, shifted, t
     from benchlab.history.check import commit_means
     from benchlab.history.store import History
 
-    _, out, _ = run_cli("history", "check", "--db", shifted, "--json")
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--json", expect=0)
     ratio = json.loads(out)["changes"][0]["ratio"]
     with History.open(shifted) as h:
         sort = next(s for s in h.series() if s.benchmark == "sort")
@@ -70,7 +70,7 @@ def test_the_ratio_ci_is_that_of_compare_on_the_commit_means(run_cli, shifted, t
     np.savetxt(tmp_path / "before.txt", means[:25])
     np.savetxt(tmp_path / "after.txt", means[25:])
     _, out, _ = run_cli("compare", tmp_path / "before.txt", tmp_path / "after.txt", "--json",
-                        "--no-diagnostics")
+                        "--no-diagnostics", expect=0)
     ref = json.loads(out)["comparisons"][0]["ratio"]
     assert ratio["low"] == pytest.approx(ref["low"], rel=1e-9)
     assert ratio["high"] == pytest.approx(ref["high"], rel=1e-9)
@@ -82,14 +82,15 @@ def test_fail_on_and_the_reporting_window(run_cli, shifted):
     code, out, _ = run_cli("history", "check", "--db", shifted, "--last", "10", "--json",
                            "--fail-on", "regression")
     assert code == 0 and json.loads(out)["changes"] == []
-    _, out, _ = run_cli("history", "check", "--db", shifted, "--since", "c020", "--json")
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--since", "c020", "--json", expect=0)
     assert [c["commit"] for c in json.loads(out)["changes"]] == ["c025"]
     code, _, err = run_cli("history", "check", "--db", shifted, "--since", "nope")
     assert code == 2 and "no commit 'nope'" in err
 
 
 def test_a_change_below_the_threshold_is_not_reported(run_cli, shifted):
-    _, out, _ = run_cli("history", "check", "--db", shifted, "--threshold", "8%", "--json")
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--threshold", "8%", "--json",
+                        expect=0)
     assert json.loads(out)["changes"] == []
 
 
@@ -106,7 +107,7 @@ def test_every_format_of_check(run_cli, shifted):
     for fmt in ("text", "markdown", "csv", "html"):
         code, out, err = run_cli("history", "check", "--db", shifted, "--format", fmt)
         assert code == 0 and "c025" in out, (fmt, err)
-    _, out, _ = run_cli("history", "check", "--db", shifted, "--format", "csv")
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--format", "csv", expect=0)
     assert out.splitlines()[0].startswith("table,benchmark,metric,term,estimate,low,high")
 
 
@@ -224,7 +225,7 @@ def test_show_last_and_csv_rows(run_cli, shifted):
     assert sort[0]["commit"] == "c020" and [r["commit"] for r in sort
                                            if r["change"] == "True"] == ["c025"]
     # the change at c025 is found on the whole history and still shown from c020 on
-    code, out, _ = run_cli("history", "show", "--db", shifted, "--last", "10", "--json")
+    code, out, _ = run_cli("history", "show", "--db", shifted, "--last", "10", "--json", expect=0)
     assert [s["changes"] for s in json.loads(out)["series"]] == [[], []]
 
 
@@ -318,7 +319,7 @@ def test_check_says_which_benchmark_has_too_few_commits(run_cli, shifted, tmp_pa
     [note] = [n for n in doc["notes"] if "fresh" in n]
     assert note == ("fresh (value, default): 1 commit; finding a change needs at least 6 (3 "
                     "on each side), so none is reported")
-    _, text, _ = run_cli("history", "check", "--db", shifted)
+    _, text, _ = run_cli("history", "check", "--db", shifted, expect=0)
     assert sum("fresh" in line for line in text.splitlines()) == 1
 
 
@@ -330,7 +331,7 @@ def test_compare_gives_a_new_benchmark_its_row(run_cli, shifted, tmp_path):
     [row] = [line for line in out.splitlines() if line.startswith("fresh ")]
     assert row.endswith("new benchmark, no baseline") and "n=3" in row
     assert any(line.startswith("sort ") for line in out.splitlines())
-    code, out, _ = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json")
+    code, out, _ = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json", expect=0)
     doc = json.loads(out)
     assert [b["benchmark"] for b in doc["benchmarks"]] == ["parse", "sort"]
     [new] = doc["unbaselined"]
@@ -351,7 +352,7 @@ def test_compare_of_a_head_with_no_baseline_at_all(run_cli, tmp_path):
     assert code == 0, err
     assert out.splitlines()[0].startswith("head first: no benchmark has a baseline")
     assert sum(line.endswith("new benchmark, no baseline") for line in out.splitlines()) == 2
-    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "first", "--json")
+    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "first", "--json", expect=0)
     doc = json.loads(out)
     assert doc["benchmarks"] == [] and [u["benchmark"] for u in doc["unbaselined"]] == ["a", "b"]
     for fmt in ("markdown", "csv", "html"):
@@ -499,7 +500,8 @@ def test_compare_notes_a_head_whose_runs_vary_more(run_cli, shifted, tmp_path):
     noted = [line for line in out.splitlines() if "runs vary" in line]
     assert len(noted) == 1 and "parse: the head's runs vary" in noted[0]
     assert "(F test p = " in noted[0] and noted[0].endswith("its CI uses the head's own spread")
-    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json")
+    code, out, err = run_cli("history", "compare", "--db", shifted, "--head", "h", "--json",
+                             expect=0)
     doc = json.loads(out)
     spreads = {s["benchmark"]: s for s in doc["spreads"]}
     parse, sort = spreads["parse"], spreads["sort"]
@@ -533,7 +535,7 @@ def test_a_store_run_on_machines_gives_each_machine_its_series(run_cli, tmp_path
     with sqlite3.connect(db) as conn:
         keys = sorted(conn.execute("SELECT benchmark, machine FROM series").fetchall())
     assert keys == [("long", "m1"), ("long", "m2"), ("short", "m1"), ("short", "m2")]
-    _, out, _ = run_cli("history", "show", "--db", db, "--format", "json")
+    _, out, _ = run_cli("history", "show", "--db", db, "--format", "json", expect=0)
     by_key = {(s["benchmark"], s["machine"]): s for s in json.loads(out)["series"]}
     store = sqlite3.connect(f"file:{examples / 'machines.db'}?mode=ro", uri=True)
     expected = store.execute(

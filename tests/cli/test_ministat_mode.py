@@ -123,11 +123,15 @@ def run_case(case: Case, monkeypatch, **extra) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
-def call(files, monkeypatch=None, stdin: bytes | None = None, **options) -> tuple[int, str, str]:
+def call(files, monkeypatch=None, stdin: bytes | None = None, expect: int | None = None,
+         **options) -> tuple[int, str, str]:
+    """Run ministat mode in-process: (exit code, stdout, stderr); `expect` asserts the code."""
     if stdin is not None:
         _stdin(monkeypatch, stdin)
     out, err = io.StringIO(), io.StringIO()
     rc = run(list(files), stdout=out, stderr=err, **options)
+    if expect is not None:
+        assert rc == expect, (files, options, rc, err.getvalue())
     return rc, out.getvalue(), err.getvalue()
 
 
@@ -328,12 +332,12 @@ def test_quiet_leaves_out_legend_and_header(monkeypatch):
     g_n = (GOLDEN / "kamp_user_n.out").read_text().splitlines(keepends=True)
     assert call(["current_user.txt", "buf_work_user.txt"], stats_only=True, quiet=True) == (
         0, "".join(g_n[3:]), "")
-    full = call(files)[1].splitlines(keepends=True)
-    quiet = call(files, quiet=True)[1].splitlines(keepends=True)
+    full = call(files, expect=0)[1].splitlines(keepends=True)
+    quiet = call(files, quiet=True, expect=0)[1].splitlines(keepends=True)
     header = full.index("    N           Min           Max        Median           Avg"
                         "        Stddev\n")
     assert quiet == full[3:header] + full[header + 1:]
-    assert call(files, quiet=True, all_stats=True)[1] == "".join(full[header + 1:])
+    assert call(files, quiet=True, all_stats=True, expect=0)[1] == "".join(full[header + 1:])
 
 
 def test_all_stats_keeps_the_comparisons(monkeypatch):
@@ -379,7 +383,7 @@ def test_default_width_on_a_terminal_follows_columns(monkeypatch):
     assert out.getvalue().splitlines()[2] == "+" + "-" * 50 + "+"
     monkeypatch.delenv("COLUMNS")
     plain = io.StringIO()
-    run(["iguana", "chameleon"], stdout=plain, stderr=io.StringIO())
+    assert run(["iguana", "chameleon"], stdout=plain, stderr=io.StringIO()) == 0
     assert plain.getvalue().splitlines()[2] == "+" + "-" * 74 + "+"
 
 
@@ -423,7 +427,7 @@ def test_nan_and_infinity_are_refused(tmp_path, text, line, what):
 def test_invalid_data_is_reported_before_nan(tmp_path):
     path = tmp_path / "v.txt"
     path.write_text("nan\n1\n2\nx\n")
-    assert call([str(path)])[2] == f"benchlab: Invalid data on line 4 in {path}\n"
+    assert call([str(path)])[::2] == (2, f"benchlab: Invalid data on line 4 in {path}\n")
 
 
 @pytest.mark.parametrize("width", [0, 1])

@@ -57,9 +57,9 @@ def test_json_has_one_entry_per_effect_with_the_documented_keys(capsys):
 
 def test_the_same_seed_gives_the_same_document(capsys):
     argv = [*BASE, *REPS, "--effect", "2%", "--seed", "9", "--json"]
-    first = json.loads(_run(argv, capsys)[1])
-    again = json.loads(_run(argv, capsys)[1])
-    assert first["power"] == again["power"]
+    (code1, first, _), (code2, again, _) = _run(argv, capsys), _run(argv, capsys)
+    assert code1 == code2 == 0
+    assert json.loads(first)["power"] == json.loads(again)["power"]
 
 
 def test_without_reps_the_design_is_the_plans_optimum(capsys):
@@ -70,8 +70,9 @@ def test_without_reps_the_design_is_the_plans_optimum(capsys):
     assert design["from"] == "budget"
     assert design["repetitions"] == {"build": 16, "run": 23, "measurement": 3}  # docs/plan.md
     assert design["total_cost"] == pytest.approx(16 * 1326.5)
-    _, plan_out, _ = _run(["plan", PILOT, "--levels", "build,run", *COSTS, "--budget", "6h",
-                           "--json"], capsys)
+    code, plan_out, _ = _run(["plan", PILOT, "--levels", "build,run", *COSTS, "--budget", "6h",
+                              "--json"], capsys)
+    assert code == 0
     optimal = json.loads(plan_out)["groups"][0]["optimal"]["repetitions"]
     assert optimal == design["repetitions"]
 

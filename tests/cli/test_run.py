@@ -38,9 +38,9 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, run_cli):
     assert "order: interleaved-random, seed 5" in out
     assert "estimated duration: unknown" in out
     assert not db.exists()
-    code, again, _ = run_cli("run", exp, "-o", db, "--dry-run")
+    code, again, _ = run_cli("run", exp, "-o", db, "--dry-run", expect=0)
     assert again == out  # seeded: the same plan
-    code, other, _ = run_cli("run", exp, "-o", db, "--dry-run", "--seed", "6")
+    code, other, _ = run_cli("run", exp, "-o", db, "--dry-run", "--seed", "6", expect=0)
     assert "seed 6" in other
 
 
@@ -65,7 +65,7 @@ def test_run_then_compare_summary_and_export(tmp_path, run_cli):
     code, out, err = run_cli("compare", db)
     assert code == 0, err
     assert "new vs old" in out  # the file's first alternative is the baseline
-    code, out, err = run_cli("compare", db, "--json")
+    code, out, err = run_cli("compare", db, "--json", expect=0)
     doc = json.loads(out)
     assert doc["comparisons"][0]["baseline"] == "old"
     code, out, err = run_cli("summary", db)
@@ -78,7 +78,7 @@ def test_quiet_and_json(tmp_path, run_cli):
     doc = json.loads(out)
     assert code == 0 and doc["status"] == "finished" and doc["trials"]["ok"] == 8
     assert doc["measurements"] == 8 and doc["seed"] == 5
-    code, out, err = run_cli("run", exp, "-o", tmp_path / "q.db", "--quiet")
+    code, out, err = run_cli("run", exp, "-o", tmp_path / "q.db", "--quiet", expect=0)
     assert "] round " not in out and "trials: 8 ok" in out  # no progress lines
 
 
@@ -129,7 +129,7 @@ def test_bad_experiment_files(tmp_path, run_cli, text, fragment):
 def test_resume_with_a_different_file_is_refused(tmp_path, run_cli):
     exp = write(tmp_path, SMALL)
     db = tmp_path / "r.db"
-    run_cli("run", exp, "-o", db, "--quiet")
+    run_cli("run", exp, "-o", db, "--quiet", expect=0)
     other = write(tmp_path, SMALL.replace("executions = 3", "executions = 4"), "other.toml")
     code, out, err = run_cli("run", other, "-o", db, "--resume")
     assert code == 2
@@ -163,7 +163,7 @@ def test_estimate_from_a_pilot(tmp_path, run_cli):
     exp = write(tmp_path, SMALL)
     pilot = tmp_path / "pilot.db"
     assert run_cli("run", exp, "-o", pilot, "--quiet")[0] == 0
-    code, out, err = run_cli("run", exp, "--dry-run", "--estimate-from", pilot, "--json")
+    code, out, err = run_cli("run", exp, "--dry-run", "--estimate-from", pilot, "--json", expect=0)
     doc = json.loads(out)
     import sqlite3
 

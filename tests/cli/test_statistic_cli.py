@@ -132,7 +132,8 @@ def test_median_suite_benchmark_equals_the_benchmark_alone(tmp_path, capsys):
 
 def test_markdown_shows_the_median_change(tmp_path, capsys):
     old, new = skewed_pair(tmp_path)
-    main(["compare", old, new, "--statistic", "median", "--seed", "1", "--format", "markdown"])
+    assert main(["compare", old, new, "--statistic", "median", "--seed", "1", "--format",
+                 "markdown"]) == 0
     out = capsys.readouterr().out
     assert "ratio of medians with a bootstrap percentile CI" in out
     assert "| -2.4% |" in out

@@ -49,7 +49,7 @@ def test_suite_resample_reaches_every_bootstrap_and_the_json(run_cli):
     # no --bootstrap: no per-benchmark bootstrap ran, so none is reported; the geometric
     # mean's bootstrap did run, with the default spec
     doc = json.loads(run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "3",
-                             "--json")[1])
+                             "--json", expect=0)[1])
     assert doc["resample"] == "RRR"
     assert all(b["resample"] is None and b["comparisons"][0]["bootstrap"] == []
                for b in doc["benchmarks"])
@@ -58,7 +58,7 @@ def test_suite_resample_reaches_every_bootstrap_and_the_json(run_cli):
 def test_suite_flat_resample_is_flat(run_cli):
     def width(spec: str) -> float:
         doc = json.loads(run_cli(*SUITE_ARGS, "--levels", "build,run", "--resample", spec,
-                                 "--seed", "3", "--bootstrap", "1000", "--json")[1])
+                                 "--seed", "3", "--bootstrap", "1000", "--json", expect=0)[1])
         g = doc["geometric_means"][0]
         assert doc["resample"] == (spec if spec == "flat" else spec.upper())
         return g["high"] - g["low"]
@@ -78,9 +78,9 @@ def test_resample_without_bootstrap_is_refused_outside_suites(run_cli):
 def test_no_diagnostics_with_levels_and_benchmark(tmp_path, run_cli):
     path = warmup_csv(tmp_path)
     base = ("compare", path, "--by", "system", "--levels", "build,run")
-    doc = json.loads(run_cli(*base, "--json")[1])
+    doc = json.loads(run_cli(*base, "--json", expect=0)[1])
     assert any(w["kind"] == "warmup" for w in doc["warnings"])
-    doc = json.loads(run_cli(*base, "--json", "--no-diagnostics")[1])
+    doc = json.loads(run_cli(*base, "--json", "--no-diagnostics", expect=0)[1])
     assert not any(w["kind"] in ("warmup", "autocorrelation", "drift") for w in doc["warnings"])
     suite = (*base, "--benchmark", "benchmark", "--seed", "1")
     code, out, _ = run_cli(*suite)
@@ -88,8 +88,8 @@ def test_no_diagnostics_with_levels_and_benchmark(tmp_path, run_cli):
     code, out, _ = run_cli(*suite, "--no-diagnostics")
     assert code == 0 and "warm-up" not in out
     flat = ("compare", path, "--by", "system", "--benchmark", "benchmark", "--seed", "1")
-    assert "warnings:" in run_cli(*flat)[1]
-    assert "warnings:" not in run_cli(*flat, "--no-diagnostics")[1]
+    assert "warnings:" in run_cli(*flat, expect=0)[1]
+    assert "warnings:" not in run_cli(*flat, "--no-diagnostics", expect=0)[1]
 
 
 def test_benchmark_missing_from_a_system_is_skipped_with_a_warning(tmp_path, run_cli):
@@ -102,7 +102,7 @@ def test_benchmark_missing_from_a_system_is_skipped_with_a_warning(tmp_path, run
     assert code == 0 and err == ""
     assert "benchmark 'lu' is missing from 'new': skipped for it" in out
     assert "geometric mean over 3 benchmarks" in out
-    doc = json.loads(run_cli(*args, "--json")[1])
+    doc = json.loads(run_cli(*args, "--json", expect=0)[1])
     assert [b["benchmark"] for b in doc["benchmarks"]] == ["fft", "sor", "mc"]
     assert doc["skipped"] == ["benchmark 'lu' is missing from 'new': skipped for it"]
     assert [h["benchmark"] for h in doc["holm"]] == ["fft", "sor", "mc"]
@@ -163,7 +163,7 @@ def test_files_in_different_time_units_are_converted(tmp_path, run_cli):
     assert result["notes"][0] == "values converted to us (ns from ns)"
     for bench in result["benchmarks"]:
         assert bench["comparisons"][0]["ratio"]["estimate"] == pytest.approx(1.0)
-    code, out, _ = run_cli("compare", formats / "jmh.json", ns, "--seed", "1")
+    code, out, _ = run_cli("compare", formats / "jmh.json", ns, "--seed", "1", expect=0)
     assert "values converted to us (ns from ns)" in out
     for result in doc:
         result["primaryMetric"]["scoreUnit"] = "ops/ms"
@@ -198,7 +198,7 @@ def _interval(low: float | None, high: float | None) -> list[str]:
 def test_suite_bootstrap_intervals_shown_beside_the_json(run_cli, tmp_path, fmt):
     """--bootstrap's per-benchmark intervals: in text and markdown, the JSON's values."""
     args = (*SUITE_ARGS, "--levels", "build,run", "--bootstrap", "500", "--seed", "3")
-    doc = json.loads(run_cli(*args, "--json")[1])
+    doc = json.loads(run_cli(*args, "--json", expect=0)[1])
     code, out, err = run_cli(*args, "--format", fmt)
     assert code == 0 and err == ""
     rows = _boot_rows(out.replace("Bootstrap 95%", "bootstrap 95%"))
@@ -215,7 +215,8 @@ def test_suite_bootstrap_intervals_shown_beside_the_json(run_cli, tmp_path, fmt)
     assert rows == {}
     note = doc["benchmarks"][0]["comparisons"][0]["bootstrap"][0]["note"]
     assert out.count(note) == 1  # shared by every interval: said once
-    plain = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "3", "--format", fmt)[1]
+    plain = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "3", "--format", fmt,
+                    expect=0)[1]
     assert "each benchmark's ratios" not in plain  # no --bootstrap, no table
 
 
@@ -229,8 +230,8 @@ def test_suite_bootstrap_bca_and_notes_of_some_benchmarks(run_cli, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     args = ("compare", path, "--by", "system", "--benchmark", "benchmark", "--bootstrap", "500",
             "--seed", "1", "--no-diagnostics")
-    doc = json.loads(run_cli(*args, "--json")[1])
-    out = run_cli(*args)[1]
+    doc = json.loads(run_cli(*args, "--json", expect=0)[1])
+    out = run_cli(*args, expect=0)[1]
     head = out.splitlines()[out.splitlines().index(
         "bootstrap 95% CI of each benchmark's ratios (B = 500, seed = 1):") + 1]
     assert head.split() == ["benchmark", "comparison", "ratio", "of", "estimate", "percentile",
@@ -352,7 +353,7 @@ def test_suite_json_decisions(tmp_path, run_cli):
     assert verdict["outcome"] == "inconclusive" and "98.75% CI" in verdict["text"]
     assert [h["adjusted_pvalue"] for h in doc["holm"]] == [d["adjusted_pvalue"]
                                                            for d in doc["decisions"]]
-    code, out, _ = run_cli(*args, "--no-adjust")
+    code, out, _ = run_cli(*args, "--no-adjust", expect=0)
     doc = json.loads(out)
     assert doc["adjust"] == "none" and doc["family_confidence"] is None
     assert doc["decisions"][0]["outcome"] == "equivalent"
@@ -440,20 +441,20 @@ def test_median_suite_text_markdown_csv_name_the_median(tmp_path, run_cli, monke
     monkeypatch.setenv("COLUMNS", "120")
     args = ("compare", _median_suite(tmp_path), "--by", "system", "--benchmark", "benchmark",
             "--seed", "3", "--statistic", "median", "--no-diagnostics")
-    code, out, _ = run_cli(*args)
+    code, out, _ = run_cli(*args, expect=0)
     head = out.splitlines()[0].split()
     assert head[3:] == ["median", "change", "(Holm", "CI)", "CI", "level", "Holm", "p",
                         "verdict"]
     flat = " ".join(out.split())
     assert "ratio of medians − 1 with the CI its verdict used (bootstrap percentile CI" in flat
     assert "geometric mean of the median ratios over 3 benchmarks" in flat
-    code, out, _ = run_cli(*args, "--no-adjust")
+    code, out, _ = run_cli(*args, "--no-adjust", expect=0)
     assert out.splitlines()[0].split()[3:6] == ["median", "change", "(95%"]
     assert "NOT adjusted for the 3 benchmarks" in " ".join(out.split())
-    code, out, _ = run_cli(*args, "--format", "markdown")
+    code, out, _ = run_cli(*args, "--format", "markdown", expect=0)
     assert "| median change (Holm CI) | CI level | Holm p | verdict |" in out
     assert "geometric mean of the median ratios over 3" in out
-    code, out, _ = run_cli(*args, "--format", "csv")
+    code, out, _ = run_cli(*args, "--format", "csv", expect=0)
     rows = list(csv.DictReader(io.StringIO(out)))
     assert {r["statistic"] for r in rows if r["table"] == "decisions"} == {"ratio of medians"}
     assert [r["statistic"] for r in rows if r["table"] == "geometric_means"] == [
@@ -464,7 +465,7 @@ def test_median_suite_cells_are_the_medians(tmp_path, run_cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     path = _median_suite(tmp_path)
     code, out, _ = run_cli("compare", path, "--by", "system", "--benchmark", "benchmark",
-                           "--seed", "3", "--statistic", "median", "--no-diagnostics")
+                           "--seed", "3", "--statistic", "median", "--no-diagnostics", expect=0)
     rows = [line.split() for line in out.splitlines()[1:4]]
     data = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding=None)
     for row in rows:

@@ -29,7 +29,7 @@ def test_speedup_mean_two_files(run_cli, pair):
     assert "Speedup-Test, mean protocol: cand vs base" in out
     assert "test: Student's t" in out
     assert "result: cand is faster than base" in out
-    code, out, _ = run_cli("test", a, b, "--json")
+    code, out, _ = run_cli("test", a, b, "--json", expect=0)
     doc = json.loads(out)
     c = doc["comparisons"][0]
     assert doc["protocol"] == "speedup-mean" and doc["alpha"] == pytest.approx(0.05)
@@ -50,7 +50,7 @@ def test_files_in_different_time_units_are_converted(run_cli, tmp_path):
     b_ms.write_text("unit,value\n" + "".join(f"ms,{v * 1000!r}\n" for v in ref["candidate"]))
     for protocol, decision in (("speedup-mean", "significant"),
                                ("speedup-median", "not significant")):
-        one = json.loads(run_cli("test", a, b, "--protocol", protocol, "--json")[1])
+        one = json.loads(run_cli("test", a, b, "--protocol", protocol, "--json", expect=0)[1])
         code, out, err = run_cli("test", a, b_ms, "--protocol", protocol, "--json")
         assert code == 0, err
         mixed = json.loads(out)
@@ -91,7 +91,7 @@ def test_kruskal_on_table(run_cli, tmp_path):
     assert doc["kruskal"]["pvalue"] == pytest.approx(ref["p"], rel=1e-8)
     assert [p["pvalue_holm"] for p in doc["pairs"]] == pytest.approx(
         [p["p_holm"] for p in ref["pairs"]], rel=1e-8)
-    code, out, _ = run_cli("test", path, "--value", "time", "--by", "group")
+    code, out, _ = run_cli("test", path, "--value", "time", "--by", "group", expect=0)
     assert out.startswith("Kruskal-Wallis: H = ")
     assert "after Holm's adjustment" in out
 
@@ -108,7 +108,7 @@ def test_kruskal_with_dunn_post_hoc(run_cli):
         [p["statistic"] for p in ref["pairs"]], rel=1e-10)
     assert [p["pvalue_holm"] for p in doc["pairs"]] == pytest.approx(
         [p["p_holm"] for p in ref["pairs"]], rel=1e-9)
-    code, out, _ = run_cli(*args)
+    code, out, _ = run_cli(*args, expect=0)
     assert "pairwise Dunn's test on the pooled mean ranks, Holm-adjusted" in out
     assert out.splitlines()[out.splitlines().index(
         "pairwise Dunn's test on the pooled mean ranks, Holm-adjusted (alpha = 0.05):") + 1
@@ -118,7 +118,7 @@ def test_kruskal_with_dunn_post_hoc(run_cli):
 def test_speedup_median_against_baseline_by_name(run_cli):
     code, out, _ = run_cli("test", EX / "parse-old.txt", EX / "parse-new.txt",
                            EX / "parse-slow.txt", "--protocol", "speedup-median",
-                           "--baseline", "parse-slow", "--json")
+                           "--baseline", "parse-slow", "--json", expect=0)
     doc = json.loads(out)
     assert [c["candidate"] for c in doc["comparisons"]] == ["parse-old", "parse-new"]
     assert all(c["baseline"] == "parse-slow" for c in doc["comparisons"])
@@ -147,7 +147,7 @@ def test_suite_of_benchmarks(run_cli):
     code, out, err = run_cli("test", EX / "old.txt", EX / "new.txt")
     assert code == 0, err
     assert "per benchmark: new vs old" in out and "improved: 1 of 3 benchmarks" in out
-    code, out, _ = run_cli("test", EX / "old.txt", EX / "new.txt", "--json")
+    code, out, _ = run_cli("test", EX / "old.txt", EX / "new.txt", "--json", expect=0)
     suite = json.loads(out)["suites"][0]
     assert [b["benchmark"] for b in suite["benchmarks"]] == ["Parse", "Tokenize", "Format/short"]
     assert [b["decision"] for b in suite["benchmarks"]] == ["significant", "not significant",

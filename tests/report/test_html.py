@@ -270,7 +270,7 @@ def test_report_suite_headline_shows_the_interval_its_verdict_used(run_cli, tmp_
             "--seed", "1", "--no-diagnostics", "--no-figures")
     family = _headline(_report(run_cli, tmp_path, *args))
     alone = _headline(_report(run_cli, tmp_path, *args, "--no-adjust"))
-    code, out, _ = run_cli("compare", *args[:-1], "--format", "json")
+    code, out, _ = run_cli("compare", *args[:-1], "--format", "json", expect=0)
     doc = json.loads(out)
     for d in doc["decisions"]:
         ci, outcome = family[d["benchmark"]]
@@ -299,7 +299,7 @@ def test_report_of_a_median_suite_shows_the_medians_its_verdicts_rest_on(run_cli
     text = _report(run_cli, tmp_path, *args, "--no-figures")
     assert "ratio of medians" in text and "geometric mean of median ratios" in text
     rows = _headline(text)
-    code, out, _ = run_cli("compare", *args, "--format", "json")
+    code, out, _ = run_cli("compare", *args, "--format", "json", expect=0)
     doc = json.loads(out)
     assert doc["statistic"] == "median"
     table = text.split('class="sortable headline"', 1)[1].split("</table>", 1)[0]

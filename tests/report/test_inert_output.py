@@ -143,7 +143,7 @@ def test_compare_markdown(run_cli, hyperfine):
 
 
 def test_compare_json_round_trips_the_names(run_cli, hyperfine):
-    code, out, _ = run_cli("compare", hyperfine, "--json")
+    code, out, _ = run_cli("compare", hyperfine, "--json", expect=0)
     doc = json.loads(out)
     assert [s["name"] for s in doc["samples"]] == NAMES
     assert [c["candidate"] for c in doc["comparisons"]] == NAMES[1:]
@@ -161,7 +161,7 @@ def test_suite_in_every_format(run_cli, suite):
     assert code == 0
     # 2 benchmarks x 5 candidates, a geometric-mean row per candidate, bootstrap rows
     assert assert_markdown_tables(md) == 2 * 5 + 5 + 2 * 5 * 2
-    code, js, _ = run_cli(*args, "--json")
+    code, js, _ = run_cli(*args, "--json", expect=0)
     doc = json.loads(js)
     assert [b["benchmark"] for b in doc["benchmarks"]] == BENCHES
     assert [s["name"] for s in doc["benchmarks"][1]["samples"]] == NAMES
@@ -172,9 +172,9 @@ def test_long_csv_with_by_and_benchmark(run_cli, long_csv):
     code, out, err = run_cli(*args)
     assert code == 0, err
     assert_inert(out, err)
-    code, md, _ = run_cli(*args, "--format", "markdown")
+    code, md, _ = run_cli(*args, "--format", "markdown", expect=0)
     assert assert_markdown_tables(md) == 2 * 4 + 4  # and a geometric-mean row per candidate
-    code, js, _ = run_cli(*args, "--json")
+    code, js, _ = run_cli(*args, "--json", expect=0)
     assert [s["name"] for s in json.loads(js)["benchmarks"][0]["samples"]] == CSV_NAMES
 
 
@@ -214,7 +214,7 @@ def test_summary(run_cli, hyperfine, long_csv):
                              "--levels", LEVEL, "--benchmark", "bench")
     assert code == 0, err
     assert_inert(out, err)
-    code, js, _ = run_cli("summary", hyperfine, "--json")
+    code, js, _ = run_cli("summary", hyperfine, "--json", expect=0)
     assert [g["name"] for g in json.loads(js)["groups"]] == NAMES
 
 
@@ -225,7 +225,7 @@ def test_plan(run_cli, long_csv):
     assert code == 0, err
     assert_inert(out, err)
     assert "\\x1b[31mrun" in out
-    code, js, _ = run_cli(*args, "--json")
+    code, js, _ = run_cli(*args, "--json", expect=0)
     assert json.loads(js)["level_columns"] == [LEVEL]
 
 
@@ -236,7 +236,7 @@ def test_test(run_cli, hyperfine, extra):
     assert code == 0, err
     assert_inert(out, err)
     assert_no_forged_lines(out)
-    code, js, _ = run_cli("test", hyperfine, *extra, "--json")
+    code, js, _ = run_cli("test", hyperfine, *extra, "--json", expect=0)
     doc = json.loads(js)
     names = ([g["name"] for g in doc["groups"]] if "kruskal" in extra else
              [doc["comparisons"][0]["baseline"]] + [c["candidate"] for c in doc["comparisons"]])
@@ -260,7 +260,7 @@ def test_factorial_commands(run_cli, long_csv, command):
     assert code == 0, err
     assert_inert(out, err)
     assert "\\x1b[1mA|<b>" in out
-    code, js, _ = run_cli(*args, "--json")
+    code, js, _ = run_cli(*args, "--json", expect=0)
     doc = json.loads(js)
     if command == "anova":
         assert [f["name"] for f in doc["factors"]] == [FACTOR_A, FACTOR_B]
@@ -276,7 +276,7 @@ def test_design(run_cli):
     assert code == 0, err
     assert_inert(out, err)
     assert "\\x1b]0;x\\x07" in out and "\\x1b[31mlo" in out
-    code, js, _ = run_cli("design", *factors, "--json", "--seed", "1")
+    code, js, _ = run_cli("design", *factors, "--json", "--seed", "1", expect=0)
     assert json.loads(js)["factors"][0]["levels"] == ["a|b", "\x1b]0;x\x07"]
 
 
@@ -302,7 +302,7 @@ def test_run_dry_run_progress_closing_lines_and_export(run_cli, tmp_path):
     assert code == 0, err
     assert_inert(out, err)
     assert_no_forged_lines(out)
-    code, js, _ = run_cli("run", exp, "--dry-run", "--json")
+    code, js, _ = run_cli("run", exp, "--dry-run", "--json", expect=0)
     doc = json.loads(js)
     assert doc["alternatives"] == ["<script>alert(1)</script>", "a|b\x1b[31m"]
     assert list(doc["factors"].values()) == [["x\ny", "\x1b[31mred"]]

@@ -82,10 +82,10 @@ def test_go_test_files_give_a_table_per_metric(run_cli, go_pair, monkeypatch):
 
 
 def test_the_json_keeps_the_default_document_and_adds_metrics(run_cli, go_pair):
-    code, out, _ = run_cli("compare", *go_pair, "--seed", "1", "--json")
+    code, out, _ = run_cli("compare", *go_pair, "--seed", "1", "--json", expect=0)
     doc = json.loads(out)
     single = json.loads(run_cli("compare", *go_pair, "--seed", "1", "--json",
-                                "--metric", "ns/op")[1])
+                                "--metric", "ns/op", expect=0)[1])
     for key in single:  # today's document, key for key, for the default metric
         if key != "argv":
             assert doc[key] == single[key], key
@@ -99,9 +99,9 @@ def test_the_json_keeps_the_default_document_and_adds_metrics(run_cli, go_pair):
 
 def test_the_text_shows_the_json_numbers(run_cli, go_pair):
     out = run_cli("compare", *go_pair, "--seed", "1", "--no-diagnostics", "--metric",
-                  "ns/op")[1]
+                  "ns/op", expect=0)[1]
     doc = json.loads(run_cli("compare", *go_pair, "--seed", "1", "--json", "--metric",
-                             "ns/op")[1])
+                             "ns/op", expect=0)[1])
     lines = out.splitlines()
     for h in doc["holm"]:
         q = h["adjusted_pvalue"]
@@ -146,8 +146,8 @@ def test_markdown_has_a_section_per_metric(run_cli, go_pair):
 
 def test_fft_numbers_to_the_digits_their_ci_justifies(run_cli):
     args = ("compare", FFT, "--by", "system", "--levels", "build,run", "--unit", "ms")
-    out = run_cli(*args, "--no-plot")[1]
-    doc = json.loads(run_cli(*args, "--json")[1])
+    out = run_cli(*args, "--no-plot", expect=0)[1]
+    doc = json.loads(run_cli(*args, "--json", expect=0)[1])
     # the samples table: one unit per row, the last digit from the standard error
     old = next(line for line in out.splitlines() if line.strip().startswith("old "))
     assert old.split()[2:4] == ["98.1", "ms"] and old.count(" ms") == 5
@@ -166,12 +166,12 @@ def test_fft_numbers_to_the_digits_their_ci_justifies(run_cli):
 def test_name_renames_everywhere(run_cli, go_pair):
     args = ("compare", *go_pair, "--seed", "1", "--metric", "ns/op",
             "--name", "old=main", "--name", f"{go_pair[1]}=pr-42")
-    out = run_cli(*args)[1]
+    out = run_cli(*args, expect=0)[1]
     assert out.splitlines()[0].split()[1:3] == ["main", "pr-42"]
-    doc = json.loads(run_cli(*args, "--json")[1])
+    doc = json.loads(run_cli(*args, "--json", expect=0)[1])
     assert doc["benchmarks"][0]["comparisons"][0]["baseline"] == "main"
     assert doc["benchmarks"][0]["comparisons"][0]["candidate"] == "pr-42"
-    assert "| benchmark | main | pr-42 |" in run_cli(*args, "--format", "markdown")[1]
+    assert "| benchmark | main | pr-42 |" in run_cli(*args, "--format", "markdown", expect=0)[1]
     for bad, message in (("old", "--name wants OLD=LABEL"),
                          ("nope=x", "no sample named 'nope'"),
                          ("old=new", "two samples the name 'new'")):
@@ -188,18 +188,18 @@ def test_long_labels_are_cut_in_text_only(run_cli, tmp_path, monkeypatch):
     path = tmp_path / "h.json"
     path.write_text(json.dumps(hyperfine))
     monkeypatch.setenv("COLUMNS", "80")
-    out = run_cli("compare", path, "--no-plot")[1]
+    out = run_cli("compare", path, "--no-plot", expect=0)[1]
     table = out.split("\n\n")[0].splitlines()
     assert all(len(line) <= 80 for line in table)
     heading = out.split("\n\n")[1].splitlines()[0]  # "B vs A", cut; the verdict says it whole
     assert any("…" in line for line in table) and "…" in heading and len(heading) <= 80
     monkeypatch.setenv("COLUMNS", "200")
-    wide = run_cli("compare", path, "--no-plot")[1].split("\n\n")[0]
+    wide = run_cli("compare", path, "--no-plot", expect=0)[1].split("\n\n")[0]
     assert long_a in wide and "…" not in wide
     monkeypatch.setenv("COLUMNS", "80")
-    doc = json.loads(run_cli("compare", path, "--json")[1])
+    doc = json.loads(run_cli("compare", path, "--json", expect=0)[1])
     assert [s["name"] for s in doc["samples"]] == [long_a, long_b]
-    assert long_a in run_cli("compare", path, "--format", "markdown")[1]
+    assert long_a in run_cli("compare", path, "--format", "markdown", expect=0)[1]
 
 
 def test_a_metric_that_cannot_be_compared_is_a_note(run_cli):
