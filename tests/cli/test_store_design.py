@@ -78,7 +78,7 @@ def test_compare_store_default_is_by_alternative_per_combination_blocked(run_cli
                             "(9 rounds")
     assert "n=20000" in out and "n=40000" in out
     assert "vs full n=20000" not in out  # not every case against the first
-    code, out, err = run_cli("compare", LOOP, "--json")
+    code, out, err = run_cli("compare", LOOP, "--json", expect=0)
     doc = json.loads(out)
     design = doc["design"]
     assert design["by"] == "alternative" and design["blocks"] == "round"
@@ -224,7 +224,7 @@ def test_real_builds_are_paired_by_build(tmp_path, run_cli):
     """)
     db = tmp_path / "b.db"
     assert run_cli("run", exp, "-o", db, "--quiet")[0] == 0
-    doc = json.loads(run_cli("compare", db, "--json")[1])
+    doc = json.loads(run_cli("compare", db, "--json", expect=0)[1])
     assert doc["design"]["blocks"] == "build" and doc["design"]["pairs"] == 3
     assert doc["comparisons"][0]["ratio"]["estimate"] == pytest.approx(12.5 / 10.5)
 
@@ -281,7 +281,7 @@ def test_anova_levels_on_a_table(tmp_path, run_cli):
     doc = json.loads(out)
     assert code == 0 and doc["unit_level"] == "run" and doc["replicates"] == 3
     code, out, err = run_cli("anova", path, "--response", "value", "--factors", "sched,machine",
-                             "--json")
+                             "--json", expect=0)
     doc = json.loads(out)
     assert doc["unit_level"] is None and doc["replicates"] == 12  # no levels known
     code, out, err = run_cli("anova", path, "--response", "value", "--factors", "sched,machine",
@@ -294,9 +294,9 @@ def test_test_on_a_store_uses_build_means(run_cli):
     doc = json.loads(out)
     assert code == 0 and doc["unit_level"] == "build"
     assert "tested the build means (3 per sample), not the 180 measurements" in doc["notes"][0]
-    code, out, err = run_cli("test", LOOP)
+    code, out, err = run_cli("test", LOOP, expect=0)
     assert "one-way ANOVA: F(3, 8)" in out and "full n=20000  3" in out
-    code, out, err = run_cli("test", LOOP, "--unit-level", "measurement", "--json")
+    code, out, err = run_cli("test", LOOP, "--unit-level", "measurement", "--json", expect=0)
     doc = json.loads(out)
     assert doc["unit_level"] == "measurement" and "too narrow" in doc["warnings"][0]
     code, out, err = run_cli("test", LOOP, "--by", "alternative", "--benchmark", "n", "--json")
@@ -331,7 +331,7 @@ def test_run_prints_the_analysis_and_the_command_that_reproduces_it(tmp_path, ru
     analysis = out[out.index("note: store analysed"):]
     code, again, err = run_cli(*command[1:])
     assert code == 0 and again == analysis  # the exact same analysis
-    doc = json.loads(run_cli("run", exp, "-o", tmp_path / "j.db", "--json")[1])
+    doc = json.loads(run_cli("run", exp, "-o", tmp_path / "j.db", "--json", expect=0)[1])
     assert doc["analysis_command"][:2] == ["benchlab", "compare"]
 
 
@@ -341,7 +341,7 @@ def test_dry_run_seed_gives_the_real_run_order(tmp_path, run_cli):
     code, out, err = run_cli("run", exp, "--dry-run", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["seed_drawn"] is True
-    code, text, _ = run_cli("run", exp, "--dry-run")
+    code, text, _ = run_cli("run", exp, "--dry-run", expect=0)
     assert "(drawn; this order again: benchlab run " in text
     db = tmp_path / "r.db"
     assert run_cli("run", exp, "-o", db, "--quiet", "--seed", str(doc["seed"]))[0] == 0
@@ -351,7 +351,7 @@ def test_dry_run_seed_gives_the_real_run_order(tmp_path, run_cli):
     conn.close()
     planned = [(t["alternative"], t["round"], t["execution"]) for t in doc["trials"]]
     assert stored == planned
-    code, out, err = run_cli("run", exp, "--dry-run", "--seed", "9", "--json")
+    code, out, err = run_cli("run", exp, "--dry-run", "--seed", "9", "--json", expect=0)
     assert json.loads(out)["seed_drawn"] is False
 
 
@@ -370,8 +370,11 @@ def test_interrupted_run_says_how_to_resume(tmp_path):
     """)
     db = tmp_path / "r.db"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # Ctrl-C's default action restored in the child: a shell starts background jobs (a test
+    # run with `&`) with SIGINT ignored, and Python then never raises KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "benchlab", "run", exp, "-o", str(db),
-                             "--quiet"], env=env, stderr=subprocess.PIPE, text=True)
+                             "--quiet"], env=env, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pidfile = tmp_path / "pid"
     deadline = time.monotonic() + 120  # polled: loaded machines
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:

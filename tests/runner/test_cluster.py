@@ -44,8 +44,11 @@ class Processes:
 
     def start(self, argv: list[str], name: str, env: dict | None = None) -> subprocess.Popen:
         log = open(self.tmp / f"{name}.log", "w")  # noqa: SIM115 (closed with the process)
+        # SIGINT's default action restored: a shell starts background jobs (a test run with
+        # `&`) with SIGINT ignored, and a driver would then never see the test's Ctrl-C
         p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or ENV,
-                             cwd=self.tmp, start_new_session=True)
+                             cwd=self.tmp, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         log.close()
         self.procs.append(p)
         return p
