@@ -248,7 +248,7 @@ def test_show_markdown_html_and_plot(run_cli, shifted, tmp_path):
 def test_check_and_show_give_one_answer_per_change(run_cli, shifted):
     """`history show` marks exactly the changes `history check` reports, with the same CI,
     for the whole history, one benchmark alone, and the last commits only."""
-    _, out, _ = run_cli("history", "check", "--db", shifted, "--json")
+    _, out, _ = run_cli("history", "check", "--db", shifted, "--json", expect=0)
     checked = json.loads(out)["changes"]
     assert checked, "the fixture has a change"
     for extra in ((), ("--benchmark", "sort"), ("--last", "20")):
@@ -256,8 +256,8 @@ def test_check_and_show_give_one_answer_per_change(run_cli, shifted):
         assert code == 0, err
         shown = [c for s in json.loads(out)["series"] for c in s["changes"]]
         assert shown == checked, extra
-    _, text_check, _ = run_cli("history", "check", "--db", shifted)
-    _, text_show, _ = run_cli("history", "show", "--db", shifted)
+    _, text_check, _ = run_cli("history", "check", "--db", shifted, expect=0)
+    _, text_show, _ = run_cli("history", "show", "--db", shifted, expect=0)
     ratio = text_check.split(" ratio ")[1].split(":")[0]
     assert f"ratio {ratio}:" in text_show
 
@@ -268,7 +268,7 @@ def test_show_gives_the_last_mean_in_the_units_of_the_reports(run_cli, shifted):
     from benchlab.report.numbers import fmt_quantity
     from benchlab.units import make_unit
 
-    _, out, _ = run_cli("history", "show", "--db", shifted, "--json")
+    _, out, _ = run_cli("history", "show", "--db", shifted, "--json", expect=0)
     last = json.loads(out)["series"][0]["commits"][-1]
     expected = fmt_quantity(last["mean"], make_unit("s"), (last["high"] - last["low"]) / 2)
     assert expected.endswith(" ms") or expected.endswith(" s")
@@ -276,7 +276,7 @@ def test_show_gives_the_last_mean_in_the_units_of_the_reports(run_cli, shifted):
         code, out, err = run_cli("history", "show", "--db", shifted, "--format", fmt)
         assert code == 0, err
         assert f"last mean {expected}" in out, fmt
-    _, out, _ = run_cli("history", "show", "--db", shifted, "--benchmark", "parse")
+    _, out, _ = run_cli("history", "show", "--db", shifted, "--benchmark", "parse", expect=0)
     shown = out.split("last mean ")[1].split(" s, 0 changes")[0]
     assert 1.9 < float(shown) < 2.1 and len(shown) <= 5  # "1.99" (its CI ±1%), not "1.99312"
 
@@ -455,7 +455,8 @@ def test_compare_with_a_parent_of_one_run_is_not_compared(run_cli, tmp_path):
     assert code == 0, err
     assert ("no baseline: 1 earlier commit on its branch with 1 unit, the head 4; comparing "
             "with the parent needs 2 on each side") in out
-    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "h1", "--json")
+    code, out, _ = run_cli("history", "compare", "--db", db, "--head", "h1", "--json",
+                           expect=0)
     [u] = json.loads(out)["unbaselined"]
     assert (u["baseline_commits"], u["head_n"]) == (1, 4)
 
