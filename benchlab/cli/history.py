@@ -8,11 +8,11 @@ from benchlab.cli import common, output_options
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
-EXAMPLE = """examples:
-  benchlab history add results.csv --by benchmark --value time --unit s --db history.db \\
-      --commit 3f2a9c1 --date 2024-05-01T12:00:00Z --branch main
-  benchlab history add past.csv --by benchmark --value time --commit-column commit \\
-      --date-column date --db history.db
+EXAMPLE = """examples (from the repository root, on its example history):
+  benchlab history add examples/history/past.csv --by benchmark --value time --unit s \\
+      --levels run --commit-column commit --date-column date --db history.db
+  benchlab history add examples/history/head.csv --by benchmark --value time --unit s \\
+      --levels run --db history.db --commit 9b1e004 --date 2024-05-16T08:00:00Z --branch main
   benchlab history check --db history.db --threshold 2% --fail-on regression
   benchlab history compare --db history.db --head 9b1e004 --format markdown
   benchlab history show --db history.db --benchmark sort --last 100 --plot sort.svg
@@ -99,8 +99,11 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
         description="The head commit's results against the baseline segment of its branch "
                     "(the commits since the last confirmed change), benchmark by benchmark, "
                     "with compare's suite table and family-wise (Holm) decisions; the head's "
-                    "mean carries the commit-to-commit spread the baseline shows. A benchmark "
-                    "without a baseline gets a row 'new benchmark, no baseline'.",
+                    "mean carries the commit-to-commit spread the baseline shows. With one "
+                    "earlier commit the head's runs are compared with the parent's (within-"
+                    "commit variance only; the output says the commit-to-commit variance is "
+                    "unknown). A benchmark without a baseline gets a row 'new benchmark, no "
+                    "baseline'.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
     p.add_argument("--head", required=True, metavar="SHA", help="the commit to check")

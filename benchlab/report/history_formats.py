@@ -264,7 +264,8 @@ def _unbaselined_text(rows: tuple[Unbaselined, ...]) -> list[str]:
 def _unbaselined_document(u: Unbaselined) -> dict[str, Any]:
     return {"benchmark": u.benchmark, "metric": u.metric, "machine": u.machine,
             "unit": u.unit or None, "head_mean": _num(u.head_mean), "head_n": u.head_n,
-            "baseline_commits": u.baseline_commits, "verdict": u.text}
+            "baseline_commits": u.baseline_commits, "parent_n": u.parent_n,
+            "verdict": u.text}
 
 
 def _parent_document(p: ParentOnly) -> dict[str, Any]:

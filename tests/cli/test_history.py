@@ -458,7 +458,7 @@ def test_compare_with_a_parent_of_one_run_is_not_compared(run_cli, tmp_path):
     code, out, _ = run_cli("history", "compare", "--db", db, "--head", "h1", "--json",
                            expect=0)
     [u] = json.loads(out)["unbaselined"]
-    assert (u["baseline_commits"], u["head_n"]) == (1, 4)
+    assert (u["baseline_commits"], u["parent_n"], u["head_n"]) == (1, 1, 4)
 
 
 def test_units_along_a_series_are_converted_or_refused_in_one_line(run_cli, tmp_path):
