@@ -86,8 +86,18 @@ class HierarchySummary(Result):
 def _label_codes(labels: np.ndarray) -> np.ndarray:
     """Integer ids of string labels: identity is the exact text ("1.1", "1.10" and "01" are
     three units); only the order of the ids is numeric when every label is a number (build 2
-    before build 10), with the text breaking ties between equal numbers."""
-    distinct, local = np.unique(labels, return_inverse=True)
+    before build 10), with the text breaking ties between equal numbers.
+
+    Factorized through a dict (first appearance), then only the distinct labels are sorted:
+    np.unique sorts every label's text, 3x slower at 10^5 labels."""
+    seen: dict[str, int] = {}
+    first = np.fromiter((seen.setdefault(label, len(seen)) for label in labels.tolist()),
+                        dtype=np.int64, count=labels.size)
+    keys = np.array(list(seen), dtype=labels.dtype if labels.size else str)
+    by_text = np.argsort(keys, kind="stable")
+    text_rank = np.empty(keys.size, dtype=np.int64)
+    text_rank[by_text] = np.arange(keys.size)
+    distinct, local = keys[by_text], text_rank[first]
     try:
         numbers = distinct.astype(float)
     except ValueError:
@@ -103,8 +113,9 @@ def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
     prev = np.zeros(len(levels[0]), dtype=np.int64)
     for column in levels:
         local = _label_codes(np.asarray(column).astype(str))
-        pair = np.column_stack([prev, local.astype(np.int64)])
-        _, code = np.unique(pair, axis=0, return_inverse=True)
+        # (parent, label) pairs as one integer, in the pairs' lexicographic order
+        key = prev * (int(local.max(initial=0)) + 1) + local.astype(np.int64)
+        _, code = np.unique(key, return_inverse=True)
         prev = code.reshape(-1).astype(np.int64)
         codes.append(prev)
     return codes

@@ -107,6 +107,8 @@ def rank_test_can_reject(m: int, n: int, alpha: float, paired: bool = False) -> 
         log_count = n * math.log(2.0)
     else:
         log_count = math.lgamma(m + n + 1) - math.lgamma(m + 1) - math.lgamma(n + 1)
+    if log_count < 690.0:  # 2 / count is a normal float here: the correctly rounded quotient
+        return 2 / (2**n if paired else math.comb(m + n, m)) < alpha
     return math.log(2.0) - log_count < math.log(alpha)
 
 

@@ -4,8 +4,11 @@ The Hodges–Lehmann estimates are medians of n_a·n_b differences (two samples)
 or n(n+1)/2 Walsh averages (one sample); materializing them needs gigabytes at
 n = 10,000. Up to a million pairs they are materialized; beyond, the k-th
 smallest is found by bisection on the value with a counting function (sorted
-arrays and searchsorted), then snapped to a pair value, which equals sorting
-all pairs up to the rounding of a sum (one ulp).
+arrays and searchsorted) until at most _GATHER pairs lie in the bracket, which are
+then gathered and partitioned (about 15 counting passes at n = 10^5 instead of 60);
+where ties keep more pairs in the bracket, the bisection runs to the float
+resolution and snaps to a pair value. Both equal sorting all pairs up to the
+rounding of a sum (one ulp).
 """
 
 from __future__ import annotations
@@ -14,19 +17,28 @@ from collections.abc import Callable
 
 import numpy as np
 
+_GATHER = 1_000_000  # pairs in the bisection's bracket below which they are gathered
+
 
 def _select(k: int, count_le: Callable[[float], int], next_above: Callable[[float], float],
-            lo: float, hi: float) -> float:
-    """The k-th smallest (1-based) pair value, given count(value ≤ v) and min(value > v)."""
+            lo: float, hi: float,
+            gather: Callable[[float, float], np.ndarray] | None = None) -> float:
+    """The k-th smallest (1-based) pair value, given count(value ≤ v), min(value > v) and
+    gather(lo, hi): the pair values counted in (lo, hi], as count_le counts them."""
     # Invariant: count_le(lo) < k <= count_le(hi).
+    below, upto = count_le(lo), count_le(hi)
     for _ in range(200):
+        if gather is not None and 0 < upto - below <= _GATHER:
+            inside = gather(lo, hi)
+            return float(np.partition(inside, k - below - 1)[k - below - 1])
         mid = lo + (hi - lo) / 2.0
         if mid in (lo, hi):
             break
-        if count_le(mid) >= k:
-            hi = mid
+        at = count_le(mid)
+        if at >= k:
+            hi, upto = mid, at
         else:
-            lo = mid
+            lo, below = mid, at
     while True:
         candidate = next_above(lo)
         if candidate <= lo:  # a sum rounded onto lo: step one ulp so the search advances
@@ -54,9 +66,26 @@ def kth_difference(a_sorted: np.ndarray, b_sorted: np.ndarray, k: int) -> float:
         ok = idx >= 0
         return float(np.min(b[ok] - a[idx[ok]]))
 
+    def gather(lo: float, hi: float) -> np.ndarray:  # b_j - a_i in (lo, hi], as counted
+        first = np.searchsorted(a, b - hi, side="left")
+        stop = np.searchsorted(a, b - lo, side="left")
+        return np.repeat(b, stop - first) - a[_ranges(first, stop)]
+
     lo = float(b[0] - a[-1]) - 1.0 - abs(float(b[0] - a[-1]))
     hi = float(b[-1] - a[0])
-    return _select(k, count_le, next_above, lo, hi)
+    hi += 1.0 + abs(hi)  # b[-1] − (b[-1] − a[0]) may round above a[0]: keep every pair ≤ hi
+    return _select(k, count_le, next_above, lo, hi, gather)
+
+
+def _ranges(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """The concatenated index ranges first[i]..stop[i]−1 (empty where stop <= first)."""
+    lengths = np.maximum(stop - first, 0)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    offsets = np.repeat(first - (ends - lengths), lengths)
+    return np.arange(total) + offsets
 
 
 def kth_walsh_sum(d_sorted: np.ndarray, k: int) -> float:
@@ -74,9 +103,16 @@ def kth_walsh_sum(d_sorted: np.ndarray, k: int) -> float:
         ok = j < n
         return float(np.min(d[ok] + d[j[ok]]))
 
+    def gather(lo: float, hi: float) -> np.ndarray:  # d_i + d_j in (lo, hi], j >= i
+        first = np.maximum(np.searchsorted(d, lo - d, side="right"), positions)
+        stop = np.maximum(np.searchsorted(d, hi - d, side="right"), positions)
+        lengths = np.maximum(stop - first, 0)
+        return np.repeat(d, lengths) + d[_ranges(first, stop)]
+
     lo = 2.0 * float(d[0]) - 1.0 - abs(2.0 * float(d[0]))
     hi = 2.0 * float(d[-1])
-    return _select(k, count_le, next_above, lo, hi)
+    hi += 1.0 + abs(hi)  # every d_j <= hi − d_i, whatever the rounding
+    return _select(k, count_le, next_above, lo, hi, gather)
 
 
 _MATERIALIZE = 1_000_000  # below this many pairs, sorting them all is cheaper and exact

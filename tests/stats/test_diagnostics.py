@@ -59,3 +59,18 @@ def test_average_ranks_match_scipy():
 
     x = np.random.default_rng(6).integers(0, 10, 100).astype(float)
     assert np.array_equal(average_ranks(x), rankdata(x))
+
+
+def test_dip_test_beyond_its_tables_is_asymptotic_and_says_so(recwarn):
+    """n > 72,000: √n·dip against the largest table's quantiles, no library warning."""
+    from benchlab.stats.diagnostics import multimodality
+
+    rng = np.random.default_rng(1)
+    two = np.concatenate([rng.normal(0, 1, 40_000), rng.normal(6, 1, 40_000)])
+    found = multimodality(two, "a")
+    assert len(found) == 1 and "asymptotic" in found[0].message
+    assert "p < 1e-05" in found[0].message
+    assert multimodality(rng.normal(size=80_000), "b") == []
+    assert not [w for w in recwarn if "maximum limit" in str(w.message)]
+    small = multimodality(np.concatenate([rng.normal(0, 1, 500), rng.normal(6, 1, 500)]), "c")
+    assert small and "asymptotic" not in small[0].message

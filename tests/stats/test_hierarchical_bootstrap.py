@@ -253,3 +253,31 @@ def test_interval_coverage_equals_the_int32_reference_on_the_same_data():
     for s in ("mean", "median"):
         assert 0.88 <= hits[s] / sims <= 0.99
         assert abs(hits[s] - ref_hits[s]) / sims <= 0.03  # same data: only B's MC error differs
+
+
+@pytest.mark.parametrize("n", [5, 300, 2**16 - 1, 2**16, 70_000])
+def test_masked_row_medians_equal_nanmedian(n):
+    """The unbalanced tree's medians: ranks with a sentinel for masked-out entries, at the
+    uint16 (radix) boundary and beyond, with ties, against np.nanmedian."""
+    rng = np.random.default_rng(n)
+    x = np.round(rng.normal(size=n), 2)  # ties
+    idx = rng.integers(0, n, size=(40, 33))
+    mask = rng.random((40, 33)) < 0.6
+    mask[:, 0] = True
+    mask[1] = True
+    want = np.nanmedian(np.where(mask, x[idx], np.nan), axis=1)
+    got = hb._Median(x).masked(np.where(mask, idx, 0), mask)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_unbalanced_median_replicates_from_the_rank_path_equal_nanmedian_of_the_draws():
+    """joint_replicates on an unbalanced tree gives the medians of the same draws."""
+    rng = np.random.default_rng(8)
+    values = rng.lognormal(size=23)
+    build = np.array([0] * 5 + [1] * 8 + [2] * 10).astype(str)
+    tree = hb.build_tree(values, [build])
+    got = hb.joint_replicates(tree, "RR", 50, np.random.default_rng(1), ("median",))
+    again = hb.joint_replicates(tree, "RR", 50, np.random.default_rng(1), ("median", "mean"))
+    np.testing.assert_array_equal(got["median"][0], again["median"][0])
+    assert np.all(np.isfinite(got["median"][0]))
+    assert values.min() <= got["median"][0].min() <= got["median"][0].max() <= values.max()

@@ -180,3 +180,31 @@ def test_unordered_measurements_are_checked_one_level_up():
     assert kinds["warmup"].statistic == 2.0 and "first 2 iterations" in kinds["warmup"].message
     single = diagnose_hierarchy(x, levels[:1], "s", ordered=False)
     assert not {d.kind for d in single} & {"warmup", "autocorrelation"}
+
+
+@pytest.mark.parametrize("labels", [["b", "a", "10", "2", "a"], ["10", "2", "02", "1.0", "1"],
+                                    ["x"], ["3", "1", "2", "1"], ["é", "e", "E", ""]])
+def test_label_codes_are_the_sorted_texts_ids_numeric_where_all_are_numbers(labels):
+    from benchlab.stats.hierarchy import _label_codes
+
+    arr = np.array(labels)
+    distinct, local = np.unique(arr, return_inverse=True)
+    try:
+        numbers = distinct.astype(float)
+    except ValueError:
+        expected = local
+    else:
+        rank = np.empty(distinct.size, dtype=np.int64)
+        rank[np.lexsort((distinct, numbers))] = np.arange(distinct.size)
+        expected = rank[local]
+    np.testing.assert_array_equal(_label_codes(arr), expected)
+
+
+def test_nested_codes_keep_runs_of_different_builds_apart():
+    from benchlab.stats.hierarchy import _nested_codes
+
+    build = np.array(["1", "1", "2", "2", "10", "10"])
+    run = np.array(["a", "b", "a", "b", "a", "a"])
+    top, child = _nested_codes([build, run])
+    np.testing.assert_array_equal(top, [0, 0, 1, 1, 2, 2])
+    np.testing.assert_array_equal(child, [0, 1, 2, 3, 4, 4])

@@ -78,3 +78,18 @@ def test_mean_warning_cases():
     strong = skewness(np.random.default_rng(0).lognormal(0, 1.5, 200))
     assert "strong skew (skewness new " in _warn(skews=[("new", strong)])
     assert "\n" not in _warn(rank_p=0.01, median=(0.9, 0.95), skews=[("new", strong)])
+
+
+@pytest.mark.parametrize(("m", "n"), [(2, 2), (2, 3), (3, 3), (4, 4), (3, 9), (10, 12), (40, 45)])
+def test_rank_test_can_reject_matches_the_exact_smallest_p(m, n):
+    for alpha in (0.001, 0.01, 0.05, 0.2):
+        assert rank_test_can_reject(m, n, alpha) == (2 / math.comb(m + n, m) < alpha)
+        assert rank_test_can_reject(m, n, alpha, paired=True) == (2 / 2**n < alpha)
+
+
+@pytest.mark.parametrize("n", [519, 520, 1023, 1024, 5000, 100_000])
+def test_rank_test_can_reject_at_sizes_that_overflowed_a_float(n):
+    """C(2n, n) and 2^n overflow a float from about 520 values and 1,024 pairs."""
+    assert rank_test_can_reject(n, n, 1e-300)
+    assert rank_test_can_reject(n, n, 0.05, paired=True)
+    assert not rank_test_can_reject(n, n, 0.0)
