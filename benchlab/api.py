@@ -324,9 +324,9 @@ def compare_suite(table: Any, *, by: str, benchmark: str, value: str = "value",
     except (KeyError, IndexError, TypeError) as exc:
         raise ValueError(f"a suite needs columns {by!r}, {benchmark!r}, {value!r} and the "
                          f"levels: {exc}") from None
-    order = list(dict.fromkeys(systems))
+    order = list(dict.fromkeys(systems.tolist()))  # plain str: names shown in messages
     data: dict[str, list] = {}
-    for bench in dict.fromkeys(benches):
+    for bench in dict.fromkeys(benches.tolist()):
         for system in order:
             mask = (benches == bench) & (systems == system)
             if mask.any():
