@@ -79,7 +79,8 @@ def test_flooding_stdout_lines_keep_only_the_expected_values():
     parser = OutputParser("regex", ("t",), r"t=(?P<t>\d+)", expected=3)
     line = "t=1 " + "x" * 2000
     tracemalloc.start()
-    out = run_process(["sh", "-c", f"yes '{line}' | head -n 15000"], parser=parser, timeout=20)
+    out = run_process(["sh", "-c", f"yes '{line}' | head -n 15000"], parser=parser,
+                      timeout=300)  # a ceiling: 30 MB parsed, seconds on a loaded machine
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert len(parser.rows) == 3 and parser.extra == 15000 - 3
