@@ -412,6 +412,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     ordered = ordered or {}
     analysed: dict[str, dict[str, np.ndarray]] = {}
     medians: dict[str, dict[str, np.ndarray]] = {}  # per benchmark, candidate: sorted r*
+    units: dict[str, dict] = {}  # with levels: per benchmark, candidate: UnitMedianTest
     all_systems = list(dict.fromkeys(s[0] for systems in data.values() for s in systems))
     results: list[tuple[str, CompareResult]] = []
     log_reps: dict[str, list[np.ndarray]] = {}
@@ -447,7 +448,10 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
         results.append((bench, res))
-        if median:
+        if median and level_names:  # decided on the top-level units (suite_median_units)
+            units[bench] = _unit_median_tests(systems, b, bench)
+            reps = _median_geomean(systems, spec, replicates, stream)
+        elif median:
             medians[bench] = _median_ratios(systems, b, level_names, bootstrap,
                                             spec if resample else None, seed)
             reps = _median_geomean(systems, spec, replicates, stream)
@@ -478,8 +482,8 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         from benchlab.stats import suite_median
 
         results, decisions = suite_median.family_decisions(
-            results, medians, confidence=confidence, adjust=adjust,
-            noun="measurements" if level_names else "values")
+            results, medians, confidence=confidence, adjust=adjust, noun=noun if level_names
+            else "values", units=units if level_names else None)
     else:
         results, decisions = family_decisions(results, analysed, confidence=confidence,
                                               threshold=threshold, adjust=adjust, noun=noun)
@@ -490,7 +494,17 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
 
     said = advice_note([c for _, r in results for c in r.comparisons])
     notes = [d.message for d in said]
-    if median and any(d.low is None for d in decisions):
+    refused = sorted({(bench, name, min(t.units)) for bench, by in units.items()
+                      for name, t in by.items() if t.refused})
+    if refused:
+        from benchlab.stats.suite_median_units import MIN_UNITS
+
+        named = ", ".join(f"{bench!r} ({name})" for bench, name, _ in refused)
+        notes.append(f"the median verdicts of {named} are inconclusive: a system has fewer "
+                     f"than {MIN_UNITS} {noun}, and Welch's t on the {noun}' log medians "
+                     f"needs at least {MIN_UNITS} per system (5 or more to detect a few "
+                     "percent at Holm's levels)")
+    if median and not level_names and any(d.low is None for d in decisions):
         notes.append(f"B = {bootstrap or 10_000} bootstrap replicates cannot reach the level "
                      "of some of Holm's steps (their intervals are unbounded, their verdicts "
                      "inconclusive): raise B")
@@ -522,6 +536,21 @@ def _median_geomean(systems: list, spec: str | None, replicates: int,
     from benchlab.stats.suite_median import median_geomean_replicates
 
     return median_geomean_replicates(systems, spec, replicates, stream)
+
+
+def _unit_median_tests(systems: list, b: int, bench: str) -> dict:
+    """Per candidate, Welch's t on the log top-level-unit medians against the baseline
+    (stats/suite_median_units.py); an InputError naming the benchmark when a unit's
+    median is not positive."""
+    from benchlab.stats.suite_median_units import unit_log_medians, unit_median_test
+
+    try:
+        logs = [unit_log_medians(np.asarray(x, dtype=float), levels[0])
+                for _, x, levels in systems]
+    except ValueError as exc:
+        raise InputError(f"benchmark {bench!r}: {exc}") from None
+    return {name: unit_median_test(logs[b], logs[i])
+            for i, (name, _, _) in enumerate(systems) if i != b}
 
 
 def _median_ratios(systems: list, b: int, level_names: list[str],
