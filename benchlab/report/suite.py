@@ -289,10 +289,9 @@ def _legend(result: SuiteResult) -> str:
     if _family(result):
         decided = (f"change: ratio of means − 1 with the CI its verdict used ({_method(result)}), "
                    f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
-                   f"Holm's step-down (each row's CI at the level of its step, CI level), so "
-                   f"the chance of any false verdict in the suite is at most "
-                   f"{100 * (1 - result.confidence):.3g}%; Holm p: the verdict's test "
-                   f"({test}), Holm-adjusted")
+                   f"Holm's step-down (each row's CI at the level of its step, CI level), "
+                   f"{_family_claim(result)}; Holm p: the verdict's test ({test}), "
+                   f"Holm-adjusted")
     else:
         decided = (f"change: ratio of means − 1 ({_method(result)}), beyond +50% as a factor; "
                    f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
@@ -314,21 +313,33 @@ def _median_legend(result: SuiteResult) -> str:
     kind = "hierarchical bootstrap" if head is not None and head.hierarchical else "bootstrap"
     boot = (f"{kind} percentile CI, (B + 1) rule, B = {head.replicates}, seed = {head.seed}"
             if head is not None else f"{kind} percentile CI")
+    what = "bootstrap test"
+    if result.resample is not None:  # with levels: the test on the top-level unit medians
+        boot = ("of the top-level units' medians: the ratio of their geometric means, Welch t "
+                "on their logs")
+        what = "t-test"
     cells = "each system's cell: its median and n"
     if _family(result):
         decided = (f"median change: ratio of medians − 1 with the CI its verdict used ({boot}), "
                    f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
-                   f"Holm's step-down (each row's CI at the level of its step, CI level), so "
-                   f"the chance of any false verdict in the suite is at most "
-                   f"{100 * (1 - result.confidence):.3g}%; Holm p: the verdict's bootstrap test "
-                   f"({test}), Holm-adjusted")
+                   f"Holm's step-down (each row's CI at the level of its step, CI level), "
+                   f"{_family_claim(result)}; Holm p: the verdict's {what} ({test}), "
+                   f"Holm-adjusted")
     else:
         decided = (f"median change: ratio of medians − 1 ({boot}), beyond +50% as a factor; "
                    f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
                    f"chance of a false verdict somewhere grows with the number of benchmarks; "
-                   f"p: the verdict's bootstrap test ({test}), unadjusted")
+                   f"p: the verdict's {what} ({test}), unadjusted")
     return (f"{cells}; {decided}; verdict against the {_threshold(result)} threshold: ~ no "
             "change, ? inconclusive")
+
+
+def _family_claim(result: SuiteResult) -> str:
+    """What Holm's step-down gives, no more: the family-wise rate holds when each
+    benchmark's test is accurate at its step's level (validation/suite_noise_models.py)."""
+    return (f"which keeps the chance of any false verdict in the suite near "
+            f"{100 * (1 - result.confidence):.3g}% when each benchmark's test is accurate at "
+            f"its level")
 
 
 def _threshold(result: SuiteResult) -> str:

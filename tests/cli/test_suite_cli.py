@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -475,16 +476,28 @@ def test_median_suite_cells_are_the_medians(tmp_path, run_cli, monkeypatch):
         assert row[2] == "n=30"
 
 
-def test_median_suite_with_levels_uses_the_hierarchical_bootstrap(run_cli):
+def test_median_suite_with_levels_decides_on_the_build_medians(run_cli):
+    """The headline stays the hierarchical bootstrap; the verdicts are Welch's t on the log
+    medians of the builds (stats/suite_median_units.py), checked against scipy.stats."""
+    import pandas as pd
+    from scipy import stats
+
     code, out, _ = run_cli(*SUITE_ARGS, "--levels", "build,run", "--seed", "1", "--json",
                            "--statistic", "median", "--bootstrap", "2000")
     doc = json.loads(out)
     assert code == 0 and doc["statistic"] == "median" and doc["resample"] == "RRR"
+    data = pd.read_csv(SUITE)
     for d, b in zip(doc["decisions"], doc["benchmarks"], strict=True):
         head = b["comparisons"][0]["headline"]
-        assert d["estimate"] == head["estimate"] and head["replicates"] == 2000
+        assert head["replicates"] == 2000
+        logs = {s: np.log(data[(data["benchmark"] == d["benchmark"]) & (data["system"] == s)]
+                          .groupby("build")["value"].median().to_numpy()) for s in ("old", "new")}
+        ref = stats.ttest_ind(logs["new"], logs["old"], equal_var=False)
+        assert d["pvalue"] == pytest.approx(ref.pvalue, rel=1e-8)
+        assert d["estimate"] == pytest.approx(math.exp(logs["new"].mean() - logs["old"].mean()),
+                                              rel=1e-12)
         assert b["comparisons"][0]["verdict"]["outcome"] == d["outcome"]
-        assert "hierarchical bootstrap percentile CI" in b["comparisons"][0]["verdict"]["text"]
+        assert "Welch t on their logs" in b["comparisons"][0]["verdict"]["text"]
 
 
 def test_median_suite_refusals(tmp_path, run_cli):
