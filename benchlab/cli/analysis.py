@@ -46,7 +46,8 @@ def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
                    "suite's geometric mean and --statistic median use B replicates")
     a.add_argument("--statistic", choices=["mean", "median"], default="mean",
                    help="the headline verdict's ratio: of means (Fieller's CI; default) or of "
-                   "medians (bootstrap percentile CI, B = --bootstrap or 10000)")
+                   "medians (bootstrap percentile CI, B = --bootstrap or 10000; a suite with "
+                   "--levels decides on Welch's t of the log top-level unit medians)")
     a.add_argument("--seed", type=option_types.seed, default=None,
                    help="random seed for the bootstraps (0 or more)")
     a.add_argument("--resample", metavar="SPEC", help="with --levels: R (resample) or N (keep) "

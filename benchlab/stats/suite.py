@@ -15,8 +15,10 @@ steps keep rejecting, and from the first step s that does not, every later one
 on the CI at 1 − α/(m − s + 1) — the level at which the undecided benchmarks'
 intervals hold simultaneously (Strassburger & Bretz 2008). So the verdict
 always rests on the interval shown beside it, and the chance of any false claim
-over the suite stays ≤ α (docs/compare.md, "Benchmark suites";
-validation/suite_familywise.py). adjust="none" keeps per-benchmark decisions.
+over the suite stays ≤ α as far as each benchmark's test is accurate at its step's
+level (down to α/m): exact for normal data, measured on other noise in
+validation/suite_familywise.py and validation/suite_noise_models.py (docs/compare.md,
+"Family-wise verdicts"). adjust="none" keeps per-benchmark decisions.
 """
 
 from __future__ import annotations
@@ -397,8 +399,9 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     candidate, family_decisions), "none" each benchmark alone. statistic="median":
     every benchmark's headline is the ratio of medians with its bootstrap percentile CI
     (B = `bootstrap` or 10,000, `seed`, as compare_samples gives it), decided by Holm
-    on bootstrap test inversion, and the geometric mean is of the median ratios
-    (stats/suite_median.py); not with `paired`.
+    on bootstrap test inversion — with levels on Welch's t of the log top-level unit
+    medians instead (stats/suite_median_units.py) — and the geometric mean is of the
+    median ratios (stats/suite_median.py); not with `paired`.
     """
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
