@@ -95,6 +95,7 @@ def analyse(args: argparse.Namespace, command: str = "compare") -> Analysis:
     samples = rename(inputs.samples, args.name)
     if inputs.benchmark and not args.benchmark:
         args.benchmark = inputs.benchmark  # one system per file, benchmark by benchmark
+        args.benchmark_from_inputs = True
     names = [] if args.paired and args.levels is None else common.resolved_levels(
         args, samples)
     if len(samples) < 2:
@@ -159,6 +160,9 @@ def _suite(args: argparse.Namespace, samples, baseline: int, names: list[str],
     from benchlab.stats.suite import compare_suite
 
     if args.paired:
+        if getattr(args, "benchmark_from_inputs", False):  # the user gave no --benchmark
+            raise UsageError("--paired does not combine with inputs of several benchmarks "
+                             "(a suite, compared benchmark by benchmark without pairing)")
         raise UsageError("--paired does not combine with --benchmark")
     data: dict = {}
     per_bench: dict = {}

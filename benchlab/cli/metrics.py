@@ -71,6 +71,7 @@ def run_each(args: argparse.Namespace, metrics: list[str], notes: list[str],
         sub.metric, sub.collect = metric, []
         if inputs.benchmark and not args.benchmark:  # a suite in every metric, even one
             sub.benchmark = inputs.benchmark  # only some benchmarks report (MB/s)
+            sub.benchmark_from_inputs = True
         try:
             status = run(sub)
         except BenchlabError as exc:  # e.g. MB/s of one benchmark only: one sample
