@@ -1,4 +1,4 @@
-"""Run the whole fuzz corpus of tests/fuzz (issue 15) and print tallies.
+"""Run the whole fuzz corpus of tests/fuzz (issues 15 and 19) and print tallies.
 
     python3 validation/fuzz_corpus.py [--timeout 60] [--only PREFIX] [--show N]
 

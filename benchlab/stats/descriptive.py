@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab.stats.scaling import power_of_two_scale
+
 
 @dataclass(frozen=True)
 class Descriptives:
@@ -34,7 +36,8 @@ class Descriptives:
 
     @property
     def variance(self) -> float:
-        return self.stddev**2
+        """stddev squared; inf, not an OverflowError, beyond a float's range."""
+        return self.stddev * self.stddev
 
 
 def mean_interval(d: Descriptives, confidence: float = 0.95) -> tuple[float, float]:
@@ -57,7 +60,10 @@ def describe(values: np.ndarray, name: str = "sample") -> Descriptives:
     if lo == hi:  # constant sample: exact, not the rounding residue of a float sum
         return Descriptives(name, int(n), lo, lo, 0.0 if n > 1 else math.nan, lo, hi, lo, lo)
     q1, median, q3 = np.percentile(x, [25.0, 50.0, 75.0])
-    stddev = float(np.std(x, ddof=1)) if n > 1 else math.nan
+    # On data scaled by a power of two (exact): squares of values near 1e-300 underflow
+    # to 0 and near 1e300 overflow to inf (stats/scaling.py); in between, the same bits.
+    scale = power_of_two_scale(x)
+    stddev = float(np.std(x * scale, ddof=1)) / scale if n > 1 else math.nan
     return Descriptives(
         name=name, n=int(n), mean=float(np.mean(x)), median=float(median), stddev=stddev,
         min=lo, max=hi, q1=float(q1), q3=float(q3),

@@ -37,6 +37,7 @@ from benchlab.stats.classic_tests import (
     shapiro_wilk,
 )
 from benchlab.stats.descriptive import Descriptives, describe
+from benchlab.stats.scaling import power_of_two_scale
 from benchlab.stats.suite import holm_adjust
 from benchlab.units import Unit
 
@@ -157,6 +158,10 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
         raise ValueError(f"not a Speedup-Test protocol: {protocol!r}")
     base = np.asarray(baseline, dtype=np.float64)
     cand = np.asarray(candidate, dtype=np.float64)
+    # The tests on data scaled by a power of two (exact, stats/scaling.py): their statistics
+    # do not depend on the scale, and variances of values near 1e300 would overflow.
+    scale = power_of_two_scale(base, cand)
+    base, cand = base * scale, cand * scale
     alternative = "less" if higher_is_better else "greater"  # H1 for baseline vs candidate
     refusals: list[str] = []
     warnings: list[str] = []
@@ -186,7 +191,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
                               float(res.pvalue), "one-sided, " + (
                                   "equal variances: F-test not rejected" if equal else
                                   "unequal variances: F-test rejected"),
-                              estimate=float(np.mean(base) - np.mean(cand)),
+                              estimate=float(np.mean(base) - np.mean(cand)) / scale,
                               note="estimate: mean(baseline) - mean(candidate)")
     elif not refusals:
         ks = _same_shape(base, cand)
@@ -204,7 +209,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
                               "one-sided, " + ("exact" if exact else
                                                "normal approximation with continuity "
                                                "correction"),
-                              estimate=float(np.median(base) - np.median(cand)),
+                              estimate=float(np.median(base) - np.median(cand)) / scale,
                               note="statistic: W of the baseline (R); estimate: "
                                    "median(baseline) - median(candidate)")
     speed = _speedups(base, cand, higher_is_better)

@@ -1,5 +1,6 @@
 """The fuzz corpus of issue 15: malformed inputs x every reading command, TOML mutations,
-option extremes. Deterministic: the same cases, in the same order, on every machine.
+option extremes; and (issue 19) valid inputs at large and extreme sizes and magnitudes.
+Deterministic: the same cases, in the same order, on every machine.
 
 A case is an id, the files it needs (name → bytes, written to a fresh directory)
 and the argv of one `benchlab` invocation, in which "{dir}" stands for that
@@ -474,6 +475,100 @@ def option_cases() -> Iterator[Case]:
                    ministat="--ministat" in argv)
 
 
+# -- valid but large, and extreme but valid (issue 19) -------------------------------
+# Sizes at which exact methods once overflowed (520 values a sample, 1,024 pairs) and
+# the sizes real tools write; values at the edges of the range benchlab computes with.
+LARGE_SIZES = (519, 520, 1023, 1024, 5000, 100_000)
+
+
+def _numbers(values) -> bytes:
+    """One number a line, every digit a double holds."""
+    return ("\n".join(f"{v:.17g}" for v in values) + "\n").encode()
+
+
+def large_files() -> dict[str, bytes]:
+    """Valid inputs at real and extreme sizes and magnitudes (seeded, deterministic)."""
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    out: dict[str, bytes] = {}
+    for n in LARGE_SIZES:
+        out[f"n{n}_a.txt"] = _numbers(rng.normal(100.0, 5.0, n))
+        out[f"n{n}_b.txt"] = _numbers(rng.normal(101.0, 5.0, n))
+    base = rng.normal(100.0, 5.0, 1100)  # 1,100 pairs: one shared condition per pair
+    out["pairs_a.txt"] = _numbers(base + rng.normal(0.0, 1.0, base.size))
+    out["pairs_b.txt"] = _numbers(1.01 * base + rng.normal(0.0, 1.0, base.size))
+    out["tiny_a.txt"] = _numbers(rng.lognormal(0.0, 0.1, 600) * 1e-300)
+    out["tiny_b.txt"] = _numbers(rng.lognormal(0.05, 0.1, 600) * 1e-300)
+    out["huge_a.txt"] = _numbers(rng.uniform(1.0, 5.0, 600) * 1e299)  # up to 5e299
+    out["huge_b.txt"] = _numbers(rng.uniform(1.2, 5.2, 600) * 1e299)
+    out["equal_a.txt"] = _numbers(np.full(600, 3.25))
+    out["equal_b.txt"] = _numbers(np.full(600, 3.25))
+    outlier = rng.normal(100.0, 5.0, 1000)
+    outlier[500] = 1e12  # one measurement ten billion times the rest
+    out["outlier_b.txt"] = _numbers(outlier)
+    rows = ["benchmark,system,value"] + [
+        f"bench{b:02d},{system},{v:.17g}" for b in range(50) for system, shift in
+        (("old", 1.0), ("new", 1.0 + 0.002 * b)) for v in rng.lognormal(0.0, 0.05, 20) * shift]
+    out["suite50.csv"] = ("\n".join(rows) + "\n").encode()
+    return out
+
+
+def _large_argvs() -> list[tuple[str, tuple[str, ...]]]:
+    """(id, argv) of every reading command the large files are meant for."""
+    d = "{dir}/"
+    argvs: list[tuple[str, tuple[str, ...]]] = []
+    for n in LARGE_SIZES:
+        a, b = d + f"n{n}_a.txt", d + f"n{n}_b.txt"
+        argvs += [(f"n{n}/compare", ("compare", a, b, "--no-plot")),
+                  (f"n{n}/median", ("compare", a, b, "--statistic", "median", "--seed", "1",
+                                    "--no-plot")),
+                  (f"n{n}/summary", ("summary", a))]
+        if n <= 5000:  # the full test battery (Shapiro-Wilk, KS, ...) on up to 5,000 values
+            argvs += [(f"n{n}/tests", ("compare", a, b, "--tests", "--no-plot")),
+                      (f"n{n}/test", ("test", a, b)),
+                      (f"n{n}/paired", ("compare", a, b, "--paired", "--no-plot"))]
+    pa, pb = d + "pairs_a.txt", d + "pairs_b.txt"
+    argvs += [("pairs1100/paired", ("compare", pa, pb, "--paired", "--no-plot")),
+              ("pairs1100/paired_tests", ("compare", pa, pb, "--paired", "--tests",
+                                          "--no-plot")),
+              ("pairs1100/paired_bootstrap", ("compare", pa, pb, "--paired", "--bootstrap",
+                                              "1000", "--seed", "1", "--no-plot"))]
+    for kind in ("tiny", "huge", "equal"):
+        a, b = d + f"{kind}_a.txt", d + f"{kind}_b.txt"
+        argvs += [(f"{kind}/compare", ("compare", a, b, "--no-plot")),
+                  (f"{kind}/tests", ("compare", a, b, "--tests", "--no-plot")),
+                  (f"{kind}/median", ("compare", a, b, "--statistic", "median", "--seed", "1",
+                                      "--no-plot")),
+                  (f"{kind}/summary", ("summary", a)),
+                  (f"{kind}/test", ("test", a, b))]
+    a, b = d + "n1024_a.txt", d + "outlier_b.txt"
+    argvs += [("outlier/compare", ("compare", a, b, "--no-plot")),
+              ("outlier/tests", ("compare", a, b, "--tests", "--no-plot")),
+              ("outlier/median", ("compare", a, b, "--statistic", "median", "--seed", "1",
+                                  "--no-plot")),
+              ("outlier/summary", ("summary", b))]
+    suite = (d + "suite50.csv", "--by", "system", "--benchmark", "benchmark", "--baseline",
+             "old")
+    argvs += [("suite50/compare", ("compare", *suite, "--no-plot")),
+              ("suite50/median", ("compare", *suite, "--statistic", "median", "--seed", "1",
+                                  "--no-plot")),
+              ("suite50/fail_on", ("compare", *suite, "--fail-on", "change", "--no-plot")),
+              ("suite50/summary", ("summary", *suite[:5])),
+              ("suite50/test", ("test", *suite))]
+    return argvs
+
+
+def large_cases() -> Iterator[Case]:
+    """Valid inputs, large or extreme: the analysis must finish (exit 0, or 1 when a gate
+    trips), with no traceback. Each case gets only the files it names."""
+    files = large_files()
+    for ident, argv in _large_argvs():
+        needed = {name: data for name, data in files.items()
+                  if any(arg == "{dir}/" + name for arg in argv)}
+        yield Case(f"large/{ident}", argv, needed, exits=(0, 1))
+
+
 def all_cases() -> list[Case]:
     """The full corpus, in a fixed order."""
-    return [*file_cases(), *toml_cases(), *option_cases()]
+    return [*file_cases(), *toml_cases(), *option_cases(), *large_cases()]

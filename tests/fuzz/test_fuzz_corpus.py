@@ -1,9 +1,12 @@
 """A deterministic sample of the fuzz corpus (tests/fuzz/corpus.py) keeps benchlab's contract
-for bad input: exit 0 or 2, one `benchlab:` line on stderr, never a traceback (issue 15).
+for bad input: exit 0 or 2, one `benchlab:` line on stderr, never a traceback (issue 15);
+valid input at large and extreme sizes ends with exit 0 or 1 (issue 19).
 
 The full corpus (over 3,000 cases) runs with `python3 validation/fuzz_corpus.py`,
 which prints the tallies; this test runs every SAMPLE-th case of it, always
-including every option-extreme case, in well under a minute.
+including every option-extreme case and every valid large or extreme case (samples
+of 519 to 100,000 values, 1,100 pairs, values near 1e-300 and 1e300, a suite of 50
+benchmarks), in well under a minute.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ KNOWN: dict[str, str] = {}
 def _sample() -> list:
     cases = all_cases()
     return [c for k, c in enumerate(cases)
-            if k % SAMPLE == 0 or c.id.startswith("option/") or c.id in KNOWN]
+            if k % SAMPLE == 0 or c.id.startswith(("option/", "large/")) or c.id in KNOWN]
 
 
 def _param(case):
@@ -45,6 +48,9 @@ def test_the_corpus_is_large_and_covers_every_kind():
                         "ministat"}
     assert sum(i.startswith("toml/") for i in ids) >= 100
     assert sum(i.startswith("option/") for i in ids) >= 100
+    large = {i.split("/")[1] for i in ids if i.startswith("large/")}
+    assert large >= {"n520", "n1024", "n5000", "n100000", "pairs1100", "tiny", "huge",
+                     "equal", "outlier", "suite50"}
     names = {i.split("/")[1] for i in ids if i.startswith("file/")}
     for kind in ("hyperfine_empty_times.json", "pyperf_empty_runs.json", "gbench_no_context.json",
                  "json_empty_object.json", "json_empty_array.json", "pytest_benchmark.json",

@@ -26,3 +26,20 @@ def test_constant_sample_is_exact():
 def test_single_value():
     d = describe(np.array([5.0]))
     assert d.n == 1 and math.isnan(d.stddev)
+
+
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-200, 1.0, 1e200, 1e299])
+def test_stddev_at_the_edges_of_the_range(magnitude):
+    """The stddev of values near 1e-300 (squares underflow to 0) and near 1e300 (squares
+    overflow) is the stddev at magnitude 1, scaled: summary once gave 0 and n/a there
+    (found by the fuzz corpus's extreme-valid cases, issue 19)."""
+    x = np.random.default_rng(19).lognormal(0.0, 0.1, 600)
+    d = describe(x * magnitude)
+    assert d.stddev == pytest.approx(np.std(x, ddof=1) * magnitude, rel=1e-12)
+    assert math.isfinite(d.sem) and d.sem > 0
+
+
+def test_stddev_bits_unchanged_in_the_normal_range():
+    """Scaling by a power of two is exact: ordinary data give numpy's stddev bit for bit."""
+    x = np.random.default_rng(3).normal(100.0, 5.0, 1001)
+    assert describe(x).stddev == float(np.std(x, ddof=1))

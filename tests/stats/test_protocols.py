@@ -184,3 +184,18 @@ def test_dunn_z_closed_form_without_ties():
     assert res.pairs[0].statistic ** 2 == pytest.approx(res.statistic, rel=1e-12)
     with pytest.raises(ValueError, match="posthoc"):
         kruskal_test([("a", a), ("b", b)], posthoc="tukey")
+
+
+@pytest.mark.parametrize("magnitude", [1e-300, 1e299])
+def test_speedup_test_at_the_edges_of_the_range(magnitude):
+    """Values near 1e-300 or 1e300 give the statistics of the same data at magnitude 1 (the
+    F-test once overflowed squaring a stddev of 1e299: exit 3, issue 19's fuzz corpus)."""
+    rng = np.random.default_rng(19)
+    base, cand = rng.lognormal(0.0, 0.1, 600), rng.lognormal(0.05, 0.1, 600)
+    ref = speedup_test(base, cand, protocol="speedup-mean")
+    got = speedup_test(base * magnitude, cand * magnitude, protocol="speedup-mean")
+    assert got.decision == ref.decision
+    for r, g in zip((*ref.checks, ref.test), (*got.checks, got.test), strict=True):
+        assert g.statistic == pytest.approx(r.statistic, rel=1e-9)
+        assert g.pvalue == pytest.approx(r.pvalue, rel=1e-9, abs=1e-300)
+    assert got.test.estimate == pytest.approx(ref.test.estimate * magnitude, rel=1e-9)
