@@ -25,11 +25,13 @@ class Analysis:
     """What `analyse` found: the result (a CompareResult or SuiteResult, with its design
     when a store was analysed by it), the samples compared per benchmark (None: not a
     suite) as (name, values) — for a blocked store the block means, as the analysis
-    used them — and the column naming the benchmarks (None: not a suite)."""
+    used them —, the column naming the benchmarks (None: not a suite) and the metric
+    read (of a multi-metric format; None otherwise)."""
 
     result: Any
     samples: dict[str | None, list[tuple[str, Any]]]
     benchmark: str | None = None
+    metric: str | None = None
 
 
 def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
@@ -101,6 +103,7 @@ def analyse(args: argparse.Namespace, command: str = "compare") -> Analysis:
     if len(samples) < 2:
         raise UsageError(f"{command} needs at least two samples (two files, or --by with a "
                          "column that has two or more groups)")
+    metric = samples[0].dataset.metric
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
     if args.bootstrap is not None or args.statistic == "median":  # B times the data
@@ -113,7 +116,7 @@ def analyse(args: argparse.Namespace, command: str = "compare") -> Analysis:
                   diagnostics=not args.no_diagnostics, statistic=args.statistic)
     if args.benchmark:
         result, per_bench = _suite(args, samples, baseline, names, spec, shared)
-        return Analysis(with_unit_note(result, unit_note), per_bench, args.benchmark)
+        return Analysis(with_note(result, unit_note), per_bench, args.benchmark, metric)
     if spec is not None and args.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     if args.no_adjust:
@@ -130,14 +133,14 @@ def analyse(args: argparse.Namespace, command: str = "compare") -> Analysis:
                                           ordered=[s.dataset.ordered for s in samples],
                                           **shared)
         named = [(s.name, s.values) for s in samples]
-        return Analysis(with_unit_note(result, unit_note), {None: named})
+        return Analysis(with_note(result, unit_note), {None: named}, None, metric)
     from benchlab.stats.compare import compare_samples
 
     if args.pair_by:
         samples = align_pairs(samples, args.pair_by, baseline)
     named = [(s.name, s.values) for s in samples]
     result = compare_samples(named, baseline=baseline, paired=args.paired, **shared)
-    return Analysis(with_unit_note(result, unit_note), {None: named})
+    return Analysis(with_note(result, unit_note), {None: named}, None, metric)
 
 
 def resample_spec(args: argparse.Namespace, names: list[str]) -> str | None:
@@ -183,9 +186,9 @@ def _suite(args: argparse.Namespace, samples, baseline: int, names: list[str],
     return result, per_bench
 
 
-def with_unit_note(result, note: str | None):
-    """The result with the note on unit conversion (a suite's first note, a comparison's
-    first diagnostic), as every format shows it."""
+def with_note(result, note: str | None, kind: str = "units"):
+    """The result with a note (on unit conversion, ...) first among a suite's notes or a
+    comparison's diagnostics, where every format shows it."""
     if not note:
         return result
     from benchlab.stats.suite import SuiteResult
@@ -194,4 +197,4 @@ def with_unit_note(result, note: str | None):
         return replace(result, notes=(note, *result.notes))
     from benchlab.stats.diagnostics import Diagnostic
 
-    return replace(result, diagnostics=(Diagnostic("units", note), *result.diagnostics))
+    return replace(result, diagnostics=(Diagnostic(kind, note), *result.diagnostics))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from benchlab.cli import analysis, common
 from benchlab.errors import UsageError
@@ -72,7 +73,17 @@ def analyse(args: argparse.Namespace):
     page shows beside it: (PageInput, context)."""
     from benchlab.report import html_page
 
+    others: list[str] = []
+    if args.metric is None:  # go test -benchmem: compare shows every metric, the page one
+        from benchlab.cli import metrics
+
+        others = metrics.of_inputs(args)[0]
     found = analysis.analyse(args, "report")
+    if others:
+        rest = ", ".join(m for m in others if m != found.metric)
+        found = replace(found, result=analysis.with_note(
+            found.result, f"this page shows the metric {found.metric}; the inputs also carry "
+            f"{rest}: a page for one of them with --metric (compare shows them all)"))
     context = _context(args, ())
     page = html_page.PageInput(found.result, found.samples,
                                tuple(_stores(args, found.benchmark)), args.title,

@@ -109,9 +109,10 @@ def analyse(args: argparse.Namespace, confidence: float, command: str = "compare
     else:
         found = _levels_analysis(args, samples, unit, baseline, confidence, info, benchmark,
                                  levels, blocked is None and info.order == "interleaved-random")
-    from benchlab.cli.analysis import with_unit_note
+    from benchlab.cli.analysis import with_note
 
-    return replace(found, result=with_unit_note(found.result, unit_note))
+    return replace(found, result=with_note(found.result, unit_note),
+                   metric=samples[0].dataset.metric)
 
 
 def _what(benchmark: str | None, info: StoreInfo) -> str:
