@@ -10,10 +10,11 @@ What it measures
     (every value of its candidate × 1.05): the chance that it is called slower.
 
     Each benchmark's p-value comes from the functions compare_suite's decisions call
-    (claim() below); the gate trips when Holm rejects anything, that is when the
-    smallest p ≤ α/20. That makes 480 suites per row affordable on a loaded machine;
-    the first --checked suites of every row also go through compare_suite itself, and
-    the run stops if any of its p-values or verdicts differs.
+    (claim() below; for the t-based tests their formulas on whole arrays, vectorized(),
+    checked against claim()); the gate trips when Holm rejects anything, that is when
+    the smallest p ≤ α/20. That makes 480 suites per row affordable on a loaded
+    machine; the first --checked suites of every row also go through compare_suite
+    itself, and the run stops if any of its p-values or verdicts differs.
 
     Structures (true centre 100):
       flat          n values per system, relative SD 3% (n = 10 for means, 20 for
@@ -46,8 +47,8 @@ Goal
     when its rate is ≤ 5% + 2 MCSE). A row that misses is printed as a miss.
 
 Run
-    nice -n 10 python3 validation/suite_noise_models.py --before 100 \
-        | tee validation/suite_noise_models.out.txt
+    nice -n 10 python3 validation/suite_noise_models.py --flat-median-sims 100 \
+        --before 40 --checked 1 | tee validation/suite_noise_models.out.txt
     python3 validation/suite_noise_models.py --sims 40      # quick look
     python3 validation/suite_noise_models.py --only builds:median
 """
@@ -215,13 +216,44 @@ def through_compare_suite(task: Task, x: np.ndarray, levels: list[np.ndarray], s
             raise AssertionError(f"{task}: suite {s} b{j}: {d.outcome}, Holm p {adjusted[j]}")
 
 
+def vectorized(task: Task, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every suite's (estimate, p) per benchmark at once, shape (sims, M), for the t-based
+    tests (means; medians with levels) — claim()'s formulas on whole arrays; None for
+    the bootstrap tests, which claim() runs one benchmark at a time."""
+    from scipy.special import stdtr
+
+    if task.statistic == "median" and (task.structure == "flat" or task.old):
+        return None
+    if task.structure == "flat":
+        b, c = x[:, :, 0], x[:, :, 1]
+    else:
+        units = x.reshape(*x.shape[:3], HIER[0], -1)
+        if task.statistic == "mean":
+            b, c = units[:, :, 0].mean(axis=-1), units[:, :, 1].mean(axis=-1)
+        else:
+            logs = np.log(np.median(units, axis=-1))
+            b, c = logs[:, :, 0], logs[:, :, 1]
+    nb, nc = b.shape[-1], c.shape[-1]
+    vb, vc = b.var(axis=-1, ddof=1) / nb, c.var(axis=-1, ddof=1) / nc
+    if task.statistic == "mean":  # Fieller's pivot at ρ = 1, Welch df at ρ̂ (ratio_df)
+        estimate = c.mean(axis=-1) / b.mean(axis=-1)
+        diff, part_b = c.mean(axis=-1) - b.mean(axis=-1), estimate**2 * vb
+    else:  # Welch's t on the log unit medians (unit_median_test)
+        diff = c.mean(axis=-1) - b.mean(axis=-1)
+        estimate, part_b = np.exp(diff), vb
+    u = vc / (vc + part_b)
+    df = 1.0 / (u * u / (nc - 1) + (1.0 - u) ** 2 / (nb - 1))
+    return estimate, np.minimum(1.0, 2.0 * stdtr(df, -np.abs(diff) / np.sqrt(vc + vb)))
+
+
 def run(task: Task) -> dict:
     """One row: the share of A/A suites with any "change" (Holm, and per benchmark), or the
     share where the benchmark made 5% slower is called slower.
 
-    Each benchmark's p-value comes from claim(); the gate trips when Holm rejects
-    anything, that is when the smallest p ≤ α/M. The first `task.checked` suites also
-    go through compare_suite itself, which must decide them the same way."""
+    Each benchmark's p-value comes from claim() (or its formulas on whole arrays,
+    vectorized(), which must agree with it); the gate trips when Holm rejects anything,
+    that is when the smallest p ≤ α/M. The first `task.checked` suites also go through
+    compare_suite itself, which must decide them the same way."""
     rng = np.random.default_rng(task.seed)
     if task.structure == "flat":
         x, levels = flat_values(rng, task.kind, task.sims, FLAT_N[task.statistic]), []
@@ -231,9 +263,16 @@ def run(task: Task) -> dict:
         x[:, 0, 1] *= EFFECT
     family = single = 0
     started = time.perf_counter()
+    fast = vectorized(task, x)
     for s in range(task.sims):
-        found = [claim(task, x[s, j, 0], x[s, j, 1], levels, s) for j in range(M)]
-        p = [q for _, q in found]
+        if fast is None or s < task.checked:
+            found = [claim(task, x[s, j, 0], x[s, j, 1], levels, s) for j in range(M)]
+            if fast is not None:
+                np.testing.assert_allclose([q for _, q in found], fast[1][s], rtol=1e-7,
+                                           atol=1e-14)
+        else:
+            found = list(zip(fast[0][s], fast[1][s], strict=True))
+        p = [float(q) for _, q in found]
         if s < task.checked and not task.old:
             through_compare_suite(task, x, levels, s, p)
         if task.power:

@@ -30,8 +30,9 @@ of Fieller's pivot:
 
 With levels the bootstrap above is not used for the verdicts: resampling 5 builds per
 system is far too narrow at Holm's levels (A/A suites of 20 benchmarks tripped in
-22–26% of runs). Each benchmark's claim is then Welch's t on the log medians of its
-top-level units, with the interval exp(d ± t·se) at its Holm level
+20–30% of runs, validation/suite_noise_models.py). Each benchmark's claim is then
+Welch's t on the log medians of its top-level units, with the interval
+exp(d ± t·se) at its Holm level
 (stats/suite_median_units.py says why and what was measured); the bootstrap headline
 stays in each benchmark's comparison.
 
