@@ -175,7 +175,7 @@ def suite_markdown(out: str, benches: list[str]) -> dict[str, dict]:
         name = cells[0].strip("*")
         if name not in benches:
             continue
-        m = CHANGE_CI.fullmatch(cells[3])
+        m = CHANGE_CI.search(cells[3])
         row = {"est": m["est"], "a": m["a"], "b": m["b"], "level": cells[4]}
         if name != "geomean":
             row |= {"p": cells[5], "verdict": cells[6]}
