@@ -30,8 +30,10 @@ EXAMPLE = """examples:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report", help="one self-contained HTML report: tables, figures, run order, machine",
-        description="Compare the inputs as `benchlab compare` does and write one HTML file: "
-                    "the sortable table of every comparison, per benchmark its figures and "
+        description="Run exactly the analysis `benchlab compare` runs on the same inputs "
+                    "and options (a store alone by its design) and write one HTML file: "
+                    "the sortable table of every comparison with the CI each verdict used, "
+                    "its level and its method, per benchmark its figures and "
                     "tables, for a store the run-order plot and the machine's environment, "
                     "and the provenance (version, command, input hashes, seed, date). "
                     "Nothing in it is fetched from the network.",
