@@ -111,12 +111,24 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         output_options.dump_json(args, "run", run_document(result, analysis),
                                  [args.experiment])
-        return 1 if result.status == "failed" else 0
-    sys.stdout.write(run_text(result, analysis,
-                              resume_command(args.experiment, store, args.cluster)))
-    if result.status != "failed" and result.counts.get("ok", 0):
-        _print_analysis(analysis)
-    return 1 if result.status == "failed" else 0
+    else:
+        sys.stdout.write(run_text(result, analysis,
+                                  resume_command(args.experiment, store, args.cluster)))
+        if result.status != "failed" and result.counts.get("ok", 0):
+            _print_analysis(analysis)
+    return _exit_code(result, store)
+
+
+def _exit_code(result, store: str) -> int:
+    """1 when any trial of the store failed or timed out (docs/exit-codes.md), with one line
+    saying how many; 0 when every trial that ran succeeded."""
+    failed = result.counts.get("failed", 0)
+    if result.status != "failed" and not failed:
+        return 0
+    total = sum(result.counts.values())
+    print(f"benchlab: {failed} of {total} {'trial' if total == 1 else 'trials'} failed or "
+          f"timed out (exit 1); the store {store} keeps every trial", file=sys.stderr)
+    return 1
 
 
 def resume_command(experiment: str, store: str, cluster: str | None = None) -> str:

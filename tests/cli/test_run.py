@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import textwrap
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SMALL = """
     seed = 5
@@ -95,7 +98,8 @@ def test_fail_fast_exit_code_and_resume(tmp_path, run_cli):
     assert "stopped by --fail-fast: trial 1 failed: exit code 2" in out
     assert "trial 1 (a): exit code 2: no config" in out
     code, out, err = run_cli("run", exp, "-o", db, "--resume")
-    assert code == 0 and "trials: 0 ok, 2 failed, 0 not run" in out
+    assert code == 1 and "trials: 0 ok, 2 failed, 0 not run" in out
+    assert "2 of 2 trials failed or timed out (exit 1)" in err
 
 
 def test_existing_store_needs_resume(tmp_path, run_cli):
@@ -176,3 +180,30 @@ def test_estimate_from_a_pilot(tmp_path, run_cli):
     assert doc["estimated_seconds"] == pytest.approx(expected)
     code, out, err = run_cli("run", exp, "--estimate-from", pilot)
     assert code == 2 and "--estimate-from goes with --dry-run" in err
+
+
+def test_failed_trials_exit_1_without_fail_fast(tmp_path, run_cli):
+    """docs/exit-codes.md: `run` finished with failed trials exits 1, saying how many; the
+    good trials are kept and the run went on."""
+    db = tmp_path / "f.db"
+    code, out, err = run_cli("run", ROOT / "examples" / "experiments" / "failing.toml", "-o", db)
+    assert code == 1
+    assert "trials: 3 ok, 3 failed, 0 not run" in out
+    assert "benchlab: 3 of 6 trials failed or timed out (exit 1)" in err
+    code, out, err = run_cli("run", ROOT / "examples" / "experiments" / "failing.toml", "-o",
+                             tmp_path / "j.db", "--json")
+    assert code == 1 and json.loads(out)["trials"]["failed"] == 3
+
+
+def test_timed_out_trials_exit_1(tmp_path, run_cli):
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 1
+        timeout = "0.2s"
+        [alternatives.slow]
+        command = ["sleep", "30"]
+        [alternatives.quick]
+        command = ["true"]
+    """)
+    code, out, err = run_cli("run", exp, "-o", tmp_path / "t.db")
+    assert code == 1 and "1 of 2 trials failed or timed out" in err

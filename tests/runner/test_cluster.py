@@ -377,7 +377,8 @@ def test_factor_role_builds_per_machine_and_a_build_failing_on_one(tmp_path):
     done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
                            "--json", "--quiet"], cwd=tmp_path, env=ENV, capture_output=True,
                           text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # failed trials: exit 1 (docs/exit-codes.md)
+    assert "3 of 12 trials failed or timed out (exit 1)" in done.stderr
     conn = sqlite3.connect(db)
     failed = conn.execute("SELECT kind, alternative, machine, error FROM trials WHERE status = "
                           "'failed' ORDER BY seq").fetchall()
