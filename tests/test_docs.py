@@ -87,7 +87,7 @@ def _shown(token: str) -> Shown:
     whole, point, decimals = mantissa.lstrip("+-").partition(".")
     if not (point or exponent) and len(whole.lstrip("0")) < 3:
         return Shown(float(text), 0.0)
-    return Shown(float(text), 10.0 ** (int(exponent or 0) - len(decimals)))
+    return Shown(float(text), float(f"1e{int(exponent or 0) - len(decimals)}"))  # 1e400: inf
 
 
 def _split(line: str) -> tuple[str, list[Shown]]:
