@@ -15,10 +15,16 @@ newline that forges a report line, a `|` that adds a Markdown table column, a
   tables, strikethrough, extended autolinks, math) would interpret, so the
   name renders as the literal text in one table cell.
 
+- `spreadsheet_cell` keeps a CSV/TSV text cell from being read as a formula by a
+  spreadsheet (OWASP's CSV injection advice): a text that begins with ``=``,
+  ``+``, ``-``, ``@``, a tab or a carriage return and is not a number gets a
+  leading ``'``, which spreadsheets show as text; numbers (``-1``, ``+0.5``,
+  ``-inf``) stay numbers.
+
 Ordinary names (letters, digits, spaces, ``-``, ``.``, ``/``, ``=``, non-ASCII
 letters) come out unchanged by `terminal`: FreeBSD ministat's byte-exact output
-keeps its bytes. JSON and CSV output do not use this module: their encoders
-quote by themselves and must keep names exactly as recorded.
+keeps its bytes. JSON keeps names exactly as recorded (its encoder quotes); CSV
+and TSV keep them too, but for the formula guard.
 """
 
 from __future__ import annotations
@@ -124,3 +130,18 @@ def markdown(text: str) -> str:
     if text.startswith(" "):
         text = "&#32;" + text[1:]
     return text
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A text cell a spreadsheet would evaluate (``=HYPERLINK(…)``, ``+cmd|…``, ``@SUM(…)``)
+    with a leading ``'`` so it shows as text; numbers and other values unchanged."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value  # a number written as text ("-1", "+0.5"): a spreadsheet reads a number

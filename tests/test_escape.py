@@ -100,3 +100,16 @@ def test_github_renderer_when_installed():
         assert page.count("<td>") == 2, name
         assert "<script" not in page and "<img" not in page and "<a " not in page, name
         assert "<em>" not in page and "<code>" not in page and "<del>" not in page, name
+
+
+@pytest.mark.parametrize(("cell", "shown"), [
+    ("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")"),
+    ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"), ("@SUM(A1:A9)", "'@SUM(A1:A9)"),
+    ("-2+3", "'-2+3"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+    ("-1", "-1"), ("+0.5", "+0.5"), ("-inf", "-inf"), ("1e3", "1e3"), ("old", "old"),
+    ("a=b", "a=b"), ("", ""), (1.5, 1.5), (-3, -3), (None, None),
+])
+def test_spreadsheet_cell_guards_formulas_and_keeps_numbers(cell, shown):
+    from benchlab.escape import spreadsheet_cell
+
+    assert spreadsheet_cell(cell) == shown

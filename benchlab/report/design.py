@@ -8,22 +8,24 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.design.factorial import Design
-from benchlab.escape import terminal, terminal_lines
+from benchlab.escape import spreadsheet_cell, terminal, terminal_lines
 
 
 def plan_csv(design: Design) -> str:
     """The plan as CSV text: run, id, the factor columns, replicate (the input of anova/qreg).
 
     `# factor NAME=L1,L2` comment lines first record each factor's level order, so
-    anova and qreg code the first level -1 whatever order the runs come in.
+    anova and qreg code the first level -1 whatever order the runs come in. A level a
+    spreadsheet would run as a formula is written guarded (escape.spreadsheet_cell) in
+    both places, so the file still reads back consistently.
     """
     out = io.StringIO()
     for f in design.factors:
-        out.write(f"# factor {f.name}={','.join(f.levels)}\n")
+        out.write(f"# factor {f.name}={','.join(map(spreadsheet_cell, f.levels))}\n")
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "id", *design.names, "replicate"])
+    writer.writerow(["run", "id", *map(spreadsheet_cell, design.names), "replicate"])
     for r in design.runs:
-        writer.writerow([r.run, r.id, *r.levels, r.replicate])
+        writer.writerow([r.run, r.id, *map(spreadsheet_cell, r.levels), r.replicate])
     return out.getvalue()
 
 

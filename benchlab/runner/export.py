@@ -14,6 +14,7 @@ import sys
 from typing import TextIO
 
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import spreadsheet_cell
 from benchlab.runner.store import Row
 from benchlab.runner.store_checks import open_for_reading
 
@@ -89,9 +90,9 @@ def write(header: list[str], rows: list[list], path: str, fmt: str,
 
 def _delimited(header: list[str], rows: list[list], handle: TextIO, delimiter: str) -> None:
     writer = csv.writer(handle, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow([spreadsheet_cell(h) for h in header])
     for row in rows:
-        writer.writerow([repr(v) if isinstance(v, float) else v for v in row])
+        writer.writerow([repr(v) if isinstance(v, float) else spreadsheet_cell(v) for v in row])
 
 
 def _parquet(header: list[str], rows: list[list], path: str) -> None:

@@ -308,7 +308,7 @@ def test_run_dry_run_progress_closing_lines_and_export(run_cli, tmp_path):
     assert list(doc["factors"].values()) == [["x\ny", "\x1b[31mred"]]
     db = tmp_path / "r.db"
     code, out, err = run_cli("run", exp, "-o", db)  # not a terminal: one progress line a trial
-    assert code == 0, err
+    assert code == 1, err  # the failing alternative's trials: exit 1 (docs/exit-codes.md)
     assert_inert(out, err)
     assert_no_forged_lines(out)
     assert "FAILED" in out and "pwned" in out  # the failing command's stderr, escaped
