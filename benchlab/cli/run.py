@@ -38,12 +38,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "else a drawn one, printed and stored)")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop at the first failed trial (exit 1); default: record it, go on")
-    p.add_argument("--cluster", metavar="tcp://HOST:PORT|local:N",
+    p.add_argument("--cluster", metavar="tls://HOST:PORT|local:N",
                    help="run the trials on Dask workers: a scheduler's address (workers "
-                        "started with benchlab worker), or N workers started on this machine; "
-                        "the store stays here (docs/cluster.md)")
+                        "started with benchlab worker; tls:// with the --tls-* files), or N "
+                        "workers started on this machine; the store stays here "
+                        "(docs/cluster.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    from benchlab.cli import tls_options
+
+    tls_options.add(p, "the driver's (client)")
     p.set_defaults(run=run)
 
 
@@ -60,6 +64,16 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed must be 0 or more")
     store = _store_path(args)
+    tls = None
+    if args.cluster is not None and not args.dry_run:  # checked before anything is written
+        from benchlab.cli import tls_options
+        from benchlab.runner.cluster import parse_address
+
+        parse_address(args.cluster)
+        tls = tls_options.files(args, args.cluster)
+    elif args.cluster is None and (args.tls_ca_file or args.tls_cert or args.tls_key):
+        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --cluster "
+                         "tls://HOST:PORT")
     if args.dry_run:
         from benchlab.runner.render import dry_run_document, dry_run_text
         from benchlab.runner.session import plan_only
@@ -96,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_experiment(
             args.experiment, store, seed=args.seed, resume=args.resume,
-            fail_fast=args.fail_fast, progress=progress, cluster=args.cluster,
+            fail_fast=args.fail_fast, progress=progress, cluster=args.cluster, tls=tls,
             argv=["benchlab", "run", *sys.argv[2:]],
             warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished trial is in the store
@@ -104,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
             from benchlab.cli.main import EXIT_INTERRUPTED
 
             print(f"benchlab: interrupted; the finished trials are in {store}; go on with: "
-                  f"{resume_command(args.experiment, store, args.cluster)}", file=sys.stderr)
+                  f"{resume_command(args.experiment, store, args.cluster, tls)}",
+                  file=sys.stderr)
             return EXIT_INTERRUPTED
         raise
     analysis = analysis_command(store, result.seed)
@@ -113,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
                                  [args.experiment])
     else:
         sys.stdout.write(run_text(result, analysis,
-                                  resume_command(args.experiment, store, args.cluster)))
+                                  resume_command(args.experiment, store, args.cluster, tls)))
         if result.status != "failed" and result.counts.get("ok", 0):
             _print_analysis(analysis)
     return _exit_code(result, store)
@@ -131,11 +146,16 @@ def _exit_code(result, store: str) -> int:
     return 1
 
 
-def resume_command(experiment: str, store: str, cluster: str | None = None) -> str:
-    """The command that finishes this run's plan (on the same cluster, for a cluster run)."""
+def resume_command(experiment: str, store: str, cluster: str | None = None,
+                   tls=None) -> str:
+    """The command that finishes this run's plan (on the same cluster, with the same TLS
+    files, for a cluster run)."""
     from shlex import quote
 
     where = f" --cluster {quote(cluster)}" if cluster else ""
+    if tls is not None:
+        where += (f" --tls-ca-file {quote(tls.ca_file)} --tls-cert {quote(tls.cert)} "
+                  f"--tls-key {quote(tls.key)}")
     return f"benchlab run {quote(experiment)}{where} -o {quote(store)} --resume"
 
 

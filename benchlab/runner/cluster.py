@@ -45,6 +45,7 @@ from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import Trial, build_key, command_for
 from benchlab.runner.plan import machine_of as _machine_of
+from benchlab.runner.tls import TlsFiles
 
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
@@ -53,7 +54,6 @@ WINDOW = 8  # tasks per machine (or worker) held at the scheduler: one running, 
 BATCH_TARGET = 0.05  # s: executions sent in one task add up to about this much running time
 MAX_BATCH = 64  # executions per task at most
 _LOCAL = re.compile(r"^local:([0-9]+)$")
-_REMOTE = re.compile(r"^[a-z][a-z0-9+]*://\S+$")
 
 
 @dataclass
@@ -85,24 +85,32 @@ def parse_address(text: str) -> tuple[str, int | None]:
         if n < 1:
             raise UsageError("--cluster local:N needs N of at least 1")
         return "local", n
-    if _REMOTE.match(text):
+    if text.startswith(("tcp://", "tls://")):
+        from benchlab.runner.tls import address_host
+
+        address_host(text)  # HOST:PORT, else one line
         return text, None
-    raise UsageError(f"--cluster must be tcp://HOST:PORT (a Dask scheduler) or local:N (N "
-                     f"workers on this machine), not {text!r}")
+    raise UsageError(f"--cluster must be tls://HOST:PORT or tcp://HOST:PORT (a Dask scheduler) "
+                     f"or local:N (N workers on this machine), not {text!r}")
 
 
 def connect(address: str, e: Experiment, *, timeout: float = CONNECT_TIMEOUT,
-            machine_wait: float = MACHINE_WAIT) -> Cluster:
+            machine_wait: float = MACHINE_WAIT, tls: TlsFiles | None = None) -> Cluster:
     """Connect to the scheduler at `address` (or start `local:N`) and check its workers: every
     machine of the experiment connected (one worker each), the same benchlab version as the
-    driver's, the CPUs of `cpus` usable. Every failure is one line (UsageError)."""
+    driver's, the CPUs of `cpus` usable. A tls:// address needs `tls` (the driver's files,
+    checked: runner/tls.py), tcp:// and local:N none. Every failure is one line (UsageError)."""
     where, n = parse_address(address)
+    if (tls is not None) != where.startswith("tls://"):
+        raise UsageError(f"--cluster {address} needs --tls-ca-file, --tls-cert and --tls-key"
+                         if tls is None else "--tls-ca-file, --tls-cert and --tls-key go with "
+                         f"--cluster tls://HOST:PORT, not {address}")
     _quiet_dask()
     machines = e.machines.names if e.machines is not None else None
     if where == "local":
         cluster = _start_local(n or 1, machines, timeout)
     else:
-        cluster = Cluster(_client(where, timeout), where, machines=machines)
+        cluster = Cluster(_client(where, timeout, tls), where, machines=machines)
     try:
         _check_workers(cluster, e, machine_wait)
     except BaseException:
@@ -119,15 +127,71 @@ def _quiet_dask() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _client(address: str, timeout: float):
+def security(tls: TlsFiles | None, role: str):
+    """Dask's `Security` for one party ("client" the driver, "worker"): mutual TLS with the
+    cluster's CA, encryption required on every connection; None without TLS (tcp://)."""
+    if tls is None:
+        return None
+    from distributed.security import Security
+
+    return Security(require_encryption=True, tls_ca_file=tls.ca_file,
+                    **{f"tls_{role}_cert": tls.cert, f"tls_{role}_key": tls.key})
+
+
+def connection_error(address: str, exc: BaseException, tls: TlsFiles | None,
+                     timeout: float) -> UsageError:
+    """One line for a connection to the scheduler that failed: a certificate the other side
+    refused, a TLS address that does not speak TLS (or the reverse), or no answer."""
+    from distributed.comm.core import FatalCommClosedError
+
+    first = (str(exc).splitlines() or [""])[0][:120] or type(exc).__name__
+    if isinstance(exc, FatalCommClosedError) and tls is not None:
+        return UsageError(f"the TLS handshake with {address} failed: the scheduler refused "
+                          f"certificate {tls.cert}, or its own is not signed by "
+                          f"{tls.ca_file} (give the files of one benchlab cluster certs DIR, "
+                          "as the scheduler's)")
+    if tls is not None and isinstance(exc, ValueError):
+        return UsageError(f"{address} does not answer TLS: a scheduler started without "
+                          "--tls-ca-file/--tls-cert/--tls-key is reached at tcp://")
+    if tls is None and "reset by peer" in str(exc):
+        return UsageError(f"{address} closed the connection at once: a scheduler started "
+                          "with --tls-* is reached at tls:// with --tls-ca-file, --tls-cert "
+                          "and --tls-key")
+    return UsageError(f"no Dask scheduler answers at {address} within {timeout:g} s "
+                      f"({first}); start one with: dask scheduler --host 127.0.0.1 --port "
+                      "PORT, or with TLS as docs/cluster.md shows")
+
+
+async def probe(address: str, sec, role: str, timeout: float) -> None:
+    """Open and close one connection to the scheduler, so that a refused certificate or an
+    absent scheduler is one line (`connection_error`) before Dask's own start-up, which
+    says only "timed out"."""
+    from distributed.comm import connect as comm_connect
+
+    kwargs = sec.get_connection_args(role) if sec is not None else {}
+    try:
+        comm = await comm_connect(address, timeout=timeout, **kwargs)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise connection_error(address, exc, _files_of(sec, role), timeout) from None
+    await comm.close()
+
+
+def _files_of(sec, role: str) -> TlsFiles | None:
+    if sec is None:
+        return None
+    from benchlab.runner.tls import TlsFiles
+
+    return TlsFiles(sec.tls_ca_file, getattr(sec, f"tls_{role}_cert"),
+                    getattr(sec, f"tls_{role}_key"))
+
+
+def _client(address: str, timeout: float, tls: TlsFiles | None = None):
     from distributed import Client
 
     try:
-        return Client(address, timeout=timeout)
-    except (OSError, TimeoutError) as exc:
-        raise UsageError(f"no Dask scheduler answers at {address} within {timeout:g} s "
-                         f"({str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__})"
-                         "; start one with: dask scheduler --port PORT") from None
+        return Client(address, timeout=timeout, security=security(tls, "client"))
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise connection_error(address, exc, tls, timeout) from None
 
 
 def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cluster:
@@ -161,6 +225,13 @@ def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cl
     return Cluster(client, f"local:{n}", local, machines)
 
 
+def worker_command(address: str, machine: str) -> str:
+    """The command that starts machine's worker for `address` (its TLS options with tls://)."""
+    tls = (f" --tls-ca-file ca.pem --tls-cert {machine}.pem --tls-key {machine}.key"
+           if address.startswith("tls://") else "")
+    return f"benchlab worker {address} --machine {machine}{tls}"
+
+
 def _check_workers(cluster: Cluster, e: Experiment, machine_wait: float) -> None:
     from benchlab import __version__
     from benchlab.runner import worker
@@ -176,13 +247,13 @@ def _check_workers(cluster: Cluster, e: Experiment, machine_wait: float) -> None
         time.sleep(0.1)
     if not workers:
         raise UsageError(f"no worker is connected to {cluster.address}; start one with: "
-                         f"benchlab worker {cluster.address} --machine NAME")
+                         f"{worker_command(cluster.address, 'NAME')}")
     if missing:
         have = ", ".join(sorted(by_machine)) or "none"
         raise UsageError(f"machine{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                          f"{'are' if len(missing) > 1 else 'is'} not connected to "
-                         f"{cluster.address} (connected machines: {have}); start: benchlab "
-                         f"worker {cluster.address} --machine {missing[0]}")
+                         f"{cluster.address} (connected machines: {have}); start: "
+                         f"{worker_command(cluster.address, missing[0])}")
     for m in cluster.machines or ():
         if len(by_machine[m]) > 1:
             raise UsageError(f"machine {m} has {len(by_machine[m])} workers connected to "
@@ -387,8 +458,9 @@ class Dispatch:
         if waiting:
             self.progress.note(  # type: ignore[attr-defined]
                 f"waiting for a worker of machine{'s' if len(waiting) > 1 else ''} "
-                f"{', '.join(waiting)} (start: benchlab worker {self.cluster.address} "
-                f"--machine {waiting[0]}), or stop and go on later with --resume")
+                f"{', '.join(waiting)} (start: "
+                f"{worker_command(self.cluster.address, waiting[0])}), or stop and go on "
+                "later with --resume")
 
     def cancel(self, interrupted: bool = False) -> None:
         """Withdraw whatever is still at the scheduler (a stop, a failure, Ctrl-C); when the

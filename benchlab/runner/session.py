@@ -197,10 +197,11 @@ def _elapsed(store: Store) -> float:
 def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = None,
                    resume: bool = False, fail_fast: bool = False,
                    progress: Progress | None = None, argv: list[str] | None = None,
-                   warn=None, cluster: str | None = None) -> RunResult:
+                   warn=None, cluster: str | None = None, tls=None) -> RunResult:
     """Run the experiment file into the store (a new one, or the given one with resume);
-    with `cluster` (tcp://HOST:PORT or local:N) the trials run on Dask workers
-    (runner/cluster.py) and this process records them."""
+    with `cluster` (tls://HOST:PORT with `tls` the driver's TLS files, tcp://HOST:PORT or
+    local:N) the trials run on Dask workers (runner/cluster.py) and this process records
+    them."""
     progress = progress or Progress()
     e = load_experiment(experiment_path)
     if e.machines is not None and cluster is None:
@@ -210,7 +211,7 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
     if cluster is not None:  # connected before the store exists: a bad address leaves none
         from benchlab.runner.cluster import connect
 
-        connected = connect(cluster, e)
+        connected = connect(cluster, e, tls=tls)
     try:
         return _run_into(e, store_path, seed, resume, fail_fast, progress, argv, warn,
                          connected)
