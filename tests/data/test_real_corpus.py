@@ -223,6 +223,58 @@ def test_summary(run_cli, tool):
         assert n in found, (n, found)
 
 
+SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+def _tool_means(tool: str, paths: list[Path]) -> list[float]:
+    """Each benchmark's mean in seconds: the tool's own where it writes one (pytest-benchmark,
+    hyperfine, Google Benchmark's mean aggregate, JMH's score), else of its raw values."""
+    means = []
+    for path in paths:
+        text = path.read_text()
+        if tool == "gotest":
+            per: dict[str, list[float]] = {}
+            for name, ns in re.findall(r"^(Benchmark\S+)\s+\d+\s+([\d.]+) ns/op", text, re.M):
+                per.setdefault(name, []).append(float(ns) * 1e-9)
+            means += [sum(v) / len(v) for v in per.values()]
+            continue
+        doc = json.loads(text)
+        if tool == "pytest-benchmark":
+            means += [b["stats"]["mean"] for b in doc["benchmarks"]]
+        elif tool == "hyperfine":
+            means += [r["mean"] for r in doc["results"]]
+        elif tool == "gbench":
+            means += [b["real_time"] * SECONDS[b["time_unit"]] for b in doc["benchmarks"]
+                      if b.get("aggregate_name") == "mean"]
+        elif tool == "jmh":
+            means += [r["primaryMetric"]["score"] * SECONDS[r["primaryMetric"]["scoreUnit"][:-3]]
+                      for r in doc]
+        elif tool == "criterion":
+            means.append(sum(t / i for t, i in zip(doc["times"], doc["iters"], strict=True))
+                         / len(doc["times"]) * 1e-9)
+        elif tool == "pyperf":
+            for b in doc["benchmarks"]:
+                values = [v for run in b["runs"] for v in run.get("values", [])]
+                means.append(sum(values) / len(values))
+        elif tool == "asv":
+            column = doc["result_columns"].index("samples")
+            means += [sum(x) / len(x) for entry in doc["results"].values()
+                      for x in (entry[column] or []) if x]
+    return sorted(means)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_summary_means_are_the_tools_own(run_cli, tool):
+    """The values are read in the right unit: each benchmark's mean in summary is the one the
+    tool writes (or the mean of its raw values), to 1e-9 relative."""
+    old = _runs(tool)[0]
+    code, out, err = run_cli("summary", *old, "--format", "json")
+    _clean(code, err)
+    doc = json.loads(out)
+    got = sorted(g["mean"] * SECONDS[doc["unit"]] for g in doc["groups"])
+    assert got == pytest.approx(_tool_means(tool, old), rel=1e-9)
+
+
 @pytest.mark.parametrize(("tool", "old", "new"), CASES)
 def test_test_command(run_cli, tool, old, new):
     """benchlab test on old and new ends with a decision, not an internal error."""
@@ -245,7 +297,8 @@ def test_report(run_cli, tool, old, new, tmp_path):
 
 @pytest.mark.parametrize("tool", TOOLS)
 def test_history_add(run_cli, tool, tmp_path):
-    """history add stores both runs: the store holds every benchmark with its n."""
+    """history add stores both runs (the store holds every benchmark with its n); history
+    compare then checks the new run against its parent."""
     db = tmp_path / "history.db"
     runs = _runs(tool)
     for sha, files in zip(("a" * 40, "b" * 40), runs, strict=True):
@@ -254,6 +307,9 @@ def test_history_add(run_cli, tool, tmp_path):
         assert code == 0
     code, out, err = run_cli("history", "show", "--db", db)
     _clean(code, err)
+    code, out, err = run_cli("history", "compare", "--db", db, "--head", "b" * 40)
+    _clean(code, err)  # the new run against its parent, the old one
+    assert out.strip()
     with sqlite3.connect(db) as con:
         stored = [sorted(n for (n,) in con.execute(
             "SELECT n FROM results JOIN commits ON commits.id = commit_id WHERE sha = ?",
