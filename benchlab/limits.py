@@ -10,7 +10,8 @@ BENCHLAB_MAX_RESAMPLED (200,000,000,000): values one bootstrap draws (B × n);
 BENCHLAB_MAX_TAUS (1,000): quantiles of `qreg --taus`;
 BENCHLAB_MAX_MEMORY_MB (4,096): the largest arrays an analysis would hold;
 BENCHLAB_MAX_PAIRS (5,000): the pairwise tests of `test` (kruskal post hoc, speedup);
-BENCHLAB_MAX_COEFFICIENTS (1,000): coefficients of an `anova` or `qreg` model.
+BENCHLAB_MAX_COEFFICIENTS (1,000): coefficients of an `anova` or `qreg` model;
+BENCHLAB_MAX_INPUT_MB (2,048): the bytes read from one input file or stream.
 
 docs/limits.md lists them for users.
 """
@@ -27,6 +28,7 @@ MAX_TAUS = ("BENCHLAB_MAX_TAUS", 1_000)
 MAX_MEMORY_MB = ("BENCHLAB_MAX_MEMORY_MB", 4_096)
 MAX_PAIRS = ("BENCHLAB_MAX_PAIRS", 5_000)
 MAX_COEFFICIENTS = ("BENCHLAB_MAX_COEFFICIENTS", 1_000)
+MAX_INPUT_MB = ("BENCHLAB_MAX_INPUT_MB", 2_048)
 
 
 def limit(setting: tuple[str, int]) -> int:

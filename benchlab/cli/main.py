@@ -58,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    read = sys.modules.get("benchlab.data.source")  # streams a previous command (in this
+    if read is not None:  # process: tests, notebooks) read are not this command's
+        read.forget_streams()
     try:
         return int(args.run(args))
     except BenchlabError as exc:

@@ -1,19 +1,29 @@
 """Open an input (a path or `-` for standard input) as text lines, safely.
 
 Every failure becomes an InputError naming the file: missing, unreadable, a
-directory, binary content. A UTF-8 byte-order mark is dropped and CRLF/CR line
-ends are read like LF, so files from any platform read the same. Whether the
-last line has its line end is kept, for readers whose lines are records that a
-file cut mid-line would change (go test's result lines).
+directory, binary content, a device, named pipe or socket (refused by type
+before reading: /dev/zero would be read forever, a named pipe with no writer
+blocks forever), more than BENCHLAB_MAX_INPUT_MB (checked from the size of a
+file, while reading a stream; a stream is also refused at its first NUL byte).
+Standard input (`-`, /dev/stdin) and the pipes of process substitution
+(`<(command)`, /dev/fd/N) are streams, read within the same limit and kept, so
+that a command that opens an input twice (sniffing metrics, then reading)
+reads a pipe once. A UTF-8 byte-order mark is dropped and CRLF/CR line ends
+are read like LF, so files from any platform read the same. Whether the last
+line has its line end is kept, for readers whose lines are records that a file
+cut mid-line would change (go test's result lines).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
+from benchlab import limits
 from benchlab.errors import InputError
 
 STDIN_NAME = "<stdin>"
@@ -48,28 +58,97 @@ def _decode(raw: bytes, name: str) -> str:
         raise InputError("not UTF-8 text (binary content?)", f"{name}:{line}") from None
 
 
+_CHUNK = 1 << 20
+_STREAM_PREFIXES = ("/dev/fd/", "/proc/self/fd/")  # descriptors already open: <(command)
+
+
+def _too_large(name: str, bound_mb: int) -> InputError:
+    return InputError(f"more than {bound_mb:,} MB; a larger input needs "
+                      f"{limits.MAX_INPUT_MB[0]} raised", name)
+
+
+def _read_stream(handle: BinaryIO, name: str, first: bytes = b"") -> bytes:
+    """A stream read in chunks up to the limit; refused at its first NUL (binary data such as
+    /dev/zero on standard input ends at once instead of filling memory)."""
+    bound_mb = limits.limit(limits.MAX_INPUT_MB)
+    bound = bound_mb * 2**20
+    raw = bytearray(first)
+    while True:
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            return bytes(raw)
+        if b"\x00" in chunk and not raw.startswith(SQLITE_HEADER):
+            raise InputError("binary content, not a text file of measurements", name)
+        raw += chunk
+        if len(raw) > bound:
+            raise _too_large(name, bound_mb)
+
+
+def _refuse_special(path: str, name: str) -> bool:
+    """Refuse what is not a regular file by its type (before opening: a FIFO's open blocks);
+    True for a stream that may be read (a pipe of /dev/fd/N, /dev/stdin)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError("no such file", name) from None
+    except PermissionError:
+        raise InputError("permission denied", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory, not a file", name)
+    if stat.S_ISREG(mode):
+        return False
+    descriptor = path.startswith(_STREAM_PREFIXES) or path == "/dev/stdin"
+    if stat.S_ISFIFO(mode) and descriptor:
+        return True
+    if stat.S_ISFIFO(mode):
+        raise InputError("is a named pipe (FIFO): reading it waits for a writer; give a file, "
+                         "- for standard input or <(command)", name)
+    if stat.S_ISCHR(mode) and path == "/dev/stdin":
+        return True  # a terminal on standard input: read until end of file
+    kind = ("a character device" if stat.S_ISCHR(mode) else "a block device"
+            if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+    raise InputError(f"is {kind}, not a file of measurements", name)
+
+
+_streams_read: dict[str, Source] = {}  # a pipe can be read once: its Source, by path
+
+
+def forget_streams() -> None:
+    """Drop the kept streams (a new command in the same process reads its own stdin)."""
+    _streams_read.clear()
+
+
 def open_source(path: str) -> Source:
     """Read `path` (or standard input for "-") into a Source."""
+    if path in _streams_read:
+        return _streams_read[path]
+    stream = False
     if path == "-":
-        raw = sys.stdin.buffer.read()
         name = STDIN_NAME
+        raw = _read_stream(sys.stdin.buffer, name)
         if raw.startswith(SQLITE_HEADER):
             raise InputError("a SQLite store cannot be read from standard input; give its path",
                              name)
     else:
         name = path
-        if os.path.isdir(path):
-            raise InputError("is a directory, not a file", name)
+        stream = _refuse_special(path, name)
         try:
             with open(path, "rb") as handle:
                 raw = handle.read(len(SQLITE_HEADER))
-                if raw == SQLITE_HEADER:  # a benchlab store: its reader opens the path
+                if raw == SQLITE_HEADER and not stream:  # a store: its reader opens the path
                     return Source(name, (), sqlite=True)
-                if handle.seekable():  # one read: `raw += ...` would hold the text twice
+                if stream:
+                    raw = _read_stream(handle, name, raw)
+                else:  # one read: `raw += ...` would hold the text twice
+                    bound_mb = limits.limit(limits.MAX_INPUT_MB)
+                    if os.fstat(handle.fileno()).st_size > bound_mb * 2**20:
+                        raise _too_large(name, bound_mb)
                     handle.seek(0)
-                    raw = handle.read()
-                else:
-                    raw += handle.read()
+                    raw = handle.read()  # read(bound) would allocate the bound up front
+                    if len(raw) > bound_mb * 2**20:  # grew while being read
+                        raise _too_large(name, bound_mb)
         except FileNotFoundError:
             raise InputError("no such file", name) from None
         except PermissionError:
@@ -77,8 +156,11 @@ def open_source(path: str) -> Source:
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
     text = _decode(raw, name).replace("\r\n", "\n").replace("\r", "\n")
-    return Source(name, _Lines(text), unterminated=bool(text) and not text.endswith("\n"),
-                  text=text)
+    source = Source(name, _Lines(text), unterminated=bool(text) and not text.endswith("\n"),
+                    text=text)
+    if stream:  # "-" is read by one reader only (cli/metrics leaves it alone)
+        _streams_read[path] = source
+    return source
 
 
 class _Lines(Sequence):
