@@ -84,17 +84,22 @@ def _read_stream(handle: BinaryIO, name: str, first: bytes = b"") -> bytes:
             raise _too_large(name, bound_mb)
 
 
+def _read_error(exc: OSError, name: str) -> InputError:
+    """The one-line error of a failed stat, open or read."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError("no such file", name)
+    if isinstance(exc, PermissionError):
+        return InputError("permission denied", name)
+    return InputError(f"cannot read: {exc.strerror or exc}", name)
+
+
 def _refuse_special(path: str, name: str) -> bool:
     """Refuse what is not a regular file by its type (before opening: a FIFO's open blocks);
     True for a stream that may be read (a pipe of /dev/fd/N, /dev/stdin)."""
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError("no such file", name) from None
-    except PermissionError:
-        raise InputError("permission denied", name) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+        raise _read_error(exc, name) from None
     if stat.S_ISDIR(mode):
         raise InputError("is a directory, not a file", name)
     if stat.S_ISREG(mode):
@@ -149,12 +154,8 @@ def open_source(path: str) -> Source:
                     raw = handle.read()  # read(bound) would allocate the bound up front
                     if len(raw) > bound_mb * 2**20:  # grew while being read
                         raise _too_large(name, bound_mb)
-        except FileNotFoundError:
-            raise InputError("no such file", name) from None
-        except PermissionError:
-            raise InputError("permission denied", name) from None
         except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+            raise _read_error(exc, name) from None
     text = _decode(raw, name).replace("\r\n", "\n").replace("\r", "\n")
     source = Source(name, _Lines(text), unterminated=bool(text) and not text.endswith("\n"),
                     text=text)
