@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "compare", "summary", "plan", "Dataset", "ComparisonReport",
-           "factorial_design", "anova", "qreg", "speedup_test", "speedup_suite", "kruskal_test",
-           "run_experiment", "read_store", "read", "compare_groups", "compare_suite"]
+__all__ = ["__version__", "compare", "compare_groups", "compare_suite", "summary", "plan",
+           "ComparisonReport", "factorial_design", "anova", "qreg", "speedup_test",
+           "speedup_suite", "kruskal_test", "run_experiment", "read_store", "read", "Dataset"]
+_API = frozenset(__all__) - {"__version__", "Dataset"}  # what benchlab.api gives
 
-if TYPE_CHECKING:  # pragma: no cover
+if _typing.TYPE_CHECKING:  # pragma: no cover
     from benchlab.api import (
         ComparisonReport,
         anova,
@@ -30,12 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from benchlab.data.dataset import Dataset
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     """Import the API lazily so `import benchlab` stays cheap for the CLI."""
-    if name in ("compare", "summary", "plan", "ComparisonReport", "factorial_design", "anova",
-                "qreg",
-                "speedup_test", "speedup_suite", "kruskal_test", "run_experiment",
-                "read_store", "read", "compare_groups", "compare_suite"):
+    if name in _API:
         from benchlab import api
 
         return getattr(api, name)
@@ -44,3 +42,8 @@ def __getattr__(name: str) -> Any:
 
         return Dataset
     raise AttributeError(f"module 'benchlab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (what `from benchlab import *` gives), not the module's helpers."""
+    return sorted(__all__)

@@ -85,8 +85,9 @@ class Result:
         return render(self, "text")
 
     def _repr_html_(self) -> str:
-        """The result's HTML (with its inline style, which a fragment lacks), for Jupyter."""
-        return render(self, "html")
+        """The result's HTML for Jupyter: a fragment (no <!DOCTYPE>, <html> or <head>: a
+        notebook cell is no document) that carries its own inline style."""
+        return render(self, "html", RenderContext(options={"fragment": True, "styled": True}))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the command that makes this result."""

@@ -93,13 +93,16 @@ class Unit:
         return self.name, 1.0
 
     def format(self, value: float | None, digits: int = 6, like: float | None = None) -> str:
-        """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value)."""
+        """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value),
+        to `digits` significant digits by notation.py's rounding rule."""
+        from benchlab.notation import significant  # notation imports this module
+
         if value is None or not math.isfinite(value):
             return "n/a"
         if self.is_time:
             name, factor = self._scale(abs(like if like is not None else value))
-            return f"{value / factor:.{digits}g} {name}"
-        text = f"{value:.{digits}g}"
+            return f"{significant(value / factor, digits)} {name}"
+        text = significant(value, digits)
         return f"{text} {self.name}" if self.name else text
 
 

@@ -21,7 +21,7 @@ def test_compare_with_lists_and_series():
     comp = report.comparisons[0]
     assert (comp.baseline, comp.candidate) == ("old", "new")
     assert comp.verdict.outcome == "change"
-    assert comp.verdict.text.startswith("new is 10.0% faster than old")
+    assert comp.verdict.text.startswith("new is faster than old: -10.0% (95% CI")
     assert comp.ratio.estimate == pytest.approx(0.9)
     lists = benchlab.compare(list(old), list(new), unit="s", threshold=0.02)
     assert lists.comparisons[0].ratio == comp.ratio

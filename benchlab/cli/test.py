@@ -109,13 +109,13 @@ def _run(args: argparse.Namespace) -> int:
         b = pick_baseline(samples, args.baseline)
         result = [speedup_suite(_per_benchmark(samples[b], s, benchmark), protocol=protocol,
                                 alpha=alpha, names=(samples[b].name, s.name),
-                                higher_is_better=bool(unit.higher_is_better))
+                                higher_is_better=bool(unit.higher_is_better), unit=unit)
                   for i, s in enumerate(samples) if i != b]
     else:
         b = pick_baseline(samples, args.baseline)
         result = [speedup_test(samples[b].values, s.values, protocol=protocol, alpha=alpha,
                                names=(samples[b].name, s.name),
-                               higher_is_better=bool(unit.higher_is_better))
+                               higher_is_better=bool(unit.higher_is_better), unit=unit)
                   for i, s in enumerate(samples) if i != b]
         if len(result) > 1:
             warnings.append(f"{len(result)} candidates are each tested against "

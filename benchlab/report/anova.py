@@ -7,6 +7,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.escape import terminal, terminal_lines
+from benchlab.notation import fmt_level
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 
@@ -115,7 +116,7 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
     if r.transform == "log":
         lines.append("log scale: exp(2q) is the high/low ratio of geometric means")
     lines.append("")
-    conf = f"{100 * r.confidence:g}% CI"
+    conf = f"{fmt_level(r.confidence)} CI"
     sign = r.method.startswith("sign table")
     by_term = {row.term: row for row in r.table}
     ratio = r.transform == "log"

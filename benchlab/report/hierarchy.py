@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from benchlab.escape import terminal
+from benchlab.notation import fmt_level
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.units import Unit
 
@@ -55,7 +56,7 @@ def component_cells(s: HierarchySummary, unit: Unit) -> list[tuple[str, str, str
 
 
 def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
-    level = f"{100 * s.confidence:g}% CI"
+    level = f"{fmt_level(s.confidence)} CI"
     half = (s.high - s.low) / 2
     relative = half / abs(s.grand_mean) if s.grand_mean else None
     mean, low, high = mean_cells(s, unit)
@@ -96,7 +97,7 @@ def _duration(seconds: float) -> str:
 
 def plan_text(plan: Plan) -> list[str]:
     goal = (f"budget {_duration(plan.budget)}" if plan.budget is not None
-            else f"target ±{_pct(plan.target, 2)} ({100 * plan.confidence:g}% CI)")
+            else f"target ±{_pct(plan.target, 2)} ({fmt_level(plan.confidence)} CI)")
     lines = [f"plan for {goal}",
              f"  {'level':<14}{'cost':>10}{'T²':>14}{'optimal r':>11}{'(unrounded)':>13}"
              f"{'single-level':>14}"]

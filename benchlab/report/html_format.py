@@ -2,9 +2,10 @@
 
 Each renderer gives one `<section class="benchlab">` of tables. With the
 context option `fragment` true (what `benchlab report` asks for) the section
-is bare, for a page that carries the style once; otherwise it is wrapped in a
-minimal self-contained document (inline CSS, nothing fetched), which is what
-`benchlab compare --format html` prints and what Jupyter shows.
+is bare, for a page that carries the style once; with `styled` too (what
+Jupyter gets from `_repr_html_`) the fragment carries its own `<style>`;
+otherwise it is wrapped in a minimal self-contained document (inline CSS,
+nothing fetched), which is what `benchlab compare --format html` prints.
 
 Every string that comes from data (sample, benchmark, level and unit names,
 messages) goes through `html.escape`, so `<script>` in a benchmark name is
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchlab import __version__
+from benchlab.notation import change_parts, fixed, fmt_level, fmt_pvalue
 from benchlab.result import RenderContext, Result, render, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.hierarchy import HierarchySummary, Plan
@@ -68,9 +70,7 @@ def esc(value: Any) -> str:
 
 def num(x: float | None, digits: int = 4) -> str:
     """A number with `digits` decimals, "n/a" when missing or not finite."""
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    return f"{x:.{digits}f}"
+    return fixed(x, digits) if x is not None else "n/a"
 
 
 def exact(x: float | None) -> str:
@@ -107,34 +107,33 @@ def document(title: str, body: str) -> str:
 
 def _wrap(kind: str, title: str, inner: str, context: RenderContext) -> str:
     section = f'<section class="benchlab {esc(kind)}">\n{inner}\n</section>'
-    if context.option("fragment"):
-        return section
+    if context.option("fragment"):  # a page's part; "styled": one that carries its style
+        return f"<style>{STYLE}</style>\n{section}" if context.option("styled") else section
     return document(f"benchlab {title}", section)
 
 
 # -- verdicts ------------------------------------------------------------------------
-def _size(ratio: float) -> str:
-    """The change as the text reports say it: a percentage within ±50%, else a factor."""
-    if ratio > 1.5 or ratio < 0.5:
-        factor = ratio if ratio > 1 else 1 / ratio
-        return f"{factor:.3g}×"
-    return f"{100 * abs(ratio - 1):.1f}%"
+def verdict_label(c: Comparison, unit: Unit, estimate: float | None = None,
+                  bounds: tuple[float | None, float | None] = (None, None)) -> tuple[str, str]:
+    """(CSS class, text) of a verdict: a symbol, the outcome and the change as every format
+    writes it ("▼ faster: -12.3%", "▼ 2.28× faster", "≈ equivalent: +0.3%").
 
-
-def verdict_label(c: Comparison, unit: Unit, estimate: float | None = None) -> tuple[str, str]:
-    """(CSS class, text) of a verdict: a symbol, the outcome, the size and its direction.
-
-    ▲/▼ say whether the candidate's mean (or, given `estimate`, the statistic the verdict
-    rests on, e.g. a suite's ratio of medians) is above or below the baseline's; the
-    class says whether that is worse, better or (no known direction) a change.
+    ▲/▼ say whether the candidate's mean (or, given `estimate` and its CI `bounds`, the
+    statistic the verdict rests on, e.g. a suite's ratio of medians) is above or below
+    the baseline's; the class says whether that is worse, better or (no known
+    direction) a change.
     """
     v = c.verdict
-    if estimate is None:
-        estimate = c.ratio.estimate if c.ratio is not None else None
+    low = high = None
+    if estimate is None and c.ratio is not None:
+        estimate, low, high = c.ratio.estimate, c.ratio.low, c.ratio.high
+    elif estimate is not None:
+        low, high = bounds
     if estimate is None or not math.isfinite(estimate):
         return "inconclusive", f"? {v.outcome} (no ratio)"
     above = estimate > 1.0
     symbol = "▲" if above else "▼"
+    change = change_parts(estimate, low, high, unit)
     if v.outcome == "change":
         word = unit.direction_word(above)
         if v.regression:
@@ -143,10 +142,12 @@ def verdict_label(c: Comparison, unit: Unit, estimate: float | None = None) -> t
             cls = "better"
         else:
             cls = "change"
-        return cls, f"{symbol} change: {_size(estimate)} {word}"
+        if change.factor:  # "▼ 2.28× faster": the factor carries its word
+            return cls, f"{symbol} {change.estimate}"
+        return cls, f"{symbol} {word}: {change.estimate}"
     if v.outcome == "equivalent":
-        return "equivalent", f"≈ equivalent ({100 * (estimate - 1):+.1f}%)"
-    return "inconclusive", f"? inconclusive ({100 * (estimate - 1):+.1f}%)"
+        return "equivalent", f"≈ equivalent: {change.estimate}"
+    return "inconclusive", f"? inconclusive: {change.estimate}"
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def comparison_cells(c: Comparison, unit: Unit, confidence: float,
         est, low, high = (r.estimate, r.low, r.high) if r is not None else (None, None, None)
         ratio_attrs = {"data-estimate": exact(est), "data-low": exact(low),
                        "data-high": exact(high)}
-    cls, label = verdict_label(c, unit, v.estimate)
+    cls, label = verdict_label(c, unit, v.estimate, (v.low, v.high))
     ci = "unbounded" if v.low is None or v.high is None else f"{num(v.low)} .. {num(v.high)}"
     if v.estimate is None:
         ci = "no ratio"
@@ -225,8 +226,6 @@ def comparison_cells(c: Comparison, unit: Unit, confidence: float,
 
 
 def _level(level: float) -> str:
-    from benchlab.report.suite import fmt_level
-
     return fmt_level(level)
 
 
@@ -336,7 +335,7 @@ def headline_table(items: Sequence[tuple[str, CompareResult]], confidence: float
                    *cells]
             if holm:
                 q, sig = adjusted.get((bench, c.candidate), (None, None))
-                p_text = "n/a" if q is None or not math.isfinite(q) else f"{q:.4f}"
+                p_text = fmt_pvalue(q)
                 row.append(cell(p_text, cls="num", attrs={"data-sort": exact(q)}))
                 if family:
                     row.append(cell("" if sig is None else ("yes" if sig else "no")))
@@ -359,7 +358,7 @@ def geomean_table(result: SuiteResult) -> str:
              cell(num(g.estimate), cls="num", attrs={"data-estimate": exact(g.estimate)}),
              cell(f"{num(g.low)} .. {num(g.high)}", cls="num"),
              cell(f"B = {g.replicates}, seed = {g.seed}")] for g in result.geometric_means]
-    level = f"bootstrap {100 * result.confidence:g}% CI"
+    level = f"bootstrap {fmt_level(result.confidence)} CI"
     of = "of median ratios" if getattr(result, "statistic", "mean") == "median" else "of ratios"
     return table(("candidate", "benchmarks", f"geometric mean {of}", level, "bootstrap"),
                  rows, cls="geomean") if rows else ""
@@ -381,7 +380,7 @@ def suite_html(result: SuiteResult, context: RenderContext) -> str:
 # -- summaries and plans -------------------------------------------------------------
 @renders("html", HierarchySummary)
 def hierarchy_html(result: HierarchySummary, context: RenderContext) -> str:
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     head = table(("sample", "n", "mean", level, "df", "top-level units"), [[
         cell(result.name, cls="name"), cell(str(result.n), cls="num"),
         cell(f"{result.grand_mean:.6g}", cls="num"),

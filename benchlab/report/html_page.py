@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from benchlab import __version__
+from benchlab.notation import fmt_level, fmt_share, plural
 from benchlab.report import html_format as hf
 from benchlab.report.figures.run_order import RunOrder, run_order_svg
 from benchlab.report.figures.strip import strip_svg
@@ -176,6 +177,12 @@ def _machine_warnings(stores: Sequence[StoreRecord]) -> list[str]:
             for w in store_environments(s.path, s.sessions, s.meta).machine_warnings]
 
 
+def seed_text(seed: int | None) -> str:
+    """"seed: 12345" (given or drawn: what reproduces the page), or "seed: none (analysis is
+    deterministic)" when nothing random ran."""
+    return "seed: none (analysis is deterministic)" if seed is None else f"seed: {seed}"
+
+
 def _footer(page: PageInput, context: RenderContext) -> str:
     seed = getattr(page.result, "seed", None)
     date = page.date or datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -185,8 +192,8 @@ def _footer(page: PageInput, context: RenderContext) -> str:
         for path, sha in context.inputs], cls="inputs")
     command = " ".join(["benchlab", context.command or "report", *context.argv])
     return (f'<footer class="provenance"><h3>provenance</h3>'
-            f"<p>benchlab {hf.esc(__version__)} · {hf.esc(date)} · seed "
-            f"{hf.esc('none' if seed is None else seed)}</p>"
+            f"<p>benchlab {hf.esc(__version__)} · {hf.esc(date)} · "
+            f"{hf.esc(seed_text(seed))}</p>"
             f"<p>command: <code>{hf.esc(command)}</code></p>{inputs}</footer>")
 
 
@@ -214,8 +221,8 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         extra, warnings = [], []
     unit = next((r.unit.name for _, r in items if r.unit.name), None)
     threshold = items[0][1].threshold if items else 0.0
-    facts = (f"{sum(len(r.comparisons) for _, r in items)} comparisons · "
-             f"{100 * confidence:g}% confidence · threshold {100 * threshold:g}%"
+    facts = (f"{plural(sum(len(r.comparisons) for _, r in items), 'comparison')} · "
+             f"{fmt_level(confidence)} confidence · threshold {fmt_share(threshold)}"
              + (f" · unit {unit}" if unit else ""))
     warnings = [*warnings, *_machine_warnings(page.stores)]
     design = getattr(result, "design", None)  # a store analysed by its design

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from benchlab.escape import markdown as md
-from benchlab.report.numbers import fmt_change, fmt_row
-from benchlab.report.text import fmt_p
+from benchlab.notation import change_parts, fmt_level, fmt_pvalue, fmt_share
+from benchlab.report.numbers import fmt_row
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.units import Unit
@@ -27,7 +27,7 @@ def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
     rel = f" (±{100 * half / abs(h.grand_mean):.2f}%)" if h.grand_mean else ""
     mean, low, high = mean_cells(h, unit)
     lines = [f"**{md(h.name)}**: mean {md(mean)}, "
-             f"{100 * h.confidence:g}% CI {md(low)} .. {md(high)}"
+             f"{fmt_level(h.confidence)} CI {md(low)} .. {md(high)}"
              f"{rel}; t on {h.top_units} {md(h.components[0].name)} means, df = {h.df:g}", "",
              "| level | reps | S² | T² | rel. SD | share |", "|---|---:|---:|---:|---:|---:|"]
     cells = component_cells(h, unit)
@@ -45,7 +45,7 @@ def _share(x: float, digits: int) -> str:
 def render_markdown(result: CompareResult) -> str:
     """Samples and comparison tables with the verdict sentences."""
     unit = result.unit
-    level = f"{100 * result.confidence:g}%"
+    level = f"{fmt_level(result.confidence)}"
     lines = ["### benchlab compare", "",
              "| sample | n | mean | median | stddev | min | max |",
              "|---|---:|---:|---:|---:|---:|---:|"]
@@ -61,11 +61,11 @@ def render_markdown(result: CompareResult) -> str:
         head = c.headline or c.ratio  # the interval the verdict rests on (means or medians)
         if head is None:
             change, ci = "n/a", "n/a (baseline mean not positive)"
-        else:  # "-3.1% (-4.0% .. -2.2%)": the change, and its CI in brackets
-            change, _, ci = fmt_change(head.estimate, head.low, head.high).partition(" (")
-            ci = ci.removesuffix(")")
+        else:  # "-3.1%" and "-4.0% .. -2.2%": the change and its CI (notation.py)
+            parts = change_parts(head.estimate, head.low, head.high, unit)
+            change, ci = parts.estimate, parts.interval
         icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
-        p = fmt_p(c.difference.pvalue).removeprefix("p = ").removeprefix("p ")
+        p = fmt_pvalue(c.difference.pvalue)
         lines.append(f"| {md(c.candidate)} | {md(c.baseline)} | {change} | {ci} | {p} | "
                      f"{icon} {c.verdict.outcome} |")
     lines += _bootstrap_markdown(result)
@@ -81,7 +81,7 @@ def render_markdown(result: CompareResult) -> str:
     if result.statistic == "median":
         what, method = "medians", "a bootstrap percentile CI"
     lines += ["", f"<sub>ratio of {what} with {md(method)}; threshold "
-                  f"{100 * result.threshold:g}%; benchlab</sub>", ""]
+                  f"{fmt_share(result.threshold)}; benchlab</sub>", ""]
     return "\n".join(lines)
 
 
@@ -94,7 +94,7 @@ def _bootstrap_markdown(result: CompareResult) -> list[str]:
         return []
     kinds = interval_kinds(b for _, b in boots)
     first = boots[0][1]
-    lines = ["", f"bootstrap {100 * result.confidence:g}% CIs (B = {first.replicates}, "
+    lines = ["", f"bootstrap {fmt_level(result.confidence)} CIs (B = {first.replicates}, "
                  f"seed = {first.seed}):", "",
              "| candidate | baseline | ratio of | estimate | " + " | ".join(kinds) + " |",
              "|---|---|---|---:|" + "---|" * len(kinds)]

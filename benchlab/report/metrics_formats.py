@@ -12,11 +12,26 @@ from typing import Any
 
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal
-from benchlab.result import RenderContext, has_renderer, render, renders
+from benchlab.result import RenderContext, Result, has_renderer, render, renders
 from benchlab.stats.metrics import PerMetric
 from benchlab.stats.suite import SuiteResult
 
 _SHARED = ("benchlab_version", "command")  # said once, at the top of the document
+
+
+def heading(metric: str, inner: Result) -> str:
+    """The metric's name as a section's heading, in the unit its values are in: go test's
+    "ns/op" read with `--unit s` is "s/op" (the name of the data stays in the JSON)."""
+    from benchlab.units import make_unit
+
+    unit = getattr(inner, "unit", None)
+    if unit is None and isinstance(inner, SuiteResult) and inner.benchmarks:
+        unit = inner.benchmarks[0][1].unit
+    prefix, slash, rest = metric.partition("/")
+    if (unit is not None and unit.is_time and unit.name != prefix
+            and make_unit(prefix).is_time):
+        return f"{unit.name}{slash}{rest}"
+    return metric
 
 
 @renders("text", PerMetric)
@@ -31,7 +46,7 @@ def per_metric_text(result: PerMetric, context: RenderContext) -> str:
             body = suite_text(inner, legend=metric == last)
         else:
             body = render(inner, "text", _own(context, metric))
-        parts.append(f"{terminal(metric)}:\n{body}")
+        parts.append(f"{terminal(heading(metric, inner))}:\n{body}")
     notes = "".join(f"note: {terminal(n)}\n" for n in result.notes)
     return "\n".join(parts) + ("\n" + notes if notes else "")
 
@@ -41,7 +56,7 @@ def per_metric_markdown(result: PerMetric, context: RenderContext) -> str:
     parts = []
     for metric, inner in result.results:
         body = render(inner, "markdown", _own(context, metric))
-        parts.append(f"## {md(metric)}\n\n{body}")
+        parts.append(f"## {md(heading(metric, inner))}\n\n{body}")
     notes = "".join(f"- {md(n)}\n" for n in result.notes)
     return "\n".join(parts) + ("\n" + notes if notes else "")
 
@@ -68,14 +83,21 @@ def per_metric_rows(result: PerMetric, context: RenderContext) -> list[dict[str,
 
 @renders("html", PerMetric)
 def per_metric_html(result: PerMetric, context: RenderContext) -> str:
+    """A section per metric under its heading, in one document (or one fragment)."""
+    from dataclasses import replace
     from html import escape
+
+    from benchlab.report.html_format import _wrap
 
     parts = []
     for metric, inner in result.results:
         if has_renderer("html", inner):
-            parts.append(f"<h3>{escape(metric)}</h3>\n"
-                         + render(inner, "html", _own(context, metric)))
-    return "\n".join(parts)
+            own = _own(context, metric) or RenderContext()
+            own = replace(own, options={**own.options, "fragment": True, "styled": False})
+            parts.append(f"<h3>{escape(heading(metric, inner))}</h3>\n"
+                         + render(inner, "html", own))
+    parts += [f"<p>{escape(n)}</p>" for n in result.notes]
+    return _wrap("metrics", "compare", "\n".join(parts), context or RenderContext())
 
 
 @renders("figure", PerMetric)

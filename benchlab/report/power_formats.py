@@ -10,6 +10,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.escape import terminal_lines
+from benchlab.notation import fmt_level, fmt_share
 from benchlab.result import RenderContext, renders
 from benchlab.stats.power import EffectPower, PowerAnalysis, PowerReport
 
@@ -52,12 +53,12 @@ def analysis_text(p: PowerAnalysis) -> list[str]:
     cost = "" if p.total_cost is None else f", {_duration(p.total_cost)} per system"
     sds = ", ".join(f"{name} {_pct(sd, 2)}" for name, sd in zip(p.levels, p.relative_sd,
                                                                   strict=True))
-    level = f"{100 * p.confidence:g}%"
+    level = f"{fmt_level(p.confidence)}"
     lines = [f"{p.name}: power of {design_text(p)} per system ({goal}{cost})",
              f"  model: relative SD {sds}; {p.simulations} experiments per effect, "
              f"seed {p.seed}",
              f"  analysis as compare: Fieller's {level} CI of the ratio on the "
-             f"{p.repetitions[0]} {p.levels[0]} means, threshold {100 * p.threshold:g}%",
+             f"{p.repetitions[0]} {p.levels[0]} means, threshold {fmt_share(p.threshold)}",
              *effect_lines(p.effects),
              "  power: a change found in the true direction; false alarm: a change claimed "
              "in the wrong direction (any change at 0%)",

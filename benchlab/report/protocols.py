@@ -10,6 +10,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.escape import terminal
+from benchlab.notation import fmt_level
 from benchlab.report.text import fmt_p
 from benchlab.stats.classic_tests import TestResult
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
@@ -102,8 +103,7 @@ def speedup_text(results: list[SpeedupTestResult], samples: dict[str, Any],
     lines: list[str] = []
     for r in results:
         what = "mean" if r.protocol == "speedup-mean" else "median"
-        side = ("candidate higher than baseline" if r.higher_is_better
-                else "baseline slower than candidate")
+        side = f"candidate {r.better} than baseline"
         lines.append(f"Speedup-Test, {what} protocol: {r.candidate} vs {r.baseline} "
                      f"(one-sided, H1: {side}; alpha = {r.alpha:g})")
         rows = [["", "n", "min", "mean", "median"]]
@@ -132,8 +132,7 @@ def suite_text(suites: list[SpeedupSuite]) -> list[str]:
     for r in suites:
         what = "mean" if r.protocol == "speedup-mean" else "median"
         first = r.benchmarks[0][1]
-        side = ("candidate higher than baseline" if first.higher_is_better
-                else "baseline slower than candidate")
+        side = f"candidate {first.better} than baseline"
         lines.append(f"Speedup-Test, {what} protocol, per benchmark: {r.candidate} vs "
                      f"{r.baseline} (one-sided, H1: {side}; alpha = {r.alpha:g})")
         rows = [["benchmark", "n", f"speedup ({what})", "test", "p", "decision"]]
@@ -144,7 +143,7 @@ def suite_text(suites: list[SpeedupSuite]) -> list[str]:
                          fmt_p(x.test.pvalue)[2:].lstrip("= ") if x.test is not None else "-",
                          x.decision])
         lines += ["  " + x for x in _table(rows, {1, 2, 4})]
-        level = f"{100 * (1 - r.alpha):g}%"
+        level = f"{fmt_level(1 - r.alpha)}"
         lines.append(f"  gain: {r.gain:.4g} (time-weighted: sum of {what}s of {r.baseline} / "
                      f"sum of {what}s of {r.candidate})")
         lines.append(f"  improved: {r.improved} of {r.total} benchmarks "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from benchlab.escape import terminal
+from benchlab.notation import fmt_level
 from benchlab.stats.qreg import QregResult
 
 
@@ -28,7 +29,8 @@ def qreg_text(result: QregResult, factors_line: str) -> list[str]:
              f"n = {result.n}, {len(result.names)} coefficients",
              "coding: " + "; ".join(_coding(f, levels) for f, levels in result.levels.items()),
              f"solver: {result.solver}",
-             f"intervals: {100 * result.confidence:g}% by {_se_name(result)} ({result.se_reason})"]
+             f"intervals: {fmt_level(result.confidence)} by {_se_name(result)} "
+             f"({result.se_reason})"]
     if result.seed is not None:
         lines[-1] += f"; seed {result.seed}"
     names = [terminal(n) for n in result.names]  # terms name factors and levels: data

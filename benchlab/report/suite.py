@@ -21,6 +21,7 @@ from typing import Any
 from benchlab import __version__
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal, terminal_lines
+from benchlab.notation import fmt_level, fmt_share
 from benchlab.report.document import comparison_document
 from benchlab.report.numbers import (
     fmt_change,
@@ -76,14 +77,6 @@ def decision_document(d: Decision) -> dict[str, Any]:
             "statistic": d.statistic}
 
 
-def fmt_level(level: float) -> str:
-    """A confidence level with the digits its α needs: 95%, 98.75%, 99.95%, 99.9995%."""
-    alpha = 100.0 * (1.0 - level)
-    places = 2 - math.floor(math.log10(alpha)) if alpha > 0 else 0
-    text = f"{100.0 * level:.{max(places, 0)}f}"
-    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
-
-
 def _warnings(result: SuiteResult) -> list[str]:
     return [*result.notes, *result.skipped,
             *(f"{bench}: {d.message}" for bench, r in result.benchmarks for d in r.diagnostics)]
@@ -117,7 +110,7 @@ def _bootstrap_table(result: SuiteResult) -> tuple[list[str], list[tuple[str, ..
 
 def _bootstrap_caption(result: SuiteResult) -> str:
     first = next(b for _, r in result.benchmarks for c in r.comparisons for b in c.bootstrap)
-    return (f"bootstrap {100 * result.confidence:g}% CI of each benchmark's ratios "
+    return (f"bootstrap {fmt_level(result.confidence)} CI of each benchmark's ratios "
             f"(B = {first.replicates}, seed = {first.seed})")
 
 
@@ -174,9 +167,9 @@ def _change(r: CompareResult, c, d: Decision | None) -> str:
     """The change with the interval the verdict used: the decision's, else the ratio's CI;
     without a ratio, the difference of means with its interval."""
     if d is not None and d.scale == "ratio":
-        return fmt_change(d.estimate, d.low, d.high)
+        return fmt_change(d.estimate, d.low, d.high, r.unit)
     if c.ratio is not None:
-        return fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high)
+        return fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high, r.unit)
     if d is not None and d.low is not None and d.high is not None:
         half = (d.high - d.low) / 2
         return (f"{fmt_quantity(d.estimate, r.unit, half, d.estimate)} "
@@ -244,11 +237,15 @@ def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
         regression = outcome == "change" and above is not None and unit.is_regression(above)
         old_text, new_text = fmt_row((old, new), unit, None, old)
         rows.append(SuiteRow("geomean", g.candidate, old_text, new_text,
-                             fmt_change(g.estimate, g.low, g.high), "",
+                             fmt_change(g.estimate, g.low, g.high, unit), "",
                              _verdict_word(outcome, above, unit),
                              "regression" if regression else outcome, geomean=True,
                              level=fmt_level(g.confidence)))
     return rows
+
+
+def _unit(result: SuiteResult) -> Unit:
+    return result.benchmarks[0][1].unit
 
 
 def _several_candidates(result: SuiteResult) -> bool:
@@ -267,7 +264,7 @@ def _head(result: SuiteResult) -> list[str]:
     change = "median change" if result.statistic == "median" else "change"
     if _family(result):
         return ["benchmark", *middle, f"{change} (Holm CI)", "CI level", "Holm p", "verdict"]
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     return ["benchmark", *middle, f"{change} ({level})", "p", "verdict"]
 
 
@@ -281,7 +278,7 @@ def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
 def _legend(result: SuiteResult) -> str:
     if result.statistic == "median":
         return _median_legend(result)
-    level = f"{100 * result.confidence:g}%"
+    level = f"{fmt_level(result.confidence)}"
     m = len(result.benchmarks)
     many = f"{m} benchmark{'s' if m != 1 else ''}"
     test = ("ratio = 1" if result.benchmarks[0][1].threshold == 0
@@ -303,7 +300,7 @@ def _legend(result: SuiteResult) -> str:
 
 def _median_legend(result: SuiteResult) -> str:
     """The legend of a suite on medians: what the cells, the interval and p are."""
-    level = f"{100 * result.confidence:g}%"
+    level = f"{fmt_level(result.confidence)}"
     m = len(result.benchmarks)
     many = f"{m} benchmark{'s' if m != 1 else ''}"
     test = ("ratio = 1" if result.benchmarks[0][1].threshold == 0
@@ -343,13 +340,13 @@ def _family_claim(result: SuiteResult) -> str:
 
 
 def _threshold(result: SuiteResult) -> str:
-    return f"{100 * result.benchmarks[0][1].threshold:g}%"
+    return f"{fmt_share(result.benchmarks[0][1].threshold)}"
 
 
 def suite_text(result: SuiteResult, legend: bool = True) -> str:
     """The suite as benchstat-like columns, cut to the terminal's width (COLUMNS); the
     legend explaining the columns unless `legend` is False (said once for many tables)."""
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     head = [terminal(h) for h in _head(result)]
     rows = [[terminal(c) for c in _cells(result, r)] for r in suite_rows(result)]
     lines = _columns(head, rows, names=1 + _several_candidates(result))
@@ -369,7 +366,8 @@ def suite_text(result: SuiteResult, legend: bool = True) -> str:
         of = "median ratios " if g.statistic == "median" else ""
         lines.append(f"geometric mean {'of the ' + of if of else ''}over {g.benchmarks} "
                      f"benchmark{plural}, "
-                     f"{terminal(g.candidate)}: {fmt_change(g.estimate, g.low, g.high)}, "
+                     f"{terminal(g.candidate)}: "
+                     f"{fmt_change(g.estimate, g.low, g.high, _unit(result))}, "
                      f"bootstrap {level} (B = {g.replicates}, seed = {g.seed}"
                      + (f", resampling {result.resample})" if result.resample else ")"))
     if legend:
@@ -435,8 +433,9 @@ def suite_markdown(result: SuiteResult) -> str:
         plural = "s" if g.benchmarks != 1 else ""
         of = "median ratios" if g.statistic == "median" else "ratios"
         lines.append(f"- **{md(g.candidate)}**: geometric mean of the {of} over {g.benchmarks} "
-                     f"benchmark{plural}: {md(fmt_change(g.estimate, g.low, g.high))}, "
-                     f"bootstrap {100 * result.confidence:g}% CI")
+                     f"benchmark{plural}: "
+                     f"{md(fmt_change(g.estimate, g.low, g.high, _unit(result)))}, "
+                     f"bootstrap {fmt_level(result.confidence)} CI")
     warnings = _warnings(result)
     if warnings:
         lines += ["", "<details><summary>warnings</summary>", ""]

@@ -7,6 +7,7 @@ from typing import Any
 
 from benchlab import __version__
 from benchlab.escape import terminal_lines
+from benchlab.notation import fmt_level
 from benchlab.result import RenderContext, renders
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.stats.summary import FlatSummary, PlanReport, SummaryReport
@@ -41,7 +42,7 @@ def summary_json(result: SummaryReport, context: RenderContext) -> dict[str, Any
 
 def _flat_line(s: FlatSummary, unit) -> str:
     d = s.descriptives
-    return (f"{d.name}: n = {d.n}, mean {unit.format(d.mean)}  {100 * s.confidence:g}% CI "
+    return (f"{d.name}: n = {d.n}, mean {unit.format(d.mean)}  {fmt_level(s.confidence)} CI "
             f"{unit.format(s.low)} .. {unit.format(s.high)}, median "
             f"{unit.format(d.median)}, stddev {unit.format(d.stddev)}")
 

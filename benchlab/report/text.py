@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from benchlab.escape import terminal, terminal_lines
+from benchlab.notation import fmt_level, fmt_p
 from benchlab.report.numbers import (
     decimals,
     fixed,
@@ -21,13 +22,6 @@ from benchlab.report.plot import distribution_plot
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
 from benchlab.units import Unit
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value as "p = 0.0123" or "p < 0.0001"."""
-    if p is None or not math.isfinite(p):
-        return "p = n/a"
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
 
 
 def fmt_num(x: float | None, digits: int = 5) -> str:
@@ -70,7 +64,7 @@ LABEL = 26
 
 def _difference_line(d: MeanDifference, unit: Unit, label: str) -> str:
     est, low, high = fmt_interval(d.estimate, d.low, d.high, unit)
-    return (f"  {label:<{LABEL}}{est}  {100 * d.confidence:g}% CI {low} .. {high}  "
+    return (f"  {label:<{LABEL}}{est}  {fmt_level(d.confidence)} CI {low} .. {high}  "
             f"{fmt_p(d.pvalue)}  ({d.method})")
 
 

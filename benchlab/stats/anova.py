@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchlab.errors import InputError, ParameterError, UsageError
+from benchlab.notation import fmt_p
 from benchlab.result import Result
 from benchlab.stats.coding import Term, cell_index, sign_table, yates_cells, yates_terms
 
@@ -283,7 +284,7 @@ def _diagnostics(y: np.ndarray, x: np.ndarray, fitted: np.ndarray, residuals: np
                       "replicate the runs or leave out high-order interactions "
                       "(--interactions)")
     if normality.ok is False:
-        advice.append(f"the residuals are not normal (Shapiro-Wilk p = {normality.pvalue:.3g}): "
+        advice.append(f"the residuals are not normal (Shapiro-Wilk {fmt_p(normality.pvalue)}): "
                       "the CIs and p-values of the mean effects are unreliable, and effects "
                       "on the tail can differ from effects on the mean; look at the quantiles "
                       "with `benchlab qreg`")

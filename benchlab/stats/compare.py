@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.errors import InputError, ParameterError
+from benchlab.notation import fmt_level
 from benchlab.result import Result
 from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
 from benchlab.stats.descriptive import Descriptives, describe
@@ -100,7 +101,7 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
                              unit: Unit, why: str = "the baseline mean is not positive"
                              ) -> Verdict:
     """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered."""
-    level = f"{100 * diff.confidence:g}% CI"
+    level = f"{fmt_level(diff.confidence)} CI"
     if diff.low > 0 or diff.high < 0:
         above = diff.estimate > 0
         text = (f"{cand} is {unit.direction_word(above)} than {base} by "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab.notation import fmt_p
 from benchlab.stats.distributions import normal_cdf, t_two_sided_p
 
 ALPHA = 0.01
@@ -81,7 +82,7 @@ def trend(x: np.ndarray, name: str) -> list[Diagnostic]:
         return []
     way = "upward" if rho > 0 else "downward"
     return [Diagnostic("drift", f"{name}: measurements drift {way} in the order recorded "
-                       f"(Spearman ρ = {rho:.2f}, p = {p:.2g}); the conditions changed "
+                       f"(Spearman ρ = {rho:.2f}, {fmt_p(p)}); the conditions changed "
                        "during the run", rho, p)]
 
 
@@ -97,7 +98,7 @@ def autocorrelation(x: np.ndarray, name: str) -> list[Diagnostic]:
     if p >= ALPHA:
         return []
     return [Diagnostic("autocorrelation", f"{name}: consecutive measurements are correlated "
-                       f"(lag-1 r = {r1:.2f}, p = {p:.2g}); they are not independent, so "
+                       f"(lag-1 r = {r1:.2f}, {fmt_p(p)}); they are not independent, so "
                        "CIs that assume independence are too narrow", r1, p)]
 
 
@@ -139,9 +140,8 @@ def multimodality(x: np.ndarray, name: str) -> list[Diagnostic]:
     if p >= ALPHA:
         return []
     how = ", asymptotic" if x.size > DIP_TABLE_LIMIT else ""
-    shown = "p < 1e-05" if p < 1e-5 else f"p = {p:.2g}"  # the tables end at 1 − 0.99999
     return [Diagnostic("multimodal", f"{name}: the distribution looks multimodal (Hartigan's "
-                       f"dip = {dip:.3f}, {shown}{how}); a mean of several modes misleads, "
+                       f"dip = {dip:.3f}, {fmt_p(p)}{how}); a mean of several modes misleads, "
                        "look at the plot", float(dip), float(p))]
 
 

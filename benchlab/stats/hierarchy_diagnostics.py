@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from benchlab.notation import fmt_p
 from benchlab.stats.diagnostics import ALPHA, Diagnostic, average_ranks
 from benchlab.stats.distributions import normal_cdf, t_two_sided_p
 from benchlab.stats.hierarchy import _nested_codes
@@ -102,7 +103,7 @@ def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray], name: str, 
         p = 2 * normal_cdf(-abs(z))
         if p < ALPHA:
             found.append(Diagnostic("autocorrelation", f"{name}: iterations within executions "
-                                    f"are correlated (lag-1 r = {r1:.2f}, p = {p:.2g}); the "
+                                    f"are correlated (lag-1 r = {r1:.2f}, {fmt_p(p)}); the "
                                     "model assumes independent iterations", r1, p))
     means = np.array([r.mean() for r in runs])
     if means.size >= 8 and np.ptp(means) > 0:
@@ -114,5 +115,5 @@ def diagnose_hierarchy(values: np.ndarray, levels: list[np.ndarray], name: str, 
         if p < ALPHA:
             found.append(Diagnostic("drift", f"{name}: execution means drift "
                                     f"{'upward' if rho > 0 else 'downward'} in recorded order "
-                                    f"(Spearman ρ = {rho:.2f}, p = {p:.2g})", rho, p))
+                                    f"(Spearman ρ = {rho:.2f}, {fmt_p(p)})", rho, p))
     return found

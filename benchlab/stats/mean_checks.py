@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchlab.notation import fmt_p
 from benchlab.stats.distributions import normal_cdf
 
 RANK_TEST_LIMIT = 200_000  # values per sample up to which the rank test runs
@@ -142,7 +143,7 @@ def mean_warning(*, mean_low: float | None, mean_high: float | None, rank_p: flo
                     if mean_low is not None and mean_high is not None else ""))
     against = []
     if rank_p is not None and rank_can_reject and (rank_p < alpha) != mean_finds:
-        shown = "p < 0.0001" if rank_p < 1e-4 else f"p = {rank_p:.4f}"
+        shown = fmt_p(rank_p)
         against.append(f"{rank_name} {shown}")
     if median is not None and _excludes_one(*median) != mean_finds:
         word = "excludes" if _excludes_one(*median) else "includes"

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from benchlab.notation import fmt_p
 from benchlab.result import Result
 from benchlab.stats.classic_tests import (
     TestResult,
@@ -76,6 +77,7 @@ class SpeedupTestResult(Result):
     decision: str
     message: str
     warnings: tuple[str, ...]
+    better: str = "faster"  # the word for the candidate's move in H1's direction (as compare)
 
 
 @dataclass(frozen=True)
@@ -148,10 +150,23 @@ def _same_shape(base: np.ndarray, cand: np.ndarray) -> TestResult:
                       note=f"{note}; {ks.note}" if ks.note else note)
 
 
+def _better_word(higher_is_better: bool, unit: Unit | None) -> str:
+    """The word for a candidate that moved in H1's direction, as compare's verdict says it."""
+    if unit is None:
+        return "higher" if higher_is_better else "faster"
+    return unit.direction_word(higher_is_better)
+
+
 def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str = "speedup-mean",
                  alpha: float = 0.05, names: tuple[str, str] = ("baseline", "candidate"),
-                 higher_is_better: bool = False) -> SpeedupTestResult:
-    """Run the Speedup-Test mean or median protocol on two independent samples."""
+                 higher_is_better: bool = False, unit: Unit | None = None
+                 ) -> SpeedupTestResult:
+    """Run the Speedup-Test mean or median protocol on two independent samples.
+
+    `unit` names the improvement as `compare` does (unit.direction_word: "faster" for
+    times, "lower"/"higher" for data without a direction); without it, "faster", or
+    "higher" when higher is better.
+    """
     from scipy import stats
 
     if protocol not in ("speedup-mean", "speedup-median"):
@@ -180,7 +195,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
                        refusals, warnings, " (central limit theorem)")
                 continue
             checks.append(sw)
-            _check(sw.pvalue >= alpha, f"Shapiro-Wilk rejects normality (p = {sw.pvalue:.3g})",
+            _check(sw.pvalue >= alpha, f"Shapiro-Wilk rejects normality ({fmt_p(sw.pvalue)})",
                    x.size, name, refusals, warnings, " (central limit theorem)")
         if not refusals:
             f = f_test(describe(base, names[0]), describe(cand, names[1]), 1 - alpha)
@@ -197,7 +212,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
         ks = _same_shape(base, cand)
         checks.append(ks)
         _check(ks.pvalue >= alpha, f"Kolmogorov-Smirnov rejects the same shape "
-               f"(p = {ks.pvalue:.3g})", min(base.size, cand.size),
+               f"({fmt_p(ks.pvalue)})", min(base.size, cand.size),
                f"{names[0]} and {names[1]}", refusals, warnings)
         if not refusals:
             joined = np.concatenate([base, cand])
@@ -213,7 +228,7 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
                               note="statistic: W of the baseline (R); estimate: "
                                    "median(baseline) - median(candidate)")
     speed = _speedups(base, cand, higher_is_better)
-    better = "higher" if higher_is_better else "faster"
+    better = _better_word(higher_is_better, unit)
     what = "mean" if protocol == "speedup-mean" else "median"
     if refusals:
         decision, message = "refused", "refused: " + "; ".join(refusals)
@@ -221,15 +236,15 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
         decision = "significant"
         message = (f"{names[1]} is {better} than {names[0]}: {what} speedup "
                    f"{getattr(speed, what):.4g} is significant at level {alpha:g} "
-                   f"(p = {test.pvalue:.3g})")
+                   f"({fmt_p(test.pvalue)})")
     else:
         decision = "not significant"
         p = test.pvalue if test is not None else float("nan")
         message = (f"no significant {what} speedup of {names[1]} over {names[0]} at level "
-                   f"{alpha:g} (p = {p:.3g})")
+                   f"{alpha:g} ({fmt_p(p)})")
     return SpeedupTestResult(protocol, names[0], names[1], int(base.size), int(cand.size),
                              float(alpha), bool(higher_is_better), speed, tuple(checks), test,
-                             decision, message, tuple(warnings))
+                             decision, message, tuple(warnings), better)
 
 
 @dataclass(frozen=True)
@@ -263,14 +278,14 @@ class SpeedupSuite(Result):
 def speedup_suite(data: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                   protocol: str = "speedup-mean", alpha: float = 0.05,
                   names: tuple[str, str] = ("baseline", "candidate"),
-                  higher_is_better: bool = False) -> SpeedupSuite:
+                  higher_is_better: bool = False, unit: Unit | None = None) -> SpeedupSuite:
     """Run the protocol on every (benchmark, baseline, candidate) and summarize the suite."""
     from scipy import stats
 
     if not data:
         raise ValueError("no benchmarks to test")
     results = tuple((bench, speedup_test(b, c, protocol=protocol, alpha=alpha, names=names,
-                                         higher_is_better=higher_is_better))
+                                         higher_is_better=higher_is_better, unit=unit))
                     for bench, b, c in data)
     stat = np.mean if protocol == "speedup-mean" else np.median
     base = sum(float(stat(b)) for _, b, _ in data)

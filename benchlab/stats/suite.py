@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.notation import fmt_level
 from benchlab.result import Result
 from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
 from benchlab.stats.compare import (
@@ -238,7 +239,7 @@ def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) ->
 
     c, res = item.comparison, item.result
     unit, threshold = res.unit, res.threshold
-    family = f"; family-wise {100 * res.confidence:g}% over {m} benchmarks (Holm)"
+    family = f"; family-wise {fmt_level(res.confidence)} over {m} benchmarks (Holm)"
     if c.ratio is None:
         diff = c.difference
         half = (diff.high - diff.low) / 2

@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.stats.bootstrap import (
     BootstrapInterval,
     _mean_replicates,
@@ -187,7 +188,7 @@ def decide(item: MedianPending, level: float, adjusted: float, m: int | None,
     verdict = median_verdict(at, c.baseline, c.candidate, res.threshold, level, res.unit,
                              noun)
     if m is not None:
-        verdict = replace(verdict, text=verdict.text + f"; family-wise {100 * res.confidence:g}%"
+        verdict = replace(verdict, text=verdict.text + f"; family-wise {fmt_level(res.confidence)}"
                           f" over {m} benchmarks (Holm)")
     alone = interval_at(item.ratios, res.confidence)
     decision = Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted, level,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from benchlab.notation import change_parts, fixed, fmt_level, fmt_share
 from benchlab.stats.distributions import critical_t
 from benchlab.units import Unit
 
@@ -112,56 +113,39 @@ def advice(base_mean: float, base_var: float, n_base: int, cand_var: float, n_ca
     return Advice(detectable, (size, size), power)
 
 
-def _pct(x: float, sign: str = "") -> str:
-    """A fraction as a percentage with one decimal, more when that would round a change to 0."""
+def _pct(x: float) -> str:
+    """A size (a detectable change) as a percentage with one decimal, more when that would
+    round it to 0."""
     value = 100.0 * x
     digits = 1
-    while digits < 4 and value != 0 and round(value, digits) == 0:
+    while digits < 4 and value != 0 and float(fixed(value, digits)) == 0:
         digits += 1
-    return f"{value:{sign}.{digits}f}%"
-
-
-def _times(x: float) -> str:
-    """A factor with three significant digits: 6.52×, 1.2e+03×."""
-    return f"{x:.3g}×"
-
-
-def _signed_pct(x: float) -> str:
-    return _pct(x, "+")
+    return fixed(value, digits) + "%"
 
 
 def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      low: float | None, high: float | None, threshold: float,
                      confidence: float, unit: Unit, more: Advice | None,
                      noun: str = "measurements") -> str:
-    """The verdict as one plain sentence, e.g. "new is 5.5% faster than old (95% CI 3.0% .. 8.0%)".
+    """The verdict as one plain sentence, e.g. "new is faster than old: -5.5% (95% CI -8.0%
+    .. -3.0%)" or "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)".
 
-    The percentages are of the change relative to the baseline mean; for a
-    decrease the words name the decrease ("faster": 1 − ratio).
+    The change is written as every format writes it (notation.change_parts): a
+    signed percentage of ratio − 1 within ±50%, a factor with its word beyond.
     """
-    level = f"{100 * confidence:g}% CI"
+    level = f"{fmt_level(confidence)} CI"
     exact = low is not None and low == high
-    if low is None or high is None:
-        ci = f"{level} unbounded"
-    else:
-        ci = f"{level} {_signed_pct(low - 1)} .. {_signed_pct(high - 1)}"
+    change = change_parts(ratio, low, high, unit)
+    ci = f"{level} {change.interval}"
+    limit = fmt_share(threshold)
     if outcome == "change":
-        above = ratio > 1.0
-        word = unit.direction_word(above)
-        if ratio > 1.5 or ratio < 0.5:  # beyond ±50%: a factor reads better ("6.52× slower")
-            factor, lo, hi = ((ratio, low, high) if above  # type: ignore[operator]
-                              else (1 / ratio, 1 / high, 1 / low))  # type: ignore[operator]
-            text = (f"{candidate} is {_times(factor)} {word} than {baseline} "
-                    f"({level} {_times(lo)} .. {_times(hi)})")
-        else:
-            if above:
-                size, lo, hi = ratio - 1, low - 1, high - 1  # type: ignore[operator]
-            else:
-                size, lo, hi = 1 - ratio, 1 - high, 1 - low  # type: ignore[operator]
-            text = (f"{candidate} is {_pct(size)} {word} than {baseline} "
-                    f"({level} {_pct(lo)} .. {_pct(hi)})")
+        word = unit.direction_word(ratio > 1.0)
+        if change.factor:  # "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)"
+            text = f"{candidate} is {change.estimate} than {baseline} ({ci})"
+        else:  # "new is faster than old: -5.5% (95% CI -8.0% .. -3.0%)"
+            text = f"{candidate} is {word} than {baseline}: {change.estimate} ({ci})"
         if threshold > 0:
-            text += f", more than the {_pct(threshold)} threshold"
+            text += f", more than the {limit} threshold"
         if exact:
             text += "; exact: the data have no spread that could move it (zero-width CI)"
         return text
@@ -169,23 +153,23 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
         return (f"no difference: {candidate} and {baseline} have the same mean, exactly "
                 f"(ratio 1, a zero-width {level}: the data have no spread that could move it)")
     if outcome == "equivalent":
-        return (f"{candidate} and {baseline} are equivalent within ±{_pct(threshold)}: "
-                f"change {_signed_pct(ratio - 1)} ({ci})")
+        return (f"{candidate} and {baseline} are equivalent within ±{limit}: "
+                f"change {change.estimate} ({ci})")
     if low is None or high is None:
-        text = (f"no conclusion: {candidate} vs {baseline} changes {_signed_pct(ratio - 1)} but "
+        text = (f"no conclusion: {candidate} vs {baseline} changes {change.estimate} but "
                 f"the {level} is unbounded (the baseline mean is too uncertain)")
     elif threshold == 0:
         text = (f"no difference proven between {candidate} and {baseline}: change "
-                f"{_signed_pct(ratio - 1)} ({ci})")
+                f"{change.estimate} ({ci})")
     else:
-        text = (f"inconclusive at the {_pct(threshold)} threshold: {candidate} vs {baseline} "
-                f"changes {_signed_pct(ratio - 1)} ({ci})")
+        text = (f"inconclusive at the {limit} threshold: {candidate} vs {baseline} "
+                f"changes {change.estimate} ({ci})")
     if more is not None and more.detectable is not None:
         text += (f"; this experiment detects a change of ±{_pct(more.detectable)} with "
-                 f"{100 * more.power:g}% power")
+                 f"{fmt_share(more.power)} power")
         if more.new_experiment is not None:
             b, c = more.new_experiment
             word = noun if b != 1 else noun.removesuffix("s")
             text += (f"; a new experiment needs about {b} {word} per sample to resolve "
-                     f"±{_pct(threshold)}")
+                     f"±{limit}")
     return text

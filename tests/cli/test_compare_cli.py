@@ -86,13 +86,13 @@ def test_verdict_words(tmp_path, run_cli):
     new = numbers(tmp_path, "new.txt", [9.0, 9.1, 8.9, 9.05, 8.95])
     same = numbers(tmp_path, "same.txt", [10.01, 10.09, 9.92, 10.04, 9.96])
     _, out, _ = run_cli("compare", old, new, "--unit", "s", expect=0)
-    assert "new is 10.0% faster than old (95% CI" in out
+    assert "new is faster than old: -10.0% (95% CI" in out
     _, out, _ = run_cli("compare", old, new, "--unit", "ops/s", expect=0)
-    assert "new is 10.0% worse than old" in out
+    assert "new is worse than old: -10.0%" in out
     _, out, _ = run_cli("compare", old, new, expect=0)
-    assert "new is 10.0% lower than old" in out
+    assert "new is lower than old: -10.0%" in out
     _, out, _ = run_cli("compare", old, same, "--threshold", "2%", expect=0)
-    assert "equivalent within ±2.0%" in out
+    assert "equivalent within ±2%: change +0.04% (95% CI" in out
 
 
 def test_csv_paired_and_tests_and_bootstrap(run_cli):

@@ -69,7 +69,7 @@ def test_compare_levels_uses_top_level_means(run_cli):
     code, out, _ = run_cli("compare", TWO, "--by", "system", "--levels", "build,run",
                            "--threshold", "1%", "--json", expect=0)
     text = json.loads(out)["comparisons"][0]["verdict"]["text"]
-    assert "build units per sample to resolve ±1.0%" in text  # top-level units counted
+    assert "build units per sample to resolve ±1%" in text  # top-level units counted
 
 
 def test_compare_levels_bootstrap_and_resample(run_cli):

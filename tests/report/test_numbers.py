@@ -38,8 +38,8 @@ def test_the_issue_examples():
     assert fmt_quantity(86.1463, MS, 4.0) == "86 ms"
     # one unit per row: the stddev in µs like the mean, not "515.144 ns"
     assert fmt_row((4.87014, 0.515144), US, 0.005, 4.87014) == ["4.870 µs", "0.515 µs"]
-    assert fmt_change(6.52, 3.25, 13.1) == "6.5× (3.2× .. 13.1×)"
-    assert fmt_change(0.969, 0.960, 0.978) == "-3.1% (-4.0% .. -2.2%)"
+    assert fmt_change(6.52, 3.25, 13.1, US) == "6.5× slower (3.3× .. 13.1×)"
+    assert fmt_change(0.969, 0.960, 0.978, US) == "-3.1% (-4.0% .. -2.2%)"
 
 
 @pytest.mark.parametrize(("u", "digit"), [(1.2, -1), (2.9, -1), (3.0, 0), (4.0, 0),
@@ -74,8 +74,9 @@ def test_the_last_digit_is_the_uncertaintys_within_two_to_seven_digits(value, u)
     top = int(f"{value:.15e}".split("e")[1])  # the power of ten of its first digit
     shown = top + places + 1  # significant digits printed
     assert 2 <= shown <= 7
-    if 2 < shown < 7:  # not clamped: the uncertainty's own last digit
+    if 2 < shown < 7 and places > 0:  # not clamped: the uncertainty's own last digit
         assert -places == last_digit(u)
+    assert places >= 0  # never inside the integer part: no invented trailing zeros
 
 
 def test_clamps_keep_two_and_at_most_seven_significant_digits():
@@ -115,15 +116,17 @@ def test_percent_change_and_factors():
     assert fmt_percent(0.1, 0.3) == "+10%"
     assert fmt_percent(-0.0312, 0.009) == "-3.1%"
     assert fmt_percent(0.0, 0.01) == "0.0%"
-    assert fmt_change(1.1, None, None) == "+10.0% (unbounded)"
-    assert fmt_change(None, None, None) == "n/a"
-    assert fmt_change(0.1, 0.08, 0.12) == "-90.0% (-92.0% .. -88.0%)"  # decreases stay %
-    assert fmt_change(1.5, 1.4, 1.6) == "+50% (+40% .. +60%)"  # +50% is not beyond ±50%
+    assert fmt_change(1.1, None, None, MS) == "+10.0% (unbounded)"
+    assert fmt_change(None, None, None, MS) == "n/a"
+    # beyond -50% a decrease is a factor too: 1/0.1 = 10× faster, its CI 1/0.12 .. 1/0.08
+    assert fmt_change(0.1, 0.08, 0.12, MS) == "10.0× faster (8.3× .. 12.5×)"
+    assert fmt_change(1.5, 1.4, 1.6, MS) == "+50% (+40% .. +60%)"  # +50% is not beyond ±50%
 
 
 @given(st.floats(min_value=1.51, max_value=1e4), st.floats(min_value=0.001, max_value=0.5))
 def test_factors_beyond_plus_fifty_percent(ratio, rel):
-    text = fmt_change(ratio, ratio * (1 - rel), ratio * (1 + rel))
+    text = fmt_change(ratio, ratio * (1 - rel), ratio * (1 + rel), MS)
+    assert " slower (" in text
     numbers = re.findall(r"([0-9.e+]+)×", text)
     assert len(numbers) == 3
     assert float(numbers[1]) <= float(numbers[0]) <= float(numbers[2])
@@ -132,8 +135,8 @@ def test_factors_beyond_plus_fifty_percent(ratio, rel):
 def test_spread_and_pvalues():
     assert fmt_spread(0.023) == "± 2%" and fmt_spread(0.004) == "± 0.4%"
     assert fmt_spread(0.0) == "± 0%" and fmt_spread(None) == "± ?"
-    assert fmt_pvalue(0.6447) == "0.64" and fmt_pvalue(0.0312) == "0.031"
-    assert fmt_pvalue(1e-5) == "<0.001" and fmt_pvalue(None) == "n/a"
+    assert fmt_pvalue(0.6447) == "0.6447" and fmt_pvalue(0.0312) == "0.0312"
+    assert fmt_pvalue(1e-5) == "<0.0001" and fmt_pvalue(None) == "n/a"
 
 
 def test_shorten_keeps_both_ends():

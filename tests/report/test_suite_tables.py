@@ -67,7 +67,7 @@ def test_go_test_files_give_a_table_per_metric(run_cli, go_pair, monkeypatch):
         row = _row(ns, bench)
         assert row.count("n=5") == 2 and row.count("± ") == 2
     sum_row = _row(ns, "Sum")
-    assert re.search(r"1\.\d µs ± \d+%  n=5 +2\.\d µs ± \d+%  n=5 +2\.0× \(", sum_row)
+    assert re.search(r"1\.\d µs ± \d+%  n=5 +2\.\d µs ± \d+%  n=5 +2\.0× slower \(", sum_row)
     assert sum_row.endswith("slower")
     assert _row(ns, "Join/n=10").endswith("~") or _row(ns, "Join/n=10").endswith("?")
     # MB/s only for Sum: still a suite table with its geometric mean

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from benchlab.notation import fmt_level
 from benchlab.stats.bootstrap import interval_from_replicates
 from benchlab.stats.compare import compare_hierarchical, compare_samples
 from benchlab.stats.suite import compare_suite
@@ -113,7 +114,7 @@ def test_every_verdict_agrees_with_its_interval_and_holm(threshold):
             assert d.estimate == c.headline.estimate
             if adjust == "holm":
                 assert (d.adjusted_pvalue <= 0.05) == (d.outcome != "inconclusive")
-                assert f"{100 * d.level:g}% CI" in c.verdict.text
+                assert f"{fmt_level(d.level)} CI" in c.verdict.text
             else:
                 assert d.level == 0.95 and d.outcome == d.per_benchmark
 

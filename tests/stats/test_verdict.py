@@ -28,20 +28,26 @@ def test_classify(low, high, threshold, outcome):
 def test_sentences():
     s, t = make_unit("s"), make_unit("ops/s")
     assert verdict_sentence("change", "old", "new", 0.945, 0.92, 0.97, 0.0, 0.95, s, None) == (
-        "new is 5.5% faster than old (95% CI 3.0% .. 8.0%)")
+        "new is faster than old: -5.5% (95% CI -8.0% .. -3.0%)")
     assert verdict_sentence("change", "old", "new", 1.10, 1.05, 1.15, 0.02, 0.9, t, None) == (
-        "new is 10.0% better than old (90% CI 5.0% .. 15.0%), more than the 2.0% threshold")
+        "new is better than old: +10% (90% CI +5% .. +15%), more than the 2% threshold")
+    # beyond ±50% a factor with its word, the same string every format prints
+    assert verdict_sentence("change", "old", "new", 0.0291, 0.0270, 0.0312, 0.0, 0.95, s,
+                            None) == "new is 34.4× faster than old (95% CI 32.1× .. 37.0×)"
+    assert verdict_sentence("change", "old", "new", 26.137, 25.1, 27.2, 0.0, 0.95,
+                            make_unit(None), None) == (
+        "new is 26.1× higher than old (95% CI 25.1× .. 27.2×)")  # not "+2513.7%"
     text = verdict_sentence("inconclusive", "old", "new", 0.99, 0.97, 1.01, 0.02, 0.95, s,
                             Advice(0.031, (40, 40)))
-    assert text == ("inconclusive at the 2.0% threshold: new vs old changes -1.0% (95% CI "
+    assert text == ("inconclusive at the 2% threshold: new vs old changes -1.0% (95% CI "
                     "-3.0% .. +1.0%); this experiment detects a change of ±3.1% with 80% "
                     "power; a new experiment needs about 40 measurements per sample to "
-                    "resolve ±2.0%")
+                    "resolve ±2%")
     near = verdict_sentence("inconclusive", "old", "new", 0.997, 0.994, 1.0005, 0.0, 0.95, s,
                             None)
     assert "95% CI -0.6% .. +0.05%" in near  # not "+0.0%": the CI does include no change
     eq = verdict_sentence("equivalent", "old", "new", 1.001, 0.99, 1.012, 0.02, 0.95, s, None)
-    assert eq.startswith("new and old are equivalent within ±2.0%")
+    assert eq.startswith("new and old are equivalent within ±2%: change +0.1% (95% CI")
 
 
 def _verdicts(n: int, ratio: float, sd: float, threshold: float, sims: int,

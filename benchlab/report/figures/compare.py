@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.compare import CompareResult, Comparison
@@ -42,7 +43,7 @@ def _distributions(ax: Any, result: CompareResult, context: RenderContext) -> No
     names = [d.name for d in result.samples]
     everything = [x for x in values.values()] + [np.array([d.mean for d in result.samples])]
     divisor, unit_label = style.display_unit(result.unit, np.concatenate(everything))
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     positions = list(range(len(names), 0, -1))  # the first sample at the top
     for i, (name, y) in enumerate(zip(names, positions, strict=True)):
         x = values.get(name)
@@ -87,7 +88,7 @@ def _ratios(ax: Any, result: CompareResult) -> None:
                        label_=name)
     style.category_axis(ax, [f"{c.candidate} / {c.baseline}" for c in comps], positions)
     ax.set_ylim(0.4, len(comps) + 0.6)
-    ax.set_xlabel(f"ratio of means with its {100 * result.confidence:g}% CI")
+    ax.set_xlabel(f"ratio of means with its {fmt_level(result.confidence)} CI")
     ax.set_title("candidate / baseline")
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, which="both")
     ax.set_axisbelow(True)
@@ -187,7 +188,7 @@ def suite_figure(result: SuiteResult, context: RenderContext):
     if any(d.level != result.confidence for d in result.decisions):
         level = "CI its verdict was read from (Holm's levels)"
     else:
-        level = f"{100 * result.confidence:g}% CI"
+        level = f"{fmt_level(result.confidence)} CI"
     ax.set_xlabel(f"ratio of {of} (candidate / baseline) with the {level}")
     base = result.benchmarks[0][1].comparisons[0].baseline
     title = ", ".join(style.label(c, 30) for c in candidates)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.hierarchy import HierarchySummary, Plan, halfwidth_by_budget
@@ -41,7 +42,7 @@ def summary_figure(result: HierarchySummary, context: RenderContext):
     means = np.asarray(result.top_means, dtype=float)
     divisor, unit_label = style.display_unit(unit, means)
     style.strip(right, 1.0, means / divisor, style.colour(0), violin=False, size=16)
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     style.mean_with_ci(right, 1.0, result.grand_mean / divisor, result.low / divisor,
                        result.high / divisor, offset=0.3, label_=f"grand mean and its {level}")
     style.category_axis(right, [result.name], [1.0])
@@ -103,7 +104,7 @@ def plan_figure(result: Plan, context: RenderContext):
         ax.set_yscale("log")
     style.duration_axis(ax, "x")
     ax.set_xlabel("budget (time)")
-    ax.set_ylabel(f"{100 * result.confidence:g}% CI half-width (% of the mean)")
+    ax.set_ylabel(f"{fmt_level(result.confidence)} CI half-width (% of the mean)")
     ax.grid(color="#dddddd", linewidth=0.6, which="major")
     ax.set_title("what each budget buys: optimal against single-level repetitions")
     style.legend_below(fig, (ax,), ncol=2)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.anova import AnovaResult
@@ -31,7 +32,7 @@ def _effects(ax, result: AnovaResult) -> None:
     ax.set_ylim(0.4, len(effects) + 0.6)
     response = style.label(result.response)
     on = f"ln({response})" if result.transform == "log" else response
-    ax.set_xlabel(f"effect q on {on} with its {100 * result.confidence:g}% CI "
+    ax.set_xlabel(f"effect q on {on} with its {fmt_level(result.confidence)} CI "
                   "(half the change from the low to the high level)")
     ax.set_title("effects")
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
@@ -80,7 +81,7 @@ def _qreg_panel(ax, result: QregResult, j: int, unit_label: str) -> None:
     taus = result.taus
     low, high = result.low[:, j], result.high[:, j]
     band = np.isfinite(low) & np.isfinite(high)
-    level = f"{100 * result.confidence:g}%"
+    level = f"{fmt_level(result.confidence)}"
     if result.ols is not None and result.ols_low is not None and result.ols_high is not None:
         lo, hi = float(result.ols_low[j]), float(result.ols_high[j])
         if math.isfinite(lo) and math.isfinite(hi):
@@ -120,5 +121,5 @@ def qreg_figure(result: QregResult, context: RenderContext):
         axes[j // cols][j % cols].set_visible(False)
     style.legend_below(fig, [axes[0][0]], ncol=4)
     fig.suptitle(f"quantile regression of {style.label(result.response)}: coefficients and "
-                 f"{100 * result.confidence:g}% intervals against τ")
+                 f"{fmt_level(result.confidence)} intervals against τ")
     return fig

@@ -9,6 +9,7 @@ references. Nothing is computed here: the points are the result's.
 
 from __future__ import annotations
 
+from benchlab.notation import fmt_share
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.power import PowerAnalysis, PowerReport
@@ -68,7 +69,7 @@ def draw_analysis(ax, p: PowerAnalysis) -> None:
     below = " × ".join(f"{r} {style.label(n, 20)}"
                        for n, r in zip(p.levels[1:], p.repetitions[1:], strict=True))
     ax.set_title(f"{style.label(p.name)}: {below} per {style.label(p.levels[0], 20)}, "
-                 f"threshold {100 * p.threshold:g}%, {p.simulations} experiments a point")
+                 f"threshold {fmt_share(p.threshold)}, {p.simulations} experiments a point")
 
 
 def _figure(groups: tuple[PowerAnalysis, ...]):

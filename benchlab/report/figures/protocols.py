@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchlab.notation import fmt_level, fmt_p
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
@@ -53,7 +54,7 @@ def kruskal_figure(result: KruskalResult, context: RenderContext):
                        for p in differ[:4]) + (" …" if len(differ) > 4 else "")
              if differ else "no pair differs")
     ax.set_title(f"Kruskal-Wallis H = {result.statistic:.3g}, df = {result.df}, "
-                 f"p = {result.pvalue:.3g}\nHolm-adjusted pairs at α = {result.alpha:g}: "
+                 f"{fmt_p(result.pvalue)}\nHolm-adjusted pairs at α = {result.alpha:g}: "
                  f"{pairs}")
     style.legend_below(fig, (ax,), ncol=2)
     return fig
@@ -75,7 +76,7 @@ def _speedup_bars(ax, result: SpeedupTestResult) -> None:
     ax.axvline(1.0, color=style.REFERENCE, linewidth=0.8)
     style.category_axis(ax, [f"{n} (tested)" if n == chosen else n for n in names], positions)
     ax.set_ylim(0.4, 3.7)
-    better = "higher" if result.higher_is_better else "faster"
+    better = result.better
     ax.set_xlabel(f"speedup of {style.label(result.candidate, 30)} ({better} > 1)")
     ax.set_title(f"{result.protocol}: {result.decision}")
 
@@ -133,11 +134,11 @@ def speedup_suite_figure(result: SpeedupSuite, context: RenderContext):
     ax.set_ylim(0.4, rows + 0.6)
     if rows > 30:
         ax.tick_params(axis="y", labelsize=7)
-    better = "higher" if result.benchmarks[0][1].higher_is_better else "faster"
+    better = result.benchmarks[0][1].better
     ax.set_xlabel(f"{chosen} speedup of {style.label(result.candidate, 30)} over "
                   f"{style.label(result.baseline, 30)} ({better} > 1)")
     ax.set_title(f"{result.protocol}: {result.improved} of {result.total} benchmarks "
-                 f"improved (α = {result.alpha:g}; {100 * (1 - result.alpha):g}% CI of the "
+                 f"improved (α = {result.alpha:g}; {fmt_level(1 - result.alpha)} CI of the "
                  f"share {100 * result.proportion_low:.0f}%..{100 * result.proportion_high:.0f}%)")
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     style.legend_below(fig, (ax,), ncol=4)

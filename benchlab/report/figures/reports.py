@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, render, renders
 from benchlab.stats.hierarchy import HierarchySummary, halfwidth_by_budget
@@ -50,7 +51,7 @@ def summary_report_figure(result: SummaryReport, context: RenderContext):
     rows = [_mean_ci(s) for s in groups]
     divisor, unit_label = style.display_unit(result.unit, [m for _, m, _, _ in rows])
     positions = list(range(len(rows), 0, -1))
-    level = f"{100 * result.confidence:g}% CI"
+    level = f"{fmt_level(result.confidence)} CI"
     for y, (_, mean, low, high) in zip(positions, rows, strict=True):
         style.mean_with_ci(ax, y, mean / divisor, low / divisor, high / divisor, offset=0.0,
                            label_=f"mean and its {level}")

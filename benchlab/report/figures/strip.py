@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from benchlab.notation import fmt_level
 from benchlab.report.figures.run_order import _COLOURS, _SHAPES, _marker, _ticks
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.distributions import critical_t
@@ -64,7 +65,7 @@ def strip_svg(result: CompareResult, samples: Sequence[tuple[str, np.ndarray]],
                      f'stroke="#e4e4e4"/><text x="{px(t):.1f}" y="{bottom + 14}" '
                      f'text-anchor="middle" font-size="11">{t:.4g}</text>')
     unit = f" ({esc(result.unit.name)})" if result.unit.name else ""
-    level = f"{100 * result.confidence:g}%"
+    level = f"{fmt_level(result.confidence)}"
     parts.append(f'<text x="{_LEFT + w / 2:.1f}" y="{height - 6}" text-anchor="middle" '
                  f'font-size="12">values{unit}; diamond: mean with its {level} CI</text>')
     for k, ((name, _), v) in enumerate(zip(samples, finite, strict=True)):
