@@ -285,12 +285,14 @@ def _legend(result: SuiteResult) -> str:
             else "the threshold's edges")
     if _family(result):
         decided = (f"change: ratio of means − 1 with the CI its verdict used ({_method(result)}), "
-                   f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
+                   f"beyond ±50% as a factor with its word; verdicts family-wise at {level} "
+                   f"over {many} by "
                    f"Holm's step-down (each row's CI at the level of its step, CI level), "
                    f"{_family_claim(result)}; Holm p: the verdict's test ({test}), "
                    f"Holm-adjusted")
     else:
-        decided = (f"change: ratio of means − 1 ({_method(result)}), beyond +50% as a factor; "
+        decided = (f"change: ratio of means − 1 ({_method(result)}), beyond ±50% as a factor "
+                   f"with its word; "
                    f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
                    f"chance of a false verdict somewhere grows with the number of benchmarks; "
                    f"p: the verdict's test ({test}), unadjusted")
@@ -318,12 +320,14 @@ def _median_legend(result: SuiteResult) -> str:
     cells = "each system's cell: its median and n"
     if _family(result):
         decided = (f"median change: ratio of medians − 1 with the CI its verdict used ({boot}), "
-                   f"beyond +50% as a factor; verdicts family-wise at {level} over {many} by "
+                   f"beyond ±50% as a factor with its word; verdicts family-wise at {level} "
+                   f"over {many} by "
                    f"Holm's step-down (each row's CI at the level of its step, CI level), "
                    f"{_family_claim(result)}; Holm p: the verdict's {what} ({test}), "
                    f"Holm-adjusted")
     else:
-        decided = (f"median change: ratio of medians − 1 ({boot}), beyond +50% as a factor; "
+        decided = (f"median change: ratio of medians − 1 ({boot}), beyond ±50% as a factor "
+                   f"with its word; "
                    f"verdicts per benchmark, NOT adjusted for the {many} (--no-adjust): the "
                    f"chance of a false verdict somewhere grows with the number of benchmarks; "
                    f"p: the verdict's {what} ({test}), unadjusted")
