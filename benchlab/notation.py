@@ -135,12 +135,13 @@ def significant(value: float, digits: int, *, exponent: bool = False) -> str:
 
 
 def fmt_percent(fraction: float | None, uncertainty: float | None = None, *,
-                sign: bool = True) -> str:
+                sign: bool = True, bound: bool = False) -> str:
     """A fraction as a percentage, its last digit from `uncertainty` (a fraction too).
 
-    Never finer than 0.01% nor coarser than whole percents: "+10%", "-3.1%"; a
-    fraction that is not 0 but would print as 0 keeps digits (up to four decimals)
-    until its sign shows ("+0.05%": a CI bound that does not quite reach 0).
+    Never finer than 0.01% nor coarser than whole percents: "+10%", "-3.1%". A CI
+    `bound` that is not 0 but would print as 0 keeps digits (up to four decimals)
+    until its sign shows ("+0.05%": the interval does not quite reach no change);
+    an estimate keeps the digits its CI justifies ("0.0%").
     """
     if fraction is None or not math.isfinite(fraction):
         return "n/a"
@@ -148,7 +149,7 @@ def fmt_percent(fraction: float | None, uncertainty: float | None = None, *,
     digit = last_digit(None if uncertainty is None else 100.0 * uncertainty)
     places = 1 if digit is None else min(max(-digit, 0), 2)
     text = fixed(pct, places)
-    while pct != 0 and Decimal(text) == 0 and places < 4:
+    while bound and pct != 0 and Decimal(text) == 0 and places < 4:
         places += 1
         text = fixed(pct, places)
     if sign and not text.startswith("-") and Decimal(text) != 0:
@@ -207,8 +208,8 @@ def change_parts(ratio: float, low: float | None, high: float | None,
         est = fmt_percent(ratio - 1, half)
         if not bounded:
             return ChangeText(est, None, None, False)
-        return ChangeText(est, fmt_percent(low - 1, half),  # type: ignore[operator]
-                          fmt_percent(high - 1, half), False)  # type: ignore[operator]
+        return ChangeText(est, fmt_percent(low - 1, half, bound=True),  # type: ignore[operator]
+                          fmt_percent(high - 1, half, bound=True), False)  # type: ignore[operator]
     up = ratio > 1
     factor = ratio if up else 1.0 / ratio
     lo: float | None = None
