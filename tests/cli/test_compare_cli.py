@@ -85,6 +85,12 @@ def test_verdict_words(tmp_path, run_cli):
     old = numbers(tmp_path, "old.txt", [10.0, 10.1, 9.9, 10.05, 9.95])
     new = numbers(tmp_path, "new.txt", [9.0, 9.1, 8.9, 9.05, 8.95])
     same = numbers(tmp_path, "same.txt", [10.01, 10.09, 9.92, 10.04, 9.96])
+    _, out, _ = run_cli("compare", old, new, "--unit", "s", expect=0)
+    assert "new is faster than old: -10.0% (95% CI" in out
+    _, out, _ = run_cli("compare", old, new, "--unit", "ops/s", expect=0)
+    assert "new is worse than old: -10.0%" in out
+    _, out, _ = run_cli("compare", old, new, expect=0)
+    assert "new is lower than old: -10.0%" in out
     _, out, _ = run_cli("compare", old, same, "--threshold", "2%", expect=0)
     assert "equivalent within ±2%: change 0.0% (95% CI" in out
 
