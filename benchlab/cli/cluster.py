@@ -43,11 +43,6 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster_command != "certs":
         raise UsageError("give a subcommand: benchlab cluster certs DIR --machine NAME "
                          "(see benchlab cluster --help)")
-    try:
-        import cryptography  # noqa: F401
-    except ImportError:
-        raise UsageError("benchlab cluster certs needs the cryptography library: python3 -m "
-                         "pip install 'benchlab[cluster]'") from None
     from benchlab.runner import certs
 
     made = certs.make(args.directory, args.machine, args.days)

@@ -49,6 +49,11 @@ def make(directory: str | os.PathLike, machines: list[str], days: int = DEFAULT_
                              "taken by the CA, the scheduler and the client")
     if not 1 <= days <= 36500:
         raise UsageError("--days must be between 1 and 36500")
+    try:
+        import cryptography  # noqa: F401
+    except ImportError:
+        raise UsageError("benchlab cluster certs needs the cryptography library: python3 -m "
+                         "pip install 'benchlab[cluster]'") from None
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise UsageError(f"{root}: exists and is not a directory")
