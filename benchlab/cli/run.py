@@ -67,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
     tls = None
     if args.cluster is not None and not args.dry_run:  # checked before anything is written
         from benchlab.cli import tls_options
-        from benchlab.runner.cluster import parse_address
+        from benchlab.runner.cluster import parse_address, require_distributed
 
+        require_distributed("--cluster")
         parse_address(args.cluster)
         tls = tls_options.files(args, args.cluster)
     elif args.cluster is None and (args.tls_ca_file or args.tls_cert or args.tls_key):

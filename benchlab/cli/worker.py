@@ -88,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
     from benchlab.cli import tls_options
     from benchlab.errors import UsageError
+    from benchlab.runner.cluster import require_distributed
     from benchlab.runner.tls import address_host
+
+    require_distributed("benchlab worker")
 
     if not re.match(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$", args.machine):
         raise UsageError(f"--machine {args.machine!r} is not a machine name (letters, digits, "

@@ -77,6 +77,19 @@ class Cluster:
                 self.local.close()  # type: ignore[attr-defined]
 
 
+def require_distributed(what: str) -> None:
+    """Refuse in one line when the `cluster` extra (Dask's distributed) is not installed."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("distributed") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError(f"{what} needs Dask's distributed, which is not installed: "
+                         "python3 -m pip install 'benchlab[cluster]'")
+
+
 def parse_address(text: str) -> tuple[str, int | None]:
     """("local", N) for `local:N`, else (the scheduler's address, None); UsageError otherwise."""
     m = _LOCAL.match(text)

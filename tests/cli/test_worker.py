@@ -131,3 +131,18 @@ def test_insecure_says_so_in_one_line_and_goes_on():
                        "loopback: anyone who reaches this worker or its scheduler runs "
                        "commands as this user")
     assert error.startswith("benchlab: no Dask scheduler answers at tcp://127.0.0.1:1 within 1 s")
+
+
+def test_without_dask_worker_and_cluster_run_say_what_to_install(run_cli, monkeypatch, tmp_path):
+    """No `cluster` extra: one line naming it, exit 2 (it was exit 3, an ImportError)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    code, out, err = run_cli("worker", "tcp://127.0.0.1:8786", "--machine", "m1", expect=2)
+    assert err == ("benchlab: benchlab worker needs Dask's distributed, which is not installed: "
+                   "python3 -m pip install 'benchlab[cluster]'\n")
+    exp = tmp_path / "e.toml"
+    exp.write_text('executions = 1\n[alternatives.a]\ncommand = ["true"]\n')
+    code, out, err = run_cli("run", exp, "--cluster", "local:1", "-o", tmp_path / "s.db",
+                             expect=2)
+    assert "--cluster needs Dask's distributed" in err and not (tmp_path / "s.db").exists()
