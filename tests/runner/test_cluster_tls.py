@@ -71,7 +71,7 @@ class Lab:
             if p.poll() is not None:
                 break
             time.sleep(0.1)
-        pytest.skip(f"a Dask process did not start here ({name}: "
+        pytest.fail(f"a Dask process did not start within {START:g} s ({name}: "
                     f"{path.read_text(errors='replace')[-300:]!r})")
 
     def close(self) -> None:
