@@ -8,6 +8,9 @@ positions, so the scan is written here).
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import hashlib
 import math
 import os
@@ -142,6 +145,15 @@ class Experiment:
     def factor_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.factors)
 
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Alternative]:
+        return {a.name: a for a in self.alternatives}
+
+    def alternative(self, name: str) -> Alternative:
+        """The alternative called `name`, found in constant time: a plan looks one up per
+        trial, and a scan per lookup made planning quadratic in the alternatives."""
+        return self._by_name[name]
+
     def where(self, *path: str) -> str:
         """"file:line" of a key path, for messages about it."""
         return f"{self.path}:{find_line(self.text, path)}"
@@ -151,6 +163,8 @@ def substitute(text: str, values: dict[str, str], quote: bool = False) -> str:
     """Replace `{name}` by values[name]; `{{` and `}}` are literal braces. With `quote` (a
     string for /bin/sh) each value is quoted with shlex.quote, except where the template
     says `{name:raw}`: a value then cannot end the command or start another one."""
+    if "{" not in text and "}" not in text:  # most arguments: nothing to replace
+        return text
     import shlex
 
     def one(m: re.Match[str]) -> str:
@@ -403,6 +417,25 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     """Check the TOML `text` of an experiment file; `path` names it in messages and anchors
     relative working directories. A UTF-8 byte order mark at the start is skipped (data files
     accept one too); `text` is kept as written."""
+    with gc_paused():
+        return _parse_experiment(text, path)
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector off while a file's (acyclic) objects are built: with tens
+    of thousands of alternatives or trials its full passes over the growing heap made reading
+    and planning superlinear (benchmarks/plan_scaling.py)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _parse_experiment(text: str, path: str) -> Experiment:
     tomllib = _toml()
     try:
         doc = tomllib.loads(text.removeprefix("\ufeff"))
@@ -717,20 +750,24 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:
             check(c.argv, (key,), set())
+    found: dict[str, bool] = {}
     for a in e.alternatives:
         if a.build is not None:
-            check_exists(r, a.build, ("alternatives", a.name, "build"), a.cwd or e.cwd)
+            check_exists(r, a.build, ("alternatives", a.name, "build"), a.cwd or e.cwd, found)
         if a.build is None and not e.setup:  # else the build or the setup may make it
-            check_exists(r, a.command, ("alternatives", a.name, "command"), a.cwd or e.cwd)
+            check_exists(r, a.command, ("alternatives", a.name, "command"), a.cwd or e.cwd,
+                         found)
     for key, commands in (("setup", e.setup), ("teardown", e.teardown),
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:
-            check_exists(r, c, (key,), e.cwd)
+            check_exists(r, c, (key,), e.cwd, found)
 
 
-def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str) -> None:
+def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str,
+                 found: dict[str, bool] | None = None) -> None:
     """Refuse a program that does not exist (argv[0] without placeholders; shells are not
-    checked: the shell finds its programs)."""
+    checked: the shell finds its programs). `found` remembers the PATH lookups of one file,
+    so 50,000 alternatives running one program search PATH once."""
     if command.shell or placeholders(command.argv[0]):
         return
     program = command.argv[0]
@@ -739,5 +776,9 @@ def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str) 
         if not (os.path.isfile(full) and os.access(full, os.X_OK)):
             what = "not executable" if os.path.isfile(full) else "no such program"
             raise r.fail(keys, f"{what}: {program!r} (relative to {cwd})")
-    elif shutil.which(program) is None:
+        return
+    found = {} if found is None else found
+    if program not in found:
+        found[program] = shutil.which(program) is not None
+    if not found[program]:
         raise r.fail(keys, f"command not found: {program!r} (not on PATH)")

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 
 from benchlab.errors import InputError, UsageError
-from benchlab.runner.config import MACHINE_FACTOR, Command, Experiment
+from benchlab.runner.config import MACHINE_FACTOR, Command, Experiment, gc_paused
 
 # Planned trials are held in memory (about 150 bytes each as Trial objects) and written to the
 # store (about 60 bytes each) before the first one runs: a million trials took 12 s and a peak
@@ -131,7 +131,11 @@ def make_plan(e: Experiment, seed: int) -> list[Trial]:
     import numpy as np
 
     check_size(e)
-    rng = np.random.default_rng(seed)
+    with gc_paused():
+        return _make_plan(e, np.random.default_rng(seed))
+
+
+def _make_plan(e: Experiment, rng) -> list[Trial]:
     layout = _Layout(e)
     out: list[Trial] = []
     if e.order == "sequential":
@@ -233,7 +237,7 @@ def values_for(e: Experiment, trial: Trial) -> dict[str, str]:
 
 def command_for(e: Experiment, trial: Trial) -> Command:
     """The command a trial runs, placeholders substituted."""
-    alternative = next(a for a in e.alternatives if a.name == trial.alternative)
+    alternative = e.alternative(trial.alternative)
     command = alternative.build if trial.kind == "build" else alternative.command
     assert command is not None
     return command.substitute(values_for(e, trial))
@@ -241,7 +245,7 @@ def command_for(e: Experiment, trial: Trial) -> Command:
 
 def env_for(e: Experiment, trial: Trial) -> dict[str, str]:
     """The variables a trial adds to the environment (experiment's, then alternative's)."""
-    alternative = next(a for a in e.alternatives if a.name == trial.alternative)
+    alternative = e.alternative(trial.alternative)
     values = values_for(e, trial)
     from benchlab.runner.config import substitute
 
@@ -249,7 +253,7 @@ def env_for(e: Experiment, trial: Trial) -> dict[str, str]:
 
 
 def cwd_for(e: Experiment, trial: Trial) -> str:
-    alternative = next(a for a in e.alternatives if a.name == trial.alternative)
+    alternative = e.alternative(trial.alternative)
     return alternative.cwd or e.cwd
 
 
