@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
@@ -36,6 +37,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(a pilot run of the same alternatives and factor levels)")
     p.add_argument("--seed", type=int, help="seed of the run order (default: the file's seed, "
                    "else a drawn one, printed and stored)")
+    p.add_argument("--timeout", metavar="DURATION|none",
+                   help="kill an execution (and prepare) still running after this, e.g. 30s or "
+                        "5m; none: no timeout (default: the file's timeout, else 10m)")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop at the first failed trial (exit 1); default: record it, go on")
     p.add_argument("--cluster", metavar="tls://HOST:PORT|local:N",
@@ -64,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed must be 0 or more")
     store = _store_path(args)
+    again = functools.partial(resume_command, args.experiment, store, args.cluster,
+                              timeout=args.timeout)
     tls = None
     if args.cluster is not None and not args.dry_run:  # checked before anything is written
         from benchlab.cli import tls_options
@@ -80,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         from benchlab.runner.session import plan_only
 
         planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
-                            estimate_from=args.estimate_from)
+                            estimate_from=args.estimate_from, timeout=args.timeout)
         if args.json:
             output_options.dump_json(args, "run", dry_run_document(
                 planned, store, args.seed is not None), [args.experiment])
@@ -112,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_experiment(
             args.experiment, store, seed=args.seed, resume=args.resume,
             fail_fast=args.fail_fast, progress=progress, cluster=args.cluster, tls=tls,
+            timeout=args.timeout,
             argv=["benchlab", "run", *sys.argv[2:]],
             warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished trial is in the store
@@ -119,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             from benchlab.cli.main import EXIT_INTERRUPTED
 
             print(f"benchlab: interrupted; the finished trials are in {store}; go on with: "
-                  f"{resume_command(args.experiment, store, args.cluster, tls)}",
+                  f"{again(tls=tls)}",
                   file=sys.stderr)
             return EXIT_INTERRUPTED
         raise
@@ -129,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
                                  [args.experiment])
     else:
         sys.stdout.write(run_text(result, analysis,
-                                  resume_command(args.experiment, store, args.cluster, tls)))
+                                  again(tls=tls)))
         if result.status != "failed" and result.counts.get("ok", 0):
             _print_analysis(analysis)
     return _exit_code(result, store)
@@ -148,12 +155,14 @@ def _exit_code(result, store: str) -> int:
 
 
 def resume_command(experiment: str, store: str, cluster: str | None = None,
-                   tls=None) -> str:
+                   tls=None, timeout: str | None = None) -> str:
     """The command that finishes this run's plan (on the same cluster, with the same TLS
-    files, for a cluster run)."""
+    files, for a cluster run; with the same --timeout)."""
     from shlex import quote
 
     where = f" --cluster {quote(cluster)}" if cluster else ""
+    if timeout is not None:
+        where += f" --timeout {quote(timeout)}"
     if tls is not None:
         where += (f" --tls-ca-file {quote(tls.ca_file)} --tls-cert {quote(tls.cert)} "
                   f"--tls-key {quote(tls.key)}")

@@ -24,10 +24,10 @@ trials twice; the driver records the one outcome it receives per trial, once. An
 driver (Ctrl-C, SIGTERM) withdraws what is queued and has every worker kill the command
 it is running (`worker.stop_trials`): those trials stay planned for `--resume`.
 
-Rounds: a segment of the plan is sent only once the one before it is recorded, where
-a segment ends at every change of trial kind (builds before their executions) and,
-with `stop_when`, at every round (the stopping rule is checked between rounds, as in
-a local run).
+Rounds: one round loop (runner/rounds.py) serves local and cluster runs; this module
+gives it the cluster's executor (`ClusterExecutor`), handed one segment of the plan at a time, a
+segment ending at every change of trial kind (builds before their executions) and,
+with `stop_when`, at every round.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import Trial, build_key, command_for
 from benchlab.runner.plan import machine_of as _machine_of
 from benchlab.runner.tls import TlsFiles
+from benchlab.runner.trial import not_run, utc_now
 
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
@@ -303,19 +304,19 @@ def machine_of(trial: Trial) -> str | None:
     return _machine_of(trial)
 
 
-def segments(e: Experiment, pending: list[Trial]) -> list[list[Trial]]:
-    """The pending trials cut where the driver waits for everything sent to be recorded: at a
-    change of trial kind, and at every round with stop_when."""
-    out: list[list[Trial]] = []
-    for trial in pending:
-        if out and (trial.round != out[-1][-1].round
-                    and (e.stop is not None or trial.kind != out[-1][-1].kind)):
-            out.append([trial])
-        elif out:
-            out[-1].append(trial)
-        else:
-            out.append([trial])
-    return out
+class ClusterExecutor:
+    """The round loop's executor for a cluster (runner/rounds.py): each segment is sent to the
+    workers and its outcomes recorded as they return (`Dispatch`), one dispatch per session."""
+
+    def __init__(self, cluster: Cluster, e: Experiment) -> None:
+        self.cluster, self.e = cluster, e
+        self.dispatch: Dispatch | None = None
+
+    def run(self, trials: list[Trial], recorder, fail_fast: bool) -> str | None:
+        if self.dispatch is None:
+            self.dispatch = Dispatch(self.cluster, self.e, recorder.record, recorder.progress,
+                                     recorder.failed_builds)
+        return self.dispatch.run(trials, fail_fast)[1]
 
 
 @dataclass
@@ -324,7 +325,7 @@ class Dispatch:
 
     cluster: Cluster
     e: Experiment
-    record: Callable[[Trial, str, str, Outcome], None]
+    record: Callable[[Trial, str, str, Outcome], None]  # the round loop's Recorder.record
     progress: object
     failed_builds: set[tuple[str, int, str | None]]  # (alternative, build, machine)
     token: str = field(default_factory=lambda: os.urandom(4).hex())
@@ -388,11 +389,8 @@ class Dispatch:
                 trial, attempt = queue.popleft()
                 if trial.kind == "execution" and build_key(trial) in self.failed_builds:
                     self.progress.begin(trial)  # type: ignore[attr-defined]
-                    outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False,
-                                      f"not run: {_failed_build(trial)}", "")
-                    from benchlab.runner.store import _now
-
-                    self._record(trial, _now(), command_for(self.e, trial).show(), outcome)
+                    self.record(trial, utc_now(), command_for(self.e, trial).show(),
+                                not_run(trial))
                     recorded += 1
                     continue
                 batch = [trial]
@@ -448,17 +446,11 @@ class Dispatch:
             raise
         errors = []
         for trial, (started, command, outcome) in zip(batch, results, strict=True):
-            self._record(trial, started, command, outcome)
+            self.record(trial, started, command, outcome)
             if trial.kind == "execution":
                 self.recent.setdefault(machine_of(trial), deque(maxlen=32)).append(outcome.wall)
             errors.append(outcome.error or "")
         return errors
-
-    def _record(self, trial: Trial, started: str, command: str, outcome: Outcome) -> None:
-        self.record(trial, started, command, outcome)
-        if not outcome.ok and trial.kind == "build":
-            self.failed_builds.add(build_key(trial))
-        self.progress.end(trial, outcome.error, outcome.wall)  # type: ignore[attr-defined]
 
     def _note_missing(self) -> None:
         """Say which machines the run waits for (work sent, no worker connected)."""
@@ -502,46 +494,9 @@ def stop_workers(cluster: Cluster) -> int:
     return sum(n for n in killed.values() if isinstance(n, int))
 
 
-def _failed_build(trial: Trial) -> str:
-    """"build 2 of fast failed" (on machine m1, with machines)."""
-    machine = machine_of(trial)
-    return (f"build {trial.build} of {trial.alternative} failed"
-            + (f" on machine {machine}" if machine is not None else ""))
-
-
 def _where(trial: Trial) -> str:
     machine = machine_of(trial)
     return f"machine {machine}" if machine is not None else trial.label()
-
-
-def run_pending(cluster: Cluster, e: Experiment, store, session: int, pending: list[Trial],
-                failed_builds: set[tuple[str, int, str | None]], progress, fail_fast: bool
-                ) -> tuple[str, str | None, int]:
-    """Run the pending trials on the cluster, recording each outcome as it returns; the
-    stopping rule is checked between rounds as in a local run. (status, reason, ran)."""
-    from benchlab.runner.session import _measurements, _should_stop
-
-    def record(trial: Trial, started: str, command: str, outcome: Outcome) -> None:
-        store.record(trial, session, started, command, outcome,
-                     _measurements(e, trial, outcome) if outcome.ok else [])
-
-    dispatch = Dispatch(cluster, e, record, progress, failed_builds)
-    ran = 0
-    parts = segments(e, pending)
-    for i, part in enumerate(parts):
-        if i > 0 and part[0].round != parts[i - 1][-1].round:
-            reason = _should_stop(e, store)
-            if reason:
-                return "stopped", reason, ran
-        done, failure = dispatch.run(part, fail_fast)
-        ran += done
-        if failure is not None:
-            return "failed", failure, ran
-    if pending and e.stop is not None:
-        reason = _should_stop(e, store)
-        if reason:
-            return "stopped", reason, ran
-    return "finished", None, ran
 
 
 def session_environment(cluster: Cluster, env_info: dict) -> dict:

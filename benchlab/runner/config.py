@@ -32,6 +32,10 @@ _MACHINE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
 MAX_INT = 2**63 - 1  # TOML's integers are 64-bit signed
 MAX_TIMEOUT = 7 * 86400.0  # a timeout beyond a week is a typo (and poll(2) waits < 2**31 ms)
+# Each execution (and prepare) is killed after this unless the file or --timeout says otherwise
+# (`timeout = "none"` disables it): a command that never exits would otherwise hang the run.
+# Ten minutes is far above a benchmark's execution and short enough to notice a hang.
+DEFAULT_TIMEOUT = 600.0
 MAX_CPU = 65535
 _SECONDS = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
             "m": 60.0, "min": 60.0, "h": 3600.0}
@@ -481,7 +485,8 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         r.kind(seed, ("seed",), int, "an integer")
         if seed < 0:
             raise r.fail(("seed",), "seed must be 0 or more")
-    timeout, build_timeout = (_duration(r, doc, key) for key in ("timeout", "build_timeout"))
+    timeout = _duration(r, doc, "timeout") if "timeout" in doc else DEFAULT_TIMEOUT
+    build_timeout = _duration(r, doc, "build_timeout")
 
     warmup = r.kind(doc.get("warmup", {}), ("warmup",), dict, "a table")
     r.table(warmup, ("warmup",), _WARMUP)
@@ -530,16 +535,43 @@ def _parse_experiment(text: str, path: str) -> Experiment:
 
 
 def _duration(r: _Reader, doc: dict, key: str) -> float | None:
+    """A timeout key: a duration, or "none" (no timeout); None when absent or "none"."""
     if key not in doc:
         return None
-    value = parse_duration(doc[key])
-    if value is None:
-        raise r.fail((key,), f"{key} must be a positive duration such as \"10s\", not "
-                     f"{_show(doc[key])}")
-    if value > MAX_TIMEOUT:
-        raise r.fail((key,), f"{key} must be at most {MAX_TIMEOUT / 86400:g} days, not "
-                     f"{_show(doc[key])}")
-    return value
+    try:
+        return parse_timeout(doc[key], key)
+    except ValueError as exc:
+        raise r.fail((key,), str(exc)) from None
+
+
+def parse_timeout(value: Any, name: str) -> float | None:
+    """A timeout in seconds from a duration ("10s", "5m", seconds), None for "none";
+    ValueError naming `name` (the key or the option) when it is neither or above a week."""
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return None
+    seconds = parse_duration(value)
+    if seconds is None:
+        raise ValueError(f"{name} must be a positive duration such as \"10s\", or \"none\", "
+                         f"not {_show(value)[:60]}")
+    if seconds > MAX_TIMEOUT:
+        raise ValueError(f"{name} must be at most {MAX_TIMEOUT / 86400:g} days, not "
+                         f"{_show(value)[:60]}")
+    return seconds
+
+
+def with_timeout(e: Experiment, text: str | None) -> Experiment:
+    """The experiment with its execution timeout replaced by `text` (`run --timeout`: a
+    duration or "none"); unchanged when `text` is None. UsageError when not a duration."""
+    if text is None:
+        return e
+    from dataclasses import replace
+
+    from benchlab.errors import UsageError
+
+    try:
+        return replace(e, timeout=parse_timeout(text, "--timeout"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -58,6 +58,7 @@ TAIL_BYTES = 4096
 MAX_LINE = 65536
 CHUNK = 65536
 GRACE_S = 0.2  # after the process exits, how long silent pipes held by descendants are read
+LEFTOVER_GRACE_S = 0.5  # how long leftover processes have between SIGTERM and SIGKILL
 # The process (group) ids of the commands this process is waiting for now: another thread (a
 # Dask worker's event loop, runner/worker.py's stop_trials) kills them when the driver is
 # interrupted. One set.add in the timed region (no system call), removed after the reaping.
@@ -78,6 +79,8 @@ class Outcome:
     error: str | None
     stderr_tail: str
     rows: list[dict[str, float]] = field(default_factory=list)  # parsed: one per iteration
+    # processes the command left running in its process group, killed once it ended
+    leftovers: int = 0
 
     @property
     def ok(self) -> bool:
@@ -207,7 +210,8 @@ def resolve(program: str, env: dict[str, str] | None, cwd: str | None) -> str | 
 
 def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
                 timeout: float | None = None, parser: OutputParser | None = None,
-                cpus: tuple[int, ...] | None = None, executable: str | None = None) -> Outcome:
+                cpus: tuple[int, ...] | None = None, executable: str | None = None,
+                end_group: bool = True) -> Outcome:
     """Spawn `argv`, wait for it with wait4, and report its times, usage, output and errors.
 
     `executable` is argv[0] already resolved (see `resolve`), to keep the lookup out of
@@ -216,6 +220,11 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     Everything the start needs is prepared before the timer starts (`spawn.Spawn`); between
     the two timer reads lie only the spawn call, restoring the runner's CPU affinity when
     `cpus` pinned it, and the wait.
+
+    With `end_group` (a trial's commands; not setup, which may start a server the trials
+    use), processes the command leaves running in its process group are ended once the
+    measurement is taken (`end_leftovers`: SIGTERM, then SIGKILL) and counted in the
+    outcome's `leftovers`.
     """
     program = executable or resolve(argv[0], env, cwd)
     if program is None:
@@ -260,7 +269,10 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         RUNNING.add(pid)
         deadline = None if timeout is None else start / 1e9 + timeout
         try:
-            status, usage, timed_out, end = _supervise(pid, poller, readers, deadline, held)
+            status, usage, timed_out, end = _supervise(pid, poller, readers, deadline, held,
+                                                       end_group)
+            # after the measurement (its end is taken): what the command left behind
+            leftovers = end_leftovers(pid) if end_group and not timed_out else 0
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): end the command's group too
             _kill_group(pid)
             try:
@@ -295,7 +307,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
             error = f"unparsable output: {parser.error}"
         rows = parser.rows
     return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
-                   sig, timed_out, error, tail.text(), rows)
+                   sig, timed_out, error, tail.text(), rows, leftovers)
 
 
 def _close(fds: list[int]) -> None:
@@ -326,7 +338,8 @@ def _readers(err_fd: int, out_fd: int | None, tail: _Tail, parser: OutputParser 
 
 
 def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
-               deadline: float | None, held: list[int]) -> tuple[int, object, bool, int]:
+               deadline: float | None, held: list[int], end_group: bool = True
+               ) -> tuple[int, object, bool, int]:
     """Read the pipes until the process has exited and the pipes are closed (or silent for
     GRACE_S after the exit), killing the process group at the deadline; returns the wait4
     status, rusage, whether it timed out and the perf_counter_ns of its end (when the poll
@@ -370,8 +383,9 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
             events = poller.poll(None if wait_ms is None else int(math.ceil(wait_ms)))
             woke = time.perf_counter_ns()  # the end, if this wake-up is the pidfd's
             if not events and result is not None:
-                _kill_group(pid)  # descendants keep the pipes open: end them
-                break
+                if not end_group:
+                    _kill_group(pid)  # descendants keep the pipes open: end them
+                break  # else run_process ends them, counted, once this returns
             if len(events) > 1:  # reap first: the end time is taken before any reading
                 events.sort(key=lambda event: event[0] != pidfd)
             for fd, _ in events:
@@ -409,6 +423,58 @@ def stop_running() -> int:
         except (ProcessLookupError, PermissionError):
             pass
     return killed
+
+
+def end_leftovers(pgid: int, grace: float = LEFTOVER_GRACE_S) -> int:
+    """End the processes still in the process group `pgid` of a command that has exited (and
+    been reaped): SIGTERM, then SIGKILL to those left after `grace` seconds. Returns how many
+    there were (0 in the usual case, which costs one kill(2)). Processes that left the group
+    (setsid, setpgid: a daemon) are out of reach, and zombies are not counted."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return 0
+    count = _members(pgid)
+    if count == 0:
+        return 0
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return count or 0
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        if _members(pgid) == 0:
+            break
+    else:
+        _kill_group(pgid)
+    return count if count is not None else 1
+
+
+def _members(pgid: int) -> int | None:
+    """How many live (not zombie) processes are in group `pgid`, read from /proc; None where
+    /proc cannot say (then kill(2) with signal 0: 1 if any process is left, else 0)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return 0
+        return None
+    count = 0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # state, ppid, pgrp, ...
+        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+            count += 1
+    return count
 
 
 def _kill_group(pid: int) -> None:

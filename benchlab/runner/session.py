@@ -11,25 +11,17 @@ being run.
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass, field, replace
 
 from benchlab.errors import InputError, UsageError
-from benchlab.runner import environment, stopping
-from benchlab.runner.config import Experiment, load_experiment
-from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
-from benchlab.runner.plan import (
-    Trial,
-    build_key,
-    command_for,
-    cwd_for,
-    env_for,
-    estimate_seconds,
-    make_plan,
-)
+from benchlab.runner import environment, rounds
+from benchlab.runner.config import Experiment, load_experiment, with_timeout
+from benchlab.runner.execute import run_process
+from benchlab.runner.plan import Trial, build_key, estimate_seconds, make_plan
 from benchlab.runner.progress import Progress
-from benchlab.runner.store import Store, _now
+from benchlab.runner.store import Store
+from benchlab.runner.trial import base_environment
 
 
 @dataclass(frozen=True)
@@ -74,14 +66,16 @@ def _metrics_meta(e: Experiment) -> str:
 
 
 def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
-              resume: bool, estimate_from: str | None = None) -> Planned:
+              resume: bool, estimate_from: str | None = None,
+              timeout: str | None = None) -> Planned:
     """The trials `run` would execute, without running anything (--dry-run).
 
     The duration is estimated from the median duration of each kind of trial and cell
     (alternative and factor levels) in `estimate_from` (a pilot's store), else in the
-    store being resumed; None when some trial has no finished counterpart there.
+    store being resumed; None when some trial has no finished counterpart there. `timeout`
+    is `--timeout` (a duration or "none"), None for the file's.
     """
-    e = load_experiment(experiment_path)
+    e = with_timeout(load_experiment(experiment_path), timeout)
     durations: dict = {}
     if resume and store_path and os.path.exists(store_path):
         store = Store.open(store_path)
@@ -120,50 +114,10 @@ def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,
     return Planned(e, seed, trials, total, estimate_seconds(trials, durations), bound, resumed)
 
 
-def _measurements(e: Experiment, trial: Trial, outcome: Outcome):
-    if e.measure.kind == "time":
-        values = (outcome.wall, outcome.user, outcome.sys, float(outcome.maxrss))
-        return [(1, m, v, u, trial.warmup) for (m, u), v in
-                zip(zip(e.measure.metrics, e.measure.units, strict=True), values, strict=True)]
-    out = []
-    for i, row in enumerate(outcome.rows, start=1):
-        warm = trial.warmup or i <= e.warmup_iterations
-        for metric, value in row.items():
-            out.append((i, metric, value, e.measure.unit_of(metric), warm))
-    return out
-
-
-def _run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[str, Outcome]:
-    command = command_for(e, trial)
-    env = {**base_env, **env_for(e, trial)}
-    cwd = cwd_for(e, trial)
-    if trial.kind == "execution" and e.prepare is not None:
-        before = run_process(e.prepare.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
-        if not before.ok:
-            return command.show(), Outcome(0.0, 0.0, 0.0, 0, before.exit_code, before.signal,
-                                           before.timed_out, f"prepare command: {before.error}",
-                                           before.stderr_tail)
-    parser = None
-    if trial.kind == "execution" and e.measure.kind != "time":
-        parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
-                              e.warmup_iterations + e.iterations)
-    argv = command.spawn_argv()
-    timeout = e.build_timeout if trial.kind == "build" else e.timeout
-    outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
-                          cpus=e.cpus if trial.kind == "execution" else None,
-                          executable=_resolve(argv[0], env.get("PATH"), cwd))
-    return command.show(), outcome
-
-
-@functools.lru_cache(maxsize=256)
-def _resolve(program: str, path: str | None, cwd: str) -> str | None:
-    """argv[0] looked up once per experiment, not once per execution."""
-    return resolve(program, {"PATH": path} if path is not None else {}, cwd)
-
-
 def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
     for c in commands:
-        outcome = run_process(c.spawn_argv(), cwd=e.cwd, env=env)
+        # a setup may start a server the trials use: what it leaves running stays
+        outcome = run_process(c.spawn_argv(), cwd=e.cwd, env=env, end_group=False)
         if not outcome.ok:
             last = outcome.stderr_tail.strip().split("\n")[-1] if outcome.stderr_tail.strip() \
                 else ""
@@ -171,39 +125,18 @@ def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
                              f"{': ' + last if last else ''}", e.where(what))
 
 
-def _stop_groups(store: Store, e: Experiment, metric: str) -> dict:
-    """Top-level unit means per cell of the measurements so far (builds, else executions),
-    from the execution means SQLite computes, so a round costs one pass over executions."""
-    import numpy as np
-
-    cells: dict[tuple, list] = {}
-    for alternative, factors, build, execution, mean in store.execution_means(metric):
-        cells.setdefault((alternative, factors), []).append((build, execution, mean))
-    out = {}
-    for key, units in cells.items():
-        builds, executions, means = (np.array(c) for c in zip(*units, strict=True))
-        if e.builds > 1 or e.machines is not None and e.machines.level:  # builds per machine
-            out[key] = stopping.unit_means(means, builds, [executions])
-        else:
-            out[key] = means
-    return out
-
-
-def _elapsed(store: Store) -> float:
-    row = store.conn.execute("SELECT COALESCE(SUM(wall), 0) FROM trials").fetchone()
-    return float(row[0])
-
-
 def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = None,
                    resume: bool = False, fail_fast: bool = False,
                    progress: Progress | None = None, argv: list[str] | None = None,
-                   warn=None, cluster: str | None = None, tls=None) -> RunResult:
+                   warn=None, cluster: str | None = None, tls=None,
+                   timeout: str | None = None) -> RunResult:
     """Run the experiment file into the store (a new one, or the given one with resume);
     with `cluster` (tls://HOST:PORT with `tls` the driver's TLS files, tcp://HOST:PORT or
     local:N) the trials run on Dask workers (runner/cluster.py) and this process records
-    them."""
+    them. `timeout` replaces the file's execution timeout (`--timeout`: a duration or
+    "none")."""
     progress = progress or Progress()
-    e = load_experiment(experiment_path)
+    e = with_timeout(load_experiment(experiment_path), timeout)
     if e.machines is not None and cluster is None:
         raise UsageError("the experiment names [machines]: run it with --cluster "
                          "tcp://HOST:PORT (docs/cluster.md)")
@@ -282,10 +215,8 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
     if store.meta.get("status") in ("finished", "stopped"):
         return _result(store, seed, "already-" + store.meta["status"], 0, warnings)
     session = store.start_session(argv, env_info, warnings)
-    base_env = dict(os.environ)
-    base_env.update({k: v for k, v in e.env if "{" not in v})
+    base_env = base_environment(e)
     outcome_text = "interrupted"
-    ran = 0
     try:
         _run_fixed(e.setup, e, base_env, "setup")
         pending = store.trials("planned")
@@ -293,70 +224,22 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         progress.start(total, total - len(pending))
         failed_builds: set[tuple[str, int, str | None]] = {
             build_key(t) for t in store.trials("failed") if t.kind == "build"}
-        status, reason = "finished", None
-        current_round = pending[0].round if pending else None
-        if cluster is not None:  # the trials run on the cluster; the local loop gets none
-            status, reason, ran = dispatch.run_pending(cluster, e, store, session, pending,
-                                                       failed_builds, progress, fail_fast)
-            pending = []
-        for trial in pending:
-            if trial.round != current_round:
-                current_round = trial.round
-                reason = _should_stop(e, store)
-                if reason:
-                    status = "stopped"
-                    break
-            progress.begin(trial)
-            started = _now()
-            if trial.kind == "execution" and build_key(trial) in failed_builds:
-                command = command_for(e, trial).show()
-                outcome = Outcome(0.0, 0.0, 0.0, 0, None, None, False,
-                                  f"not run: build {trial.build} of {trial.alternative} failed",
-                                  "")
-            else:
-                command, outcome = _run_trial(e, trial, base_env)
-            store.record(trial, session, started, command, outcome,
-                         _measurements(e, trial, outcome) if outcome.ok else [])
-            ran += 1
-            if not outcome.ok and trial.kind == "build":
-                failed_builds.add(build_key(trial))
-            progress.end(trial, outcome.error, outcome.wall)
-            if not outcome.ok and fail_fast:
-                status, reason = "failed", f"trial {trial.seq} failed: {outcome.error}"
-                break
-        else:
-            if pending and e.stop is not None:
-                reason = _should_stop(e, store)
-                if reason:
-                    status = "stopped"
+        recorder = rounds.Recorder(e, store, session, failed_builds, progress, warn)
+        executor = rounds.LocalExecutor(e) if cluster is None else dispatch.ClusterExecutor(
+            cluster, e)
+        status, reason = rounds.run_rounds(e, store, pending, executor, recorder, fail_fast)
         progress.close()
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
             store.set_meta(status=status, stop_reason=reason or "")
             store.settle()
         outcome_text = status
-        return replace(_result(store, seed, status, ran, warnings, reason),
+        return replace(_result(store, seed, status, recorder.ran,
+                               warnings + recorder.warnings, reason),
                        differing_machines=differing)
     finally:
         progress.close()
         store.finish_session(session, outcome_text)
-
-
-def _should_stop(e: Experiment, store: Store) -> str | None:
-    """The reason to stop after a complete round, or None to go on."""
-    if e.stop is None:
-        return None
-    if e.stop.max_time is not None and _elapsed(store) >= e.stop.max_time:
-        from benchlab.runner.progress import format_seconds
-
-        return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
-    if e.stop.halfwidth is not None:
-        check = stopping.check(_stop_groups(store, e, e.stop.metric), e.baseline,
-                               e.stop.halfwidth, e.stop.confidence)
-        if check.narrow:
-            return (f"every ratio CI is within ±{100 * e.stop.halfwidth:g}% (widest "
-                    f"±{100 * (check.widest or 0):.2f}%, {check.worst})")
-    return None
 
 
 def _result(store: Store, seed: int, status: str, ran: int, warnings: list[str],

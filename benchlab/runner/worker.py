@@ -1,14 +1,15 @@
 """What runs on a Dask worker of a cluster run (docs/cluster.md): one trial, timed right there.
 
-A worker runs the very function the local runner uses (`session._run_trial`, which
+A worker runs the very function the local runner uses (`trial.run_trial`, which
 times the command with `execute.run_process` beside it), so the measurement covers
 the spawn and the wait on the worker's machine and nothing of the dispatch: the
 scheduler's queue, the network and the driver's pickling lie outside the timed
 region. The environment is the worker's own (`os.environ`, plus the experiment's
 variables), never the driver's: PATH and HOME are the machine's.
 
-This module imports no Dask: the driver (`runner/cluster.py`) sends these functions
-to the workers by reference, and the worker imports them there.
+This module imports no Dask, and of the runner only the trial (runner/trial.py) and
+what it needs: the driver (`runner/cluster.py`) sends these functions to the workers
+by reference, and the worker imports them there.
 """
 
 from __future__ import annotations
@@ -20,17 +21,14 @@ import time
 from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import Trial
+from benchlab.runner.trial import base_environment, utc_now
+from benchlab.runner.trial import run_trial as run_here
 
 
 def run_trial(e: Experiment, trial: Trial) -> tuple[str, str, Outcome]:
     """Run one trial on this machine: (start time in UTC, the command shown, its outcome)."""
-    from benchlab.runner.session import _run_trial
-    from benchlab.runner.store import _now
-
-    base_env = dict(os.environ)
-    base_env.update({k: v for k, v in e.env if "{" not in v})  # as session._session does
-    started = _now()
-    command, outcome = _run_trial(e, trial, base_env)
+    started = utc_now()
+    command, outcome = run_here(e, trial, base_environment(e))
     return started, command, outcome
 
 

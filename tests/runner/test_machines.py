@@ -268,8 +268,8 @@ def level_store(tmp_path: Path, seed: int = 4) -> tuple[Path, dict]:
     """A role-"level" store recorded by hand: 3 machines x 2 builds x 3 executions x 4
     iterations of a and b; values with a machine, build and execution effect."""
     from benchlab.runner.execute import Outcome
-    from benchlab.runner.session import _measurements
     from benchlab.runner.store import Store
+    from benchlab.runner.trial import measurements as _measurements
 
     exp = tmp_path / "lvl.toml"
     exp.write_text(textwrap.dedent("""

@@ -1,0 +1,169 @@
+"""The round loop of a run: the pending trials in plan order, segment by segment, each outcome
+recorded the moment it is known, adaptive stopping checked between rounds.
+
+One loop for both ways of running trials. An executor runs a segment of the plan
+and hands every outcome to the `Recorder`: `LocalExecutor` runs the trials one
+after another in this process (runner/trial.py), `cluster.ClusterExecutor` sends
+them to Dask workers, which run the same `trial.run_trial`. A segment ends at
+every change of trial kind (builds before their executions) and, with
+`stop_when`, at every round: the stopping rule reads the store between rounds,
+so everything sent must be recorded first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from benchlab.runner import stopping
+from benchlab.runner.config import Experiment
+from benchlab.runner.execute import Outcome
+from benchlab.runner.plan import Trial, build_key, command_for
+from benchlab.runner.trial import (
+    base_environment,
+    leftover_warning,
+    measurements,
+    not_run,
+    run_trial,
+    utc_now,
+)
+
+
+class Recorder:
+    """Where outcomes go: one transaction in the store per trial (its measurements when it
+    succeeded), the failed builds (their executions are then not run), the progress, and a
+    warning for processes a trial left running. `ran` counts the trials recorded."""
+
+    def __init__(self, e: Experiment, store, session: int,
+                 failed_builds: set[tuple[str, int, str | None]], progress,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.e, self.store, self.session = e, store, session
+        self.failed_builds, self.progress, self.warn = failed_builds, progress, warn
+        self.ran = 0
+        self.warnings: list[str] = []
+
+    def record(self, trial: Trial, started: str, command: str, outcome: Outcome) -> None:
+        """Record one trial's outcome, as soon as it is known."""
+        self.store.record(trial, self.session, started, command, outcome,
+                          measurements(self.e, trial, outcome) if outcome.ok else [])
+        self.ran += 1
+        if not outcome.ok and trial.kind == "build":
+            self.failed_builds.add(build_key(trial))
+        if outcome.leftovers:
+            text = leftover_warning(trial, outcome.leftovers)
+            self.warnings.append(text)
+            if self.warn is not None:
+                self.warn(text)
+        self.progress.end(trial, outcome.error, outcome.wall)
+
+    def skipped(self, trial: Trial) -> Outcome | None:
+        """For an execution of a build that failed: recorded as not run, its outcome;
+        None for a trial to run."""
+        if trial.kind != "execution" or build_key(trial) not in self.failed_builds:
+            return None
+        outcome = not_run(trial)
+        self.progress.begin(trial)
+        self.record(trial, utc_now(), command_for(self.e, trial).show(), outcome)
+        return outcome
+
+
+class Executor(Protocol):
+    """Runs one segment of trials, handing each outcome to the recorder; returns the failure
+    that stops the run (with fail_fast), else None."""
+
+    def run(self, trials: list[Trial], recorder: Recorder, fail_fast: bool) -> str | None: ...
+
+
+class LocalExecutor:
+    """The trials one after another in this process, in plan order."""
+
+    def __init__(self, e: Experiment) -> None:
+        self.e = e
+        self.base_env = base_environment(e)
+
+    def run(self, trials: list[Trial], recorder: Recorder, fail_fast: bool) -> str | None:
+        for trial in trials:
+            outcome = recorder.skipped(trial)
+            if outcome is None:
+                recorder.progress.begin(trial)
+                started = utc_now()
+                command, outcome = run_trial(self.e, trial, self.base_env)
+                recorder.record(trial, started, command, outcome)
+            if not outcome.ok and fail_fast:
+                return f"trial {trial.seq} failed: {outcome.error}"
+        return None
+
+
+def segments(e: Experiment, pending: list[Trial]) -> list[list[Trial]]:
+    """The pending trials cut where everything sent must be recorded before more is sent: at
+    a change of trial kind, and at every round with stop_when."""
+    out: list[list[Trial]] = []
+    for trial in pending:
+        if out and (trial.round != out[-1][-1].round
+                    and (e.stop is not None or trial.kind != out[-1][-1].kind)):
+            out.append([trial])
+        elif out:
+            out[-1].append(trial)
+        else:
+            out.append([trial])
+    return out
+
+
+def run_rounds(e: Experiment, store, pending: list[Trial], executor: Executor,
+               recorder: Recorder, fail_fast: bool) -> tuple[str, str | None]:
+    """Run the pending trials through `executor`, checking the stopping rule between rounds:
+    (status, reason) with status finished, stopped or failed (fail_fast)."""
+    parts = segments(e, pending)
+    for i, part in enumerate(parts):
+        if i > 0 and part[0].round != parts[i - 1][-1].round:
+            reason = should_stop(e, store)
+            if reason:
+                return "stopped", reason
+        failure = executor.run(part, recorder, fail_fast)
+        if failure is not None:
+            return "failed", failure
+    if pending and e.stop is not None:
+        reason = should_stop(e, store)
+        if reason:
+            return "stopped", reason
+    return "finished", None
+
+
+def should_stop(e: Experiment, store) -> str | None:
+    """The reason to stop after a complete round, or None to go on."""
+    if e.stop is None:
+        return None
+    if e.stop.max_time is not None and _elapsed(store) >= e.stop.max_time:
+        from benchlab.runner.progress import format_seconds
+
+        return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
+    if e.stop.halfwidth is not None:
+        check = stopping.check(_stop_groups(store, e, e.stop.metric), e.baseline,
+                               e.stop.halfwidth, e.stop.confidence)
+        if check.narrow:
+            return (f"every ratio CI is within ±{100 * e.stop.halfwidth:g}% (widest "
+                    f"±{100 * (check.widest or 0):.2f}%, {check.worst})")
+    return None
+
+
+def _stop_groups(store, e: Experiment, metric: str) -> dict:
+    """Top-level unit means per cell of the measurements so far (builds, else executions),
+    from the execution means SQLite computes, so a round costs one pass over executions."""
+    import numpy as np
+
+    cells: dict[tuple, list] = {}
+    for alternative, factors, build, execution, mean in store.execution_means(metric):
+        cells.setdefault((alternative, factors), []).append((build, execution, mean))
+    out = {}
+    for key, units in cells.items():
+        builds, executions, means = (np.array(c) for c in zip(*units, strict=True))
+        if e.builds > 1 or e.machines is not None and e.machines.level:  # builds per machine
+            out[key] = stopping.unit_means(means, builds, [executions])
+        else:
+            out[key] = means
+    return out
+
+
+def _elapsed(store) -> float:
+    row = store.conn.execute("SELECT COALESCE(SUM(wall), 0) FROM trials").fetchone()
+    return float(row[0])

@@ -1,0 +1,101 @@
+"""One trial: run it on this machine, and turn its outcome into measurements.
+
+This is all a machine that runs trials needs — the local round loop
+(runner/rounds.py) and a Dask worker (runner/worker.py) call the same
+`run_trial`, which times the command with `execute.run_process` right beside
+it — so a worker imports the experiment, the plan and the process runner, and
+nothing of the store, the round loop or the dispatch.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+
+from benchlab.runner.config import Experiment
+from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
+from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, machine_of
+
+
+def utc_now() -> str:
+    """The time a trial starts, as the store records it (UTC, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def base_environment(e: Experiment) -> dict[str, str]:
+    """The environment every trial starts from: this machine's own (PATH and HOME are the
+    machine's, never a driver's), plus the experiment's variables without placeholders."""
+    env = dict(os.environ)
+    env.update({k: v for k, v in e.env if "{" not in v})
+    return env
+
+
+def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[str, Outcome]:
+    """Run one trial here (its prepare command first, for an execution): the command shown
+    and its outcome, with the processes the trial left running ended and counted."""
+    command = command_for(e, trial)
+    env = {**base_env, **env_for(e, trial)}
+    cwd = cwd_for(e, trial)
+    left = 0
+    if trial.kind == "execution" and e.prepare is not None:
+        before = run_process(e.prepare.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
+        if not before.ok:
+            return command.show(), Outcome(0.0, 0.0, 0.0, 0, before.exit_code, before.signal,
+                                           before.timed_out, f"prepare command: {before.error}",
+                                           before.stderr_tail, leftovers=before.leftovers)
+        left = before.leftovers
+    parser = None
+    if trial.kind == "execution" and e.measure.kind != "time":
+        parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
+                              e.warmup_iterations + e.iterations)
+    argv = command.spawn_argv()
+    timeout = e.build_timeout if trial.kind == "build" else e.timeout
+    outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
+                          cpus=e.cpus if trial.kind == "execution" else None,
+                          executable=_resolve(argv[0], env.get("PATH"), cwd))
+    if left:
+        from dataclasses import replace
+
+        outcome = replace(outcome, leftovers=outcome.leftovers + left)
+    return command.show(), outcome
+
+
+@functools.lru_cache(maxsize=256)
+def _resolve(program: str, path: str | None, cwd: str) -> str | None:
+    """argv[0] looked up once per experiment, not once per execution."""
+    return resolve(program, {"PATH": path} if path is not None else {}, cwd)
+
+
+def not_run(trial: Trial) -> Outcome:
+    """The outcome recorded for an execution of a build whose build step failed."""
+    machine = machine_of(trial)
+    where = f" on machine {machine}" if machine is not None else ""
+    return Outcome(0.0, 0.0, 0.0, 0, None, None, False,
+                   f"not run: build {trial.build} of {trial.alternative} failed{where}", "")
+
+
+def measurements(e: Experiment, trial: Trial, outcome: Outcome
+                 ) -> list[tuple[int, str, float, str, bool]]:
+    """The rows a successful trial adds to the store: (iteration, metric, value, unit,
+    warm-up); a process timed whole is one iteration of wall, user, sys and maxrss."""
+    if e.measure.kind == "time":
+        values = (outcome.wall, outcome.user, outcome.sys, float(outcome.maxrss))
+        return [(1, m, v, u, trial.warmup) for (m, u), v in
+                zip(zip(e.measure.metrics, e.measure.units, strict=True), values, strict=True)]
+    out = []
+    for i, row in enumerate(outcome.rows, start=1):
+        warm = trial.warmup or i <= e.warmup_iterations
+        for metric, value in row.items():
+            out.append((i, metric, value, e.measure.unit_of(metric), warm))
+    return out
+
+
+def leftover_warning(trial: Trial, count: int) -> str:
+    """The warning for a trial that left processes running in its process group."""
+    what = "build step" if trial.kind == "build" else f"execution {trial.execution}"
+    machine = machine_of(trial)
+    where = f" on machine {machine}" if machine is not None else ""
+    return (f"trial {trial.seq} ({trial.label()}, build {trial.build}, {what}{where}) left "
+            f"{count} process{'es' if count != 1 else ''} running after it ended; killed "
+            f"{'them' if count != 1 else 'it'} (SIGTERM, then SIGKILL)")
