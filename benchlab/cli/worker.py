@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
     load_single_threaded()  # before numpy: no idle BLAS threads beside the benchmark
 
-    from benchlab.runner.cluster import _quiet_dask
+    from benchlab.runner.cluster import quiet_dask
     from benchlab.runner.worker import environment_record
 
     def terminate(signum, frame):  # SIGTERM stops the worker like Ctrl-C
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     for stop in (signal.SIGTTIN, signal.SIGTTOU):  # as `run`: commands in the background
         signal.signal(stop, signal.SIG_IGN)
     env = environment_record()  # collected before any work arrives, and kept
-    _quiet_dask()
+    quiet_dask()
     name = f"{args.machine}-{env.get('hostname') or 'host'}-{os.getpid()}"
     return asyncio.run(_serve(args.scheduler, args.machine, name, args.death_timeout, env,
                               host, tls))

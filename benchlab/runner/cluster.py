@@ -119,7 +119,7 @@ def connect(address: str, e: Experiment, *, timeout: float = CONNECT_TIMEOUT,
         raise UsageError(f"--cluster {address} needs --tls-ca-file, --tls-cert and --tls-key"
                          if tls is None else "--tls-ca-file, --tls-cert and --tls-key go with "
                          f"--cluster tls://HOST:PORT, not {address}")
-    _quiet_dask()
+    quiet_dask()
     machines = e.machines.names if e.machines is not None else None
     if where == "local":
         cluster = _start_local(n or 1, machines, timeout)
@@ -133,7 +133,7 @@ def connect(address: str, e: Experiment, *, timeout: float = CONNECT_TIMEOUT,
     return cluster
 
 
-def _quiet_dask() -> None:
+def quiet_dask() -> None:
     """Dask's own log lines (worker lost, connection retries) stay out of the run's output:
     what matters is said by the run in one line."""
     for name in ("distributed", "distributed.client", "distributed.scheduler",
