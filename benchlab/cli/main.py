@@ -100,7 +100,8 @@ def internal_error(exc: BaseException, argv: Sequence[str]) -> int:
 
 
 def _save_traceback(text: str, argv: Sequence[str]) -> str | None:
-    """The traceback, version and command line in a new file; its path, or None."""
+    """The traceback, version and command line in a new file readable by this user alone
+    (0600, in a 0700 directory: a command line may name private files); its path, or None."""
     import os
     import platform
     import tempfile
@@ -110,13 +111,44 @@ def _save_traceback(text: str, argv: Sequence[str]) -> str | None:
     body = (f"benchlab {__version__}, Python {platform.python_version()}, "
             f"{platform.platform()}\ncommand: benchlab {' '.join(argv)}\n\n{text}")
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for folder in (os.path.join(cache, "benchlab", "crashes"), tempfile.gettempdir()):
-        path = os.path.join(folder, f"benchlab-crash-{stamp}-{os.getpid()}.txt")
+    for folder in (os.path.join(cache, "benchlab", "crashes"),
+                   os.path.join(tempfile.gettempdir(), f"benchlab-crashes-{os.getuid()}")):
+        name = f"benchlab-crash-{stamp}-{os.getpid()}.txt"
         try:
-            os.makedirs(folder, exist_ok=True)
-            with open(path, "x", encoding="utf-8") as handle:
+            where = _private_folder(folder)
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                             dir_fd=where)
+            finally:
+                os.close(where)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(body)
-            return path
+            return os.path.join(folder, name)
         except OSError:
             continue
     return None
+
+
+def _private_folder(folder: str) -> int:
+    """A descriptor of `folder`, made with mode 0700 or checked to be this user's own
+    directory (not a symbolic link) and closed to others; OSError when it cannot be trusted
+    (in a shared /tmp another user may have made it first: it is then never written into)."""
+    import os
+    import stat
+
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid():
+            raise PermissionError(f"{folder} belongs to another user")
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            os.fchmod(fd, 0o700)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
