@@ -49,6 +49,57 @@ class BootstrapInterval:
     hierarchical: bool = False
 
 
+class SortedReplicates:
+    """B sorted replicate values, whole or only their two tails.
+
+    Percentile intervals read two order statistics, and at levels from some level up
+    only order statistics within its tails: keeping `tails(k)` (the k smallest and
+    the k largest) lets a suite hold what its family-wise intervals need of each
+    benchmark's replicates, not all B (stats/suite_memory.py). `size` stays B;
+    indexing a value that was not kept is a ValueError, never a wrong number.
+    """
+
+    __slots__ = ("_high", "_low", "size")
+
+    def __init__(self, ordered: np.ndarray, keep: int | None = None) -> None:
+        self.size = int(ordered.size)
+        if keep is None or 2 * keep >= self.size:
+            self._low, self._high = ordered, ordered[:0]
+        else:
+            self._low = ordered[:keep].copy()
+            self._high = ordered[self.size - keep:].copy() if keep else ordered[:0].copy()
+
+    @property
+    def whole(self) -> bool:
+        """Every replicate is kept."""
+        return self._low.size == self.size
+
+    def tails(self, keep: int) -> SortedReplicates:
+        """The `keep` smallest and largest values only (whole if they cover all B)."""
+        if not self.whole:
+            if keep > self._low.size:
+                raise ValueError(f"only {self._low.size:,} values of each tail were kept")
+            keep_low = self._low[:keep]
+            out = SortedReplicates(keep_low[:0])
+            out.size, out._low = self.size, keep_low.copy()
+            out._high = self._high[self._high.size - keep:].copy()
+            return out
+        return SortedReplicates(self._low, keep)
+
+    def __getitem__(self, i: int) -> float:
+        """The (0-based) i-th smallest replicate."""
+        i = int(i)
+        if i < 0:
+            i += self.size
+        if 0 <= i < self._low.size:
+            return float(self._low[i])
+        first_high = self.size - self._high.size
+        if first_high <= i < self.size:
+            return float(self._high[i - first_high])
+        raise ValueError(f"order statistic {i + 1:,} of {self.size:,} replicates was not kept "
+                         f"(only the {self._low.size:,} at each end)")
+
+
 def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator,
                      advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
     """B bootstrap means of x: index matrices drawn in row chunks from one stream.

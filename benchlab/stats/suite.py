@@ -415,17 +415,22 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         seed = int(np.random.SeedSequence().entropy % 2**32)
     ordered = ordered or {}
     analysed: dict[str, dict[str, np.ndarray]] = {}
-    medians: dict[str, dict[str, np.ndarray]] = {}  # per benchmark, candidate: sorted r*
+    waiting: list = []  # median suites without levels: each comparison's MedianPending
     units: dict[str, dict] = {}  # with levels: per benchmark, candidate: UnitMedianTest
     all_systems = list(dict.fromkeys(s[0] for systems in data.values() for s in systems))
     results: list[tuple[str, CompareResult]] = []
-    log_reps: dict[str, list[np.ndarray]] = {}
+    log_sums: dict[str, np.ndarray] = {}  # per candidate: Σ over benchmarks of log r*
     log_est: dict[str, list[float]] = {}
     skipped: list[str] = []
     spec = None
     if level_names:
         spec = resample.upper() if resample and resample.lower() != "flat" else (
             "flat" if resample else "R" * (len(level_names) + 1))
+    from benchlab.stats.suite_memory import check_suite_memory, tail_size
+
+    check_suite_memory(benchmarks=len(data), systems=max(map(len, data.values()), default=0),
+                       replicates=replicates, bootstrap=bootstrap, confidence=confidence,
+                       statistic=statistic, levels=bool(level_names))
     streams = np.random.SeedSequence(seed).spawn(len(data))
     for (bench, all_of_bench), stream in zip(data.items(), streams, strict=True):
         systems = _usable(bench, all_of_bench, baseline, all_systems, skipped)
@@ -456,8 +461,8 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             units[bench] = _unit_median_tests(systems, b, bench)
             reps = _median_geomean(systems, spec, replicates, stream)
         elif median:
-            medians[bench] = _median_ratios(systems, b, level_names, bootstrap,
-                                            spec if resample else None, seed)
+            waiting += _median_pending(bench, res, systems, b, bootstrap, seed,
+                                       tail_size(bootstrap or 10_000, confidence))
             reps = _median_geomean(systems, spec, replicates, stream)
         else:
             analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
@@ -471,23 +476,29 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             ratio = c.headline if median else c.ratio
             if ratio is None or np.any(reps[b] <= 0):
                 continue
-            log_reps.setdefault(name, []).append(np.log(reps[i] / reps[b]))
+            _add_log_ratio(log_sums, name, reps[i], reps[b])
             log_est.setdefault(name, []).append(math.log(ratio.estimate))
+        del reps  # the next benchmark's draws take their place
     if not results:
         raise InputError("no benchmark can be compared: " + "; ".join(skipped))
     geo = []
-    for name, logs in log_reps.items():
-        mean_log = np.mean(np.vstack(logs), axis=0)
-        low, high = interval_from_replicates(np.exp(mean_log), confidence)
+    for name in list(log_sums):
+        mean_log = log_sums.pop(name)
+        mean_log /= len(log_est[name])
+        low, high = interval_from_replicates(np.exp(mean_log, out=mean_log), confidence)
+        del mean_log
         geo.append(GeometricMean(name, math.exp(float(np.mean(log_est[name]))), low, high,
-                                 len(logs), replicates, seed, confidence, statistic))
+                                 len(log_est[name]), replicates, seed, confidence, statistic))
     noun = f"{level_names[0]} units" if level_names else "measurements"
     if median:
         from benchlab.stats import suite_median
 
+        if level_names:
+            waiting = [p for bench, res in results
+                       for p in suite_median.pending(bench, res, {}, units[bench])]
         results, decisions = suite_median.family_decisions(
-            results, medians, confidence=confidence, adjust=adjust, noun=noun if level_names
-            else "values", units=units if level_names else None)
+            results, waiting, confidence=confidence, adjust=adjust,
+            noun=noun if level_names else "values")
     else:
         results, decisions = family_decisions(results, analysed, confidence=confidence,
                                               threshold=threshold, adjust=adjust, noun=noun)
@@ -514,6 +525,23 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                      "inconclusive): raise B")
     return SuiteResult(tuple(results), tuple(geo), tuple(holm), confidence, spec, seed,
                        tuple(skipped), tuple(notes), adjust, tuple(decisions), statistic)
+
+
+def _add_log_ratio(sums: dict[str, np.ndarray], name: str, cand: np.ndarray,
+                   base: np.ndarray) -> None:
+    """Add log(cand/base) into the candidate's running sum over benchmarks, in place.
+
+    Row after row, as numpy's mean over axis 0 of the stacked rows adds them (for B ≥ 2):
+    the geometric mean's replicates are those of the stacked mean, with memory for one
+    row per candidate instead of one per benchmark (stats/suite_memory.py).
+    """
+    logs = np.divide(cand, base)
+    np.log(logs, out=logs)
+    held = sums.get(name)
+    if held is None:
+        sums[name] = logs
+    else:
+        held += logs
 
 
 def _mean_geomean(systems: list, spec: str | None, replicates: int,
@@ -557,26 +585,24 @@ def _unit_median_tests(systems: list, b: int, bench: str) -> dict:
             for i, (name, _, _) in enumerate(systems) if i != b}
 
 
-def _median_ratios(systems: list, b: int, level_names: list[str],
-                   bootstrap: int | None, spec: str | None, seed: int
-                   ) -> dict[str, np.ndarray]:
-    """Per candidate, the sorted replicate ratios of medians behind its headline: the
-    draws compare_samples / compare_hierarchical made for it (stats/suite_median.py)."""
-    from benchlab.stats.suite_median import flat_median_ratios, hierarchical_median_ratios
+def _median_pending(bench: str, res: CompareResult, systems: list, b: int,
+                    bootstrap: int | None, seed: int, keep: int) -> list:
+    """The MedianPending of each candidate of one benchmark (no levels): its claim's p-value
+    from the sorted replicate ratios of medians behind its headline (the draws
+    compare_samples made for it, stats/suite_median.py), of which only the `keep` at each
+    end stay — what intervals at the suite's confidence and above read."""
+    from dataclasses import replace
+
+    from benchlab.stats.bootstrap import SortedReplicates
+    from benchlab.stats.suite_median import flat_median_ratios, pending
 
     replicates = bootstrap or 10_000
     base = systems[b]
     scale = power_of_two_scale(*[np.asarray(s[1], dtype=float) for s in systems])
-    out = {}
-    for i, (name, x, levels) in enumerate(systems):
-        if i == b:
-            continue
-        if level_names:
-            out[name] = hierarchical_median_ratios((base[1], base[2]), (x, levels),
-                                                   replicates=replicates, seed=seed, spec=spec)
-        else:
-            out[name] = flat_median_ratios(np.asarray(base[1], dtype=float) * scale,
-                                           np.asarray(x, dtype=float) * scale,
-                                           replicates=replicates, seed=seed,
-                                           means_first=bool(bootstrap))
-    return out
+    ratios = {name: flat_median_ratios(np.asarray(base[1], dtype=float) * scale,
+                                       np.asarray(x, dtype=float) * scale,
+                                       replicates=replicates, seed=seed,
+                                       means_first=bool(bootstrap))
+              for i, (name, x, _) in enumerate(systems) if i != b}
+    return [replace(p, ratios=SortedReplicates(p.ratios, keep))
+            for p in pending(bench, res, ratios)]

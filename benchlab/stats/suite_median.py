@@ -51,6 +51,7 @@ import numpy as np
 from benchlab.notation import fmt_level
 from benchlab.stats.bootstrap import (
     BootstrapInterval,
+    SortedReplicates,
     _mean_replicates,
     _median_replicates,
     interval_from_replicates,
@@ -73,7 +74,8 @@ def inversion_pvalue(ratios: np.ndarray, rho: float) -> float:
     return min(1.0, 2.0 * (min(below, above) + 1) / (b + 1))
 
 
-def interval_at(ratios: np.ndarray, level: float) -> tuple[float | None, float | None]:
+def interval_at(ratios: np.ndarray | SortedReplicates,
+                level: float) -> tuple[float | None, float | None]:
     """The (B + 1)-rule percentile interval at `level`: [r*_(q), r*_(B+1−q)], q =
     floor(a(B + 1)/2), a = 1 − level (Davison & Hinkley §5.2.1); (None, None) when q = 0.
 
@@ -148,7 +150,8 @@ class MedianPending:
     benchmark: str
     result: CompareResult
     comparison: Comparison
-    ratios: np.ndarray | None  # sorted replicate ratios of medians (the headline's)
+    ratios: np.ndarray | SortedReplicates | None  # sorted replicate ratios of medians (the
+    # headline's), or their tails
     test: str
     pvalue: float
     units: UnitMedianTest | None = None  # with levels: the test on the unit medians
@@ -227,22 +230,19 @@ def _decide_units(item: MedianPending, test: UnitMedianTest, level: float, adjus
 
 
 def family_decisions(results: list[tuple[str, CompareResult]],
-                     ratios: dict[str, dict[str, np.ndarray]], *, confidence: float,
-                     adjust: str = "holm", noun: str = "measurements",
-                     units: dict[str, dict[str, UnitMedianTest]] | None = None
+                     waiting: list[MedianPending], *, confidence: float,
+                     adjust: str = "holm", noun: str = "measurements"
                      ) -> tuple[list[tuple[str, CompareResult]], list[Decision]]:
     """Every benchmark's median verdict decided family-wise per candidate (module text).
 
-    ratios: per benchmark and candidate, the sorted replicate ratios of medians of its
-    headline; units (with levels, in their place): per benchmark and candidate the test
+    waiting: each comparison's MedianPending (pending()): its claim's p-value and what
+    its interval at another level is read from — the sorted replicate ratios of medians
+    of its headline (their tails suffice from `confidence` up), or with levels the test
     on the top-level units' medians. Returns the results with each comparison's verdict
     replaced by the one read from the interval at its Holm level (at `confidence` with
     adjust="none") and one Decision per (benchmark, candidate), in the order of
     `results`.
     """
-    waiting = [p for bench, res in results
-               for p in pending(bench, res, ratios.get(bench, {}),
-                                units[bench] if units is not None else None)]
     return decide_families(
         results, waiting, lambda item, level, q, m: decide(item, level, q, m, noun),
         confidence=confidence, adjust=adjust)
