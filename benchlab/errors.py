@@ -16,10 +16,12 @@ class BenchlabError(Exception):
         self.exit_code = exit_code
 
     def __str__(self) -> str:
-        """The one line shown; control characters from data (a file name, a token) escaped."""
-        from benchlab.escape import terminal
+        """The one line shown; control characters from data (a file name, a token) escaped,
+        and a message grown long from data (a giant name or token) cut to a readable length."""
+        from benchlab.escape import bounded_line, terminal
 
-        return terminal(f"{self.where}: {self.message}" if self.where else self.message)
+        message = bounded_line(self.message)
+        return terminal(f"{self.where}: {message}" if self.where else message)
 
 
 class InputError(BenchlabError):

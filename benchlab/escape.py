@@ -15,6 +15,10 @@ newline that forges a report line, a `|` that adds a Markdown table column, a
   tables, strikethrough, extended autolinks, math) would interpret, so the
   name renders as the literal text in one table cell.
 
+- `token` quotes a data-borne token for an error message, cut to a readable length
+  with an ellipsis and its total length (a 10^6-digit number is not echoed whole);
+  `bounded_line` keeps any whole message to a readable length the same way.
+
 - `spreadsheet_cell` keeps a CSV/TSV text cell from being read as a formula by a
   spreadsheet (OWASP's CSV injection advice): a text that begins with ``=``,
   ``+``, ``-``, ``@``, a tab or a carriage return and is not a number gets a
@@ -145,3 +149,33 @@ def spreadsheet_cell(value: object) -> object:
     except ValueError:
         return "'" + value
     return value  # a number written as text ("-1", "+0.5"): a spreadsheet reads a number
+
+
+TOKEN_CHARS = 60  # a token in an error message: enough to recognise it
+LINE_CHARS = 1000  # a whole error message: what a terminal line can usefully show
+
+
+def shorten(text: str, limit: int = TOKEN_CHARS) -> str:
+    """`text` cut to its first `limit` characters plus an ellipsis and its total length
+    ("111…" (1,000,000 characters)), so a giant token cannot make a giant message."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def token(text: str, limit: int = TOKEN_CHARS) -> str:
+    """`text` quoted as `repr` quotes it, cut as `shorten` cuts: `'1111…' (1,000,000
+    characters)`; the one way a reader shows a bad token, a name or a label in an error."""
+    if len(text) <= limit:
+        return repr(text)
+    quoted = repr(text[:limit])
+    return f"{quoted[:-1]}…{quoted[-1]} ({len(text):,} characters)"
+
+
+def bounded_line(text: str, limit: int = LINE_CHARS) -> str:
+    """`text` kept to about `limit` characters: its start and its end (where a message says
+    what is wrong) with the middle replaced by a visible count of what was cut."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 6 // 10], text[-(limit * 3 // 10):]
+    return f"{head}… ({len(text) - len(head) - len(tail):,} characters cut) …{tail}"

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from benchlab import escape
 from benchlab.escape import markdown, terminal, terminal_lines
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "a|b", "x\ny", "x\r\ny",
@@ -113,3 +114,33 @@ def test_spreadsheet_cell_guards_formulas_and_keeps_numbers(cell, shown):
     from benchlab.escape import spreadsheet_cell
 
     assert spreadsheet_cell(cell) == shown
+
+
+def test_token_quotes_short_tokens_as_repr_and_cuts_long_ones_with_their_length():
+    assert escape.token("1.5x") == "'1.5x'"
+    assert escape.token("it's") == '"it\'s"'
+    cut = escape.token("9" * 1_000_000)
+    assert cut == "'" + "9" * 60 + "\u2026' (1,000,000 characters)"
+    assert escape.token("a" * 61, limit=60).endswith("\u2026' (61 characters)")
+    assert escape.token("a" * 60) == repr("a" * 60)
+    assert escape.shorten("b" * 100, 10) == "b" * 10 + "\u2026 (100 characters)"
+    assert escape.shorten("short") == "short"
+
+
+def test_bounded_line_keeps_the_start_and_the_end_of_a_long_message():
+    message = "x.csv:3: " + "n" * 100_000 + " is not a number"
+    line = escape.bounded_line(message)
+    assert len(line) < 1100
+    assert line.startswith("x.csv:3: nnn") and line.endswith("n is not a number")
+    assert "characters cut" in line
+    assert escape.bounded_line("short message") == "short message"
+
+
+def test_an_error_message_grown_from_data_is_one_readable_line():
+    from benchlab.errors import InputError
+
+    error = InputError("no column 'v' (columns: " + ", ".join(["c" * 5000] * 200) + ")",
+                       "big.csv")
+    shown = str(error)
+    assert shown.startswith("big.csv: no column 'v' (columns: ccc") and shown.endswith("c)")
+    assert len(shown) < 1100 and "\n" not in shown

@@ -121,7 +121,7 @@ def _save_traceback(text: str, argv: Sequence[str]) -> str | None:
                              dir_fd=where)
             finally:
                 os.close(where)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(body)
             return os.path.join(folder, name)
         except OSError:

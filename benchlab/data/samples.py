@@ -13,6 +13,7 @@ import numpy as np
 
 from benchlab.data import readers
 from benchlab.data.dataset import Dataset
+from benchlab.data.source import display_name
 from benchlab.errors import InputError, UsageError
 from benchlab.units import _TIME_SECONDS as TIME_SECONDS
 from benchlab.units import Unit, make_unit
@@ -29,6 +30,7 @@ class Sample:
 
 def _short_names(paths: list[str]) -> list[str]:
     """File names without directory and extension when that keeps them distinct."""
+    paths = [display_name(p) for p in paths]  # names that print and store (no surrogates)
     short = [os.path.splitext(os.path.basename(p))[0] or p for p in paths]
     return short if len(set(short)) == len(short) else paths
 

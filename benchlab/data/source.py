@@ -46,6 +46,17 @@ class Source:
         return "\n".join(self.lines[:5])
 
 
+def display_name(path: str) -> str:
+    """`path` as text that can be printed and stored: a name with bytes that are not UTF-8
+    (Python holds them as lone surrogates, which no UTF-8 stream or SQLite text takes) shows
+    them as visible escapes, `bad\\xff.txt`; the file itself is still opened by `path`."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
 def _decode(raw: bytes, name: str) -> str:
     if b"\x00" in raw[:65536]:
         raise InputError("binary content, not a text file of measurements", name)
@@ -137,13 +148,13 @@ def open_source(path: str) -> Source:
             raise InputError("a SQLite store cannot be read from standard input; give its path",
                              name)
     else:
-        name = path
+        name = display_name(path)
         stream = _refuse_special(path, name)
         try:
             with open(path, "rb") as handle:
                 raw = handle.read(len(SQLITE_HEADER))
                 if raw == SQLITE_HEADER and not stream:  # a store: its reader opens the path
-                    return Source(name, (), sqlite=True)
+                    return Source(path, (), sqlite=True)
                 if stream:
                     raw = _read_stream(handle, name, raw)
                 else:  # one read: `raw += ...` would hold the text twice

@@ -760,12 +760,18 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
     run_names = {*factor_names, *machine, "alternative", "build", "iterations"}
     build_names = {*machine, "alternative", "build"}
 
-    def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str]) -> None:
+    def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str],
+              built: str | None = None) -> None:
         for text in texts:
             for name, spec in _placeholder_specs(text):
                 if spec not in ("", "raw"):
                     raise r.fail(keys, f"unknown placeholder format {{{name}:{spec}}} (only "
                                  f"{{{name}:raw}}: the value unquoted in a shell string)")
+                if name not in allowed and built is not None and name in run_names:
+                    raise r.fail(keys, f"{{{name}}} in env: the environment is also the "
+                                 f"build step's (of alternative {built!r}), which runs once for "
+                                 f"all levels of {name}; give it in the command instead (known "
+                                 f"here: {', '.join(sorted(allowed))})")
                 if name not in allowed:
                     hint = ", ".join(sorted(allowed)) or "none"
                     raise r.fail(keys, f"unknown placeholder {{{name}}} (known here: {hint}; "
@@ -774,10 +780,12 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
     for a in e.alternatives:
         keys = ("alternatives", a.name)
         check(a.command.argv, (*keys, "command"), run_names)
-        check(tuple(v for _, v in a.env), (*keys, "env"), run_names)
+        check(tuple(v for _, v in a.env), (*keys, "env"),  # a build runs with the env too
+              build_names if a.build else run_names, a.name if a.build else None)
         if a.build:
             check(a.build.argv, (*keys, "build"), build_names)
-    check(tuple(v for _, v in e.env), ("env",), run_names)
+    built = next((a.name for a in e.alternatives if a.build), None)
+    check(tuple(v for _, v in e.env), ("env",), build_names if built else run_names, built)
     for key, commands in (("setup", e.setup), ("teardown", e.teardown),
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import shorten
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,7 +48,12 @@ def load_json(source: Source, format_name: str) -> Any:
     if not text.strip():
         raise InputError(f"empty file, not {format_name} JSON", source.name)
     try:
-        return json.loads(text)
+        doc = json.loads(text, parse_int=_integer)
+    except _LongInteger as exc:  # Python refuses int("9" * 4301): a ValueError deep in json
+        line = text.count("\n", 0, max(text.find(exc.digits), 0)) + 1
+        raise InputError(f"{quoted(exc.digits)} is too large for a double (an integer of "
+                         f"{len(exc.digits.lstrip('-')):,} digits)", f"{source.name}:{line}"
+                         ) from None
     except json.JSONDecodeError as exc:
         where = f"{source.name}:{exc.lineno}"
         if _cut_short(text, exc):
@@ -57,6 +64,58 @@ def load_json(source: Source, format_name: str) -> Any:
                          where) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", source.name) from None
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        _refuse_lone_surrogates(doc, text, source)
+    return doc
+
+
+# Python's int() of a decimal string stops at sys.get_int_max_str_digits() (4,300) digits;
+# a longer integer is beyond a double by far (1.8e308 has 309 digits).
+_MAX_DIGITS = 4300
+
+
+class _LongInteger(Exception):
+    """A JSON integer with more digits than Python converts (carries its text)."""
+
+    def __init__(self, digits: str) -> None:
+        super().__init__(digits[:20])
+        self.digits = digits
+
+
+def _integer(text: str) -> int:
+    """A JSON integer as `int`; _LongInteger past the digits Python converts."""
+    if len(text) > _MAX_DIGITS:
+        raise _LongInteger(text)
+    return int(text)
+
+
+# A \uD800-\uDFFF escape: half of a UTF-16 pair, which json decodes even when alone.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                   r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _refuse_lone_surrogates(doc: Any, text: str, source: Source) -> None:
+    """Refuse a string holding half a UTF-16 pair (`"\\ud800"` alone): it is no Unicode
+    character, so it can be neither printed as UTF-8 nor stored in SQLite."""
+    pending = [doc]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                found = _LONE.search(text)
+                line = text.count("\n", 0, found.start()) + 1 if found else None
+                escape = f"\\u{ord(item[exc.start]):04x}"
+                raise InputError(f"a JSON string holds a lone UTF-16 surrogate ({escape}), "
+                                 f"which is not a character: {quoted(item)}",
+                                 f"{source.name}:{line}" if line else source.name) from None
 
 
 def _cut_short(text: str, exc: Any) -> bool:
@@ -75,7 +134,7 @@ def _show(value: Any) -> str:
         text = json.dumps(value)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shorten(text, 37)
 
 
 def number(value: Any, path: str, source: Source) -> float:

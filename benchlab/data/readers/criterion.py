@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from benchlab.data.readers import _foreign
-from benchlab.data.source import Source, open_source
+from benchlab.data.source import Source, display_name, open_source
 from benchlab.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def read_directory(path: str, *, metric: str | None = None, **_: object) -> Data
     if not names:
         raise InputError("is a directory, not a file (nor Criterion.rs results: no "
                          "new/sample.json below it)", path)
-    return _dataset(rows, Source(path, ()))
+    return _dataset(rows, Source(display_name(path), ()))
 
 
 def _no_metric(metric: str | None, name: str) -> None:
@@ -142,7 +142,7 @@ def _benchmark_name(sample_path: str) -> str:
         value_str = info.get("value_str")
         parts = [group] + [p for p in (function, value_str) if isinstance(p, str) and p]
         return "/".join(parts)
-    return _name_from_path(here)
+    return display_name(_name_from_path(here))
 
 
 def _name_from_path(run_dir: str) -> str:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 NAME = "gotest"
 SNIFF_LINES = 2000
-_RESULT = re.compile(r"Benchmark\S*[ \t]+\d+[ \t]+[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[ \t]+\S")
+_RESULT = re.compile(r"Benchmark\S*[ \t]+\d+[ \t]+[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?[ \t]+\S")
 _CONFIG = re.compile(r"([^\W\d_A-Z][^\sA-Z:]*):(?:[ \t]+(.*)|$)")
 _FIRST_LINES = ("=== ", "--- ", "PASS", "FAIL", "ok", "?", "Unit ", "# ")
 _PROCS = re.compile(r"(.*)-(\d+)")

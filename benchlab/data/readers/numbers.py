@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from benchlab import progress
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:  # numpy and the Dataset load only when read() runs: ministat mode needs neither
     import numpy as np
@@ -25,8 +26,10 @@ NAME = "numbers"
 DEFAULT_DELIMITERS = " \t"
 
 # strtod's decimal syntax (Python's float() also takes "1_0", which strtod does not).
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
+# Written so that no two ways match one text ("\d+\.?\d*" would try every split of a run of
+# digits: quadratic, hours for a 10^6-digit token that ends in a letter).
+_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+(\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
 _SPECIAL = re.compile(r"[+-]?(inf|infinity|nan(\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
 
 
@@ -36,7 +39,7 @@ class OutOfRange(InputError):
     def __init__(self, name: str, line: int, token: str, value: float) -> None:
         what = ("is too large for a double (it would read as infinity)" if value != 0 else
                 "is too small for a double (it would read as 0)")
-        super().__init__(f"{token!r} {what}", f"{name}:{line}")
+        super().__init__(f"{quoted(token)} {what}", f"{name}:{line}")
         self.line = line
         self.token = token
 
@@ -45,7 +48,7 @@ class InvalidToken(InputError):
     """A field that is not a number; keeps the file, line and token for any message style."""
 
     def __init__(self, name: str, line: int, token: str) -> None:
-        super().__init__(f"{token!r} is not a number", f"{name}:{line}")
+        super().__init__(f"{quoted(token)} is not a number", f"{name}:{line}")
         self.name = name
         self.line = line
         self.token = token
@@ -61,7 +64,10 @@ def parse_number(token: str) -> float | None:
         body = text.lstrip("+-")
         if "p" not in body.lower():
             body += "p0"
-        return sign * float.fromhex(body)
+        try:
+            return sign * float.fromhex(body)
+        except OverflowError:  # strtod gives ±HUGE_VAL (ERANGE); `out_of_range` refuses it
+            return sign * math.inf
     match = _SPECIAL.fullmatch(text)
     if match:
         return float("nan") if "nan" in text.lower() else float(text.split("(")[0])

@@ -25,6 +25,7 @@ from benchlab.data.readers.numbers import (
 )
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 from benchlab.units import make_unit
 
 NAME = "table"
@@ -42,6 +43,14 @@ def _delimiter(header: str) -> str | None:
     if ";" in header:
         return ";"
     return None
+
+
+def _fields_up_to(size: int) -> None:
+    """Let the csv module read fields as long as the text (its default stops at 131,072
+    characters with an error): the text is already within BENCHLAB_MAX_INPUT_MB, and a
+    long name is a name, not a reason to fail."""
+    if csv.field_size_limit() < size + 1:
+        csv.field_size_limit(size + 1)
 
 
 def _first_content_line(source: Source) -> str | None:
@@ -63,6 +72,7 @@ def sniff(source: Source) -> bool:
     delimiter = _delimiter(header)
     if delimiter is None:
         return False
+    _fields_up_to(len(header))
     fields = [f.strip() for f in next(csv.reader([header], delimiter=delimiter))]
     first_token = header.split()[0] if header.split() else ""
     return (len(fields) >= 2 and bool(fields[0]) and parse_number(fields[0]) is None
@@ -171,6 +181,7 @@ def read(source: Source, *, value: str | None = None, by: str | None = None,
     text = text if text is not None else "\n".join(source.lines) + "\n"
     header_line, header_text, body_start = _header(text, source.name)
     delimiter = delimiter or _delimiter(header_text) or ","
+    _fields_up_to(len(text))
     header = [h.strip() for h in next(csv.reader([header_text], delimiter=delimiter))]
     if len(set(header)) != len(header):
         raise InputError("repeated column names in the header", f"{source.name}:{header_line}")
@@ -263,6 +274,10 @@ def _csv_body(header: list[str], delimiter: str, text: str, body_start: int,
 
 
 _CHUNK = 1 << 22  # characters of the body per vectorized step
+# Fields wider than this (a giant name or token) go to the csv path: a fixed-width byte
+# column pads every row to its widest field, and the numbers are converted byte column by
+# byte column, a loop as long as the widest field.
+_WIDEST_FIELD = 256
 
 
 def _columnar_body(header: list[str], delimiter: str, text: str, body_start: int,
@@ -317,6 +332,8 @@ def _split_chunk(chunk: np.ndarray, width: int, delimiter: int, first_line: int,
     begins = np.empty_like(ends)
     begins.ravel()[1:] = seps[:-1] + 1
     begins.ravel()[0] = 0
+    if (ends - begins).max(initial=0) > _WIDEST_FIELD:
+        return None  # fixed-width bytes would pad every row to the widest field
     columns = [_gather(chunk, begins[:, k], ends[:, k]) for k in range(width)]
     return columns, first_line + np.arange(newlines.size)
 
@@ -357,7 +374,7 @@ def _numbers(column: np.ndarray, lines: np.ndarray, name: str, source: str) -> n
     for i, (token, line) in enumerate(zip(tokens, lines.tolist(), strict=True)):
         number = checked_number(token.strip(), source, line)
         if number is None:
-            raise InputError(f"{token!r} in column {name!r} is not a number",
+            raise InputError(f"{quoted(token)} in column {quoted(name)} is not a number",
                              f"{source}:{line}")
         numbers[i] = number
     return numbers
@@ -374,6 +391,8 @@ def plain_decimals(tokens: tuple[str, ...] | list[str]) -> np.ndarray | None:
     only (no hex, inf or nan, which `parse_number` handles), converted by numpy
     in one pass; any token numpy cannot convert sends the column to the slow path.
     """
+    if max(map(len, tokens), default=0) > _WIDEST_FIELD:
+        return None  # a str array pads every token to the longest (4 bytes a character)
     try:
         raw = np.array(tokens, dtype=str).astype(np.bytes_)
     except UnicodeEncodeError:
