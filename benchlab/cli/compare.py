@@ -8,6 +8,7 @@ import sys
 
 from benchlab.cli import analysis, common, output_options
 from benchlab.errors import UsageError
+from benchlab.stats.spec import DEFAULT_REPLICATES
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -29,7 +30,7 @@ def prepare_argv(argv: list[str]) -> list[str]:
     out = list(argv)
     for i, token in enumerate(out):
         if token == "--bootstrap" and (i + 1 == len(out) or not _INTEGER.fullmatch(out[i + 1])):
-            out[i] = "--bootstrap=10000"
+            out[i] = f"--bootstrap={DEFAULT_REPLICATES}"
     return out
 
 
@@ -95,9 +96,9 @@ def _run_default(args: argparse.Namespace) -> int:
         found, notes = metrics.of_inputs(args)
         if found:
             return metrics.run_each(args, found, notes, _run_default)
-    analysis.check_options(args)
+    spec = analysis.spec_of(args)  # the analysis, checked once before any work
     output_options.check(args, args.files)  # before the work: the targets can be written
-    found = analysis.analyse(args, "compare")
+    found = analysis.analyse(args, "compare", spec)
     from benchlab.stats.suite import SuiteResult
 
     if isinstance(found.result, SuiteResult):

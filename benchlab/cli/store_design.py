@@ -76,7 +76,7 @@ def store_info(path: str) -> StoreInfo:
                      int(builds), bool(built) or uses_build)
 
 
-def analyse(args: argparse.Namespace, confidence: float, command: str = "compare"):
+def analyse(args: argparse.Namespace, spec, command: str = "compare"):
     """The default analysis of one store (see the module docstring), as an Analysis."""
     from benchlab.cli import common
     from benchlab.data.readers.store import combination_column
@@ -84,30 +84,29 @@ def analyse(args: argparse.Namespace, confidence: float, command: str = "compare
 
     path = args.files[0]
     info = store_info(path)
-    args.by = "alternative"
-    inputs = common.load(args)
+    inputs = common.load(argparse.Namespace(**{**vars(args), "by": "alternative"}))
     samples = rename(inputs.samples, args.name)
     if len(samples) < 2:
         raise UsageError(f"{command} needs at least two samples: this store has one "
                          f"alternative ({samples[0].name}); compare its factor levels with "
                          f"--by {info.factors[0] if info.factors else 'case'}")
-    if args.baseline is None and info.baseline in {s.name for s in samples}:
-        args.baseline = info.baseline
+    chosen = args.baseline
+    if chosen is None and info.baseline in {s.name for s in samples}:
+        chosen = info.baseline
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
-    baseline = pick_baseline(samples, args.baseline)
-    if args.bootstrap is not None:
+    baseline = pick_baseline(samples, chosen)
+    if spec.bootstrap is not None:
         from benchlab import limits
 
-        limits.check_resampled(args.bootstrap, sum(len(s.values) for s in samples),
+        limits.check_resampled(spec.bootstrap, sum(len(s.values) for s in samples),
                                "--bootstrap")
     benchmark = combination_column(info.factors) if info.factors else None
     levels = list(samples[0].dataset.levels)
     blocked = _blocked(info, samples, benchmark)
-    if blocked is not None and args.resample is None:
-        found = _blocked_analysis(args, samples, unit, baseline, confidence, info, benchmark,
-                                  blocked)
+    if blocked is not None and spec.resample is None:
+        found = _blocked_analysis(spec, samples, unit, baseline, info, benchmark, blocked)
     else:
-        found = _levels_analysis(args, samples, unit, baseline, confidence, info, benchmark,
+        found = _levels_analysis(spec, samples, unit, baseline, info, benchmark,
                                  levels, blocked is None and info.order == "interleaved-random")
     from benchlab.cli.analysis import with_note
 
@@ -151,8 +150,8 @@ def _blocked(info: StoreInfo, samples, benchmark: str | None):
     return out
 
 
-def _blocked_analysis(args: argparse.Namespace, samples, unit, baseline: int,
-                      confidence: float, info: StoreInfo, benchmark: str | None, paired: dict):
+def _blocked_analysis(spec, samples, unit, baseline: int, info: StoreInfo,
+                      benchmark: str | None, paired: dict):
     """The top-level unit means paired by block, Fieller with the covariance."""
     from benchlab.cli.analysis import Analysis
     from benchlab.stats.blocks import Design, designed
@@ -171,39 +170,34 @@ def _blocked_analysis(args: argparse.Namespace, samples, unit, baseline: int,
                  "left out: some alternative has no finished execution there")
     design = Design(note, "alternative", benchmark, (), column, paired_unit, pairs, dropped)
     names = [s.name for s in samples]
-    common = dict(confidence=confidence, threshold=args.threshold, unit=unit,
-                  bootstrap=args.bootstrap, seed=args.seed, tests=getattr(args, "tests", False),
-                  diagnostics=not args.no_diagnostics)
+    spec = replace(spec, paired=True, df_method=None, levels=())
     per_bench = {bench: [(n, p.means[p.names.index(n)]) for n in names]
                  for bench, p in paired.items()}
     if benchmark is None:
         from benchlab.stats.compare import compare_samples
 
-        result = compare_samples(per_bench[None], baseline=baseline, paired=True,
-                                 noun=f"{column}s", **common)
+        result = compare_samples(per_bench[None], spec, baseline=baseline, unit=unit,
+                                 noun=f"{column}s")
         return Analysis(designed(result, design), per_bench)
     from benchlab.stats.suite import compare_suite
 
     data = {bench: [(n, p.means[i], []) for i, n in enumerate(p.names)]
             for bench, p in paired.items()}
-    result = compare_suite(data, [], baseline=names[baseline], paired=True,
-                           replicates=args.bootstrap or 10_000, **common,
-                           adjust="none" if getattr(args, "no_adjust", False) else "holm")
+    result = compare_suite(data, [], spec, baseline=names[baseline], unit=unit)
     return Analysis(designed(result, design), per_bench, benchmark)
 
 
-def _levels_analysis(args: argparse.Namespace, samples, unit, baseline: int,
-                     confidence: float, info: StoreInfo, benchmark: str | None,
-                     levels: list[str], incomplete: bool):
+def _levels_analysis(spec, samples, unit, baseline: int, info: StoreInfo,
+                     benchmark: str | None, levels: list[str], incomplete: bool):
     """The hierarchical analysis (sequential runs, or rounds that cannot be paired)."""
     from benchlab.cli import common
-    from benchlab.cli.analysis import Analysis, resample_spec
+    from benchlab.cli.analysis import Analysis, with_levels
     from benchlab.stats.blocks import Design, designed
 
-    spec = resample_spec(args, levels)
-    if spec is not None and args.bootstrap is None:
+    spec = with_levels(spec, levels)
+    if spec.resample is not None and spec.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
-    if args.resample:
+    if spec.resample:
         why = "--resample: the hierarchy's bootstrap"
     elif incomplete:
         why = "fewer than two rounds hold every alternative: no blocks to pair"
@@ -212,10 +206,6 @@ def _levels_analysis(args: argparse.Namespace, samples, unit, baseline: int,
     shown = f"levels {','.join(levels)}" if levels else "no levels"
     note = f"{_what(benchmark, info)}; {shown} ({why}); {OVERRIDE}"
     design = Design(note, "alternative", benchmark, tuple(levels))
-    shared = dict(confidence=confidence, threshold=args.threshold,
-                  df_method=args.df_method or "welch", unit=unit, bootstrap=args.bootstrap,
-                  seed=args.seed, tests=getattr(args, "tests", False),
-                  diagnostics=not args.no_diagnostics)
     if benchmark is None:
         from benchlab.stats.compare import compare_hierarchical, compare_samples
 
@@ -223,11 +213,10 @@ def _levels_analysis(args: argparse.Namespace, samples, unit, baseline: int,
         with common.naming_files(samples):
             if levels:
                 data = [(s.name, s.values, common.level_arrays(s, levels)) for s in samples]
-                result = compare_hierarchical(data, levels, baseline=baseline, resample=spec,
-                                              ordered=[s.dataset.ordered for s in samples],
-                                              **shared)
+                result = compare_hierarchical(data, levels, spec, baseline=baseline, unit=unit,
+                                              ordered=[s.dataset.ordered for s in samples])
             else:
-                result = compare_samples(named, baseline=baseline, **shared)
+                result = compare_samples(named, spec, baseline=baseline, unit=unit)
         return Analysis(designed(result, design), {None: named})
     from benchlab.stats.suite import compare_suite
 
@@ -240,8 +229,6 @@ def _levels_analysis(args: argparse.Namespace, samples, unit, baseline: int,
             data.setdefault(bench, []).append((s.name, part.values, [a[mask] for a in arrays]))
             per_bench.setdefault(bench, []).append((s.name, part.values))
     with common.naming_files(samples):
-        result = compare_suite(data, levels, baseline=samples[baseline].name,
-                               replicates=args.bootstrap or 10_000, resample=spec,
-                               ordered={s.name: s.dataset.ordered for s in samples}, **shared,
-                               adjust="none" if getattr(args, "no_adjust", False) else "holm")
+        result = compare_suite(data, levels, spec, baseline=samples[baseline].name, unit=unit,
+                               ordered={s.name: s.dataset.ordered for s in samples})
     return Analysis(designed(result, design), per_bench, benchmark)

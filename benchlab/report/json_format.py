@@ -33,14 +33,21 @@ def _num(v: float | None) -> float | None:
 def compare_json(result: CompareResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.document import comparison_document
 
-    return comparison_document(result)
+    return with_analysis(comparison_document(result), result)
 
 
 @renders("json", "benchlab.stats.suite.SuiteResult")
 def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.suite import suite_document
 
-    return suite_document(result)
+    return with_analysis(suite_document(result), result)
+
+
+def with_analysis(document: dict[str, Any], result) -> dict[str, Any]:
+    """The document with the result's analysis specification (stats/spec.py) first, beside
+    the envelope's provenance, when the result keeps one."""
+    spec = getattr(result, "analysis", None)
+    return document if spec is None else {"analysis": spec.to_dict(), **document}
 
 
 @renders("json", "benchlab.stats.anova.AnovaResult")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
 from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.diagnostics import Diagnostic, diagnose
 from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
-from benchlab.stats.fieller import DF_METHODS, RatioInterval, fieller_interval, ratio_df
+from benchlab.stats.fieller import RatioInterval, fieller_interval, ratio_df
 from benchlab.stats.mean_checks import (
     FEW_FOR_MEDIAN,
     mean_warning,
@@ -32,6 +33,7 @@ from benchlab.stats.mean_checks import (
     skewness,
 )
 from benchlab.stats.scaling import power_of_two_scale
+from benchlab.stats.spec import AnalysisSpec
 from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 from benchlab.units import Unit, make_unit
 
@@ -71,11 +73,14 @@ class CompareResult(Result):
     hierarchies: tuple = ()  # HierarchySummary per sample when compared on --levels
     resample: str | None = None
     statistic: str = "mean"  # the headline: ratio of means (Fieller) or of medians (bootstrap)
+    analysis: AnalysisSpec | None = None  # every choice the analysis made (stats/spec.py)
 
 
 def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method: str,
            paired_cov: float | None, pairs: tuple[np.ndarray, np.ndarray] | None = None
            ) -> RatioInterval:
+    """Fieller's CI of cand.mean / base.mean at `confidence` (df rule `df_method`; with
+    `pairs`, the paired form with the covariance and n − 1 df)."""
     v_a, v_b = cand.variance / cand.n, base.variance / base.n
     rho = cand.mean / base.mean
     if paired_cov is not None and pairs is not None:
@@ -119,16 +124,15 @@ def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, thresho
 
 
 def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
-                 cand: Descriptives, *, confidence: float, threshold: float, df_method: str,
-                 paired: bool, unit: Unit, bootstrap: int | None, seed: int | None,
-                 tests: bool, noun: str = "measurements", scale: float = 1.0,
-                 statistic: str = "mean") -> Comparison:
-    """The analysis of one candidate against the baseline.
+                 cand: Descriptives, spec: AnalysisSpec, *, unit: Unit,
+                 noun: str = "measurements", scale: float = 1.0) -> Comparison:
+    """The analysis of one candidate against the baseline, as `spec` says.
 
     The data and descriptives may be multiplied by `scale` (a power of two, see
     stats/scaling.py); results in data units are divided by it, exactly.
-    statistic="median": the verdict rests on the ratio of medians' bootstrap
-    percentile CI (B = `bootstrap` or MEDIAN_REPLICATES)."""
+    With the median (spec.statistic), the verdict rests on the ratio of medians'
+    bootstrap percentile CI (B = spec.headline_replicates)."""
+    confidence, threshold, paired = spec.confidence, spec.threshold, spec.paired
     if paired and base.n != cand.n:
         raise ParameterError(f"{{param}} needs samples of equal length: {base.name} has "
                              f"{base.n} values, {cand.name} has {cand.n}", "paired")
@@ -148,7 +152,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         ratio_note = (f"the ratio of means ({cand.mean / scale:.6g} / {base.mean / scale:.6g}) is "
                       "beyond what a float can hold, so only the difference is reported")
     elif base.mean > 0:
-        ratio = _ratio(base, cand, confidence, df_method, cov,
+        ratio = _ratio(base, cand, confidence, spec.df_rule, cov,
                        (base_x, cand_x) if paired else None)
     else:
         ratio_note = (f"the baseline mean of {base.name} is {base.mean / scale:.6g}: a ratio "
@@ -175,17 +179,16 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                           outcome == "change" and unit.is_regression(above), more)
 
     boot: list[BootstrapInterval] = []
-    wanted = ("mean", "median") if bootstrap else ("median",) if statistic == "median" else ()
-    rng = np.random.default_rng(seed)
-    for name in wanted:
+    rng = np.random.default_rng(spec.seed)
+    for name in spec.statistic.bootstraps(spec.bootstrap):
         denominator = base.mean if name == "mean" else base.median
         if denominator > 0:
             boot.append(bootstrap_ratio(base_x, cand_x, name,
-                                        replicates=bootstrap or MEDIAN_REPLICATES,
-                                        confidence=confidence, seed=seed, paired=paired,
+                                        replicates=spec.headline_replicates,
+                                        confidence=confidence, seed=spec.seed, paired=paired,
                                         rng=rng))
     headline = None
-    if statistic == "median":
+    if spec.statistic.resamples:
         headline = _median_headline(boot, base, scale)
         verdict = median_verdict(headline, base.name, cand.name, threshold, confidence, unit,
                                  noun)
@@ -195,11 +198,11 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
         from benchlab.stats import classic_tests as ct
 
         found.append(ct.wilcoxon_signed_rank(cand_x - base_x, confidence))
-        if tests:  # the independent-sample tests do not apply; normality of the differences does
+        if spec.tests:  # independent-sample tests do not apply; normality of the differences does
             shapiro = ct.shapiro_wilk(cand_x - base_x, f"{cand.name} - {base.name}")
             if shapiro is not None:
                 found.append(shapiro)
-    elif tests:
+    elif spec.tests:
         from benchlab.stats import classic_tests as ct
         from benchlab.stats.difference import student_difference
 
@@ -211,8 +214,6 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
                       tuple(_in_data_units(t, scale) for t in found), ratio_note, headline)
 
 
-MEDIAN_REPLICATES = 10_000  # bootstrap replicates of the median headline without `bootstrap`
-STATISTICS = ("mean", "median")
 
 
 def _median_headline(boot: list[BootstrapInterval], base: Descriptives,
@@ -283,8 +284,6 @@ _SHIFT_ESTIMATES = ("Mann-Whitney U", "Wilcoxon signed-rank")
 
 def _in_data_units(result, scale: float):
     """A difference of means or a shift estimate computed on data × `scale`, unscaled."""
-    from dataclasses import replace
-
     if scale == 1.0:
         return result
     if isinstance(result, MeanDifference):
@@ -297,8 +296,6 @@ def _in_data_units(result, scale: float):
 
 
 def _unscaled(d: Descriptives, scale: float) -> Descriptives:
-    from dataclasses import replace
-
     if scale == 1.0:
         return d
     return replace(d, mean=d.mean / scale, median=d.median / scale, stddev=d.stddev / scale,
@@ -321,36 +318,26 @@ def advice_note(comparisons) -> list[Diagnostic]:
     return []
 
 
-def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
-                    confidence: float = 0.95, threshold: float = 0.0,
-                    df_method: str = "welch", paired: bool = False,
-                    unit: Unit | None = None, bootstrap: int | None = None,
-                    seed: int | None = None, tests: bool = False,
-                    diagnostics: bool = True, noun: str = "measurements",
-                    advise: bool = True, statistic: str = "mean") -> CompareResult:
-    """Compare every sample with samples[baseline]; `advise` adds the note against adding
-    data to an inconclusive experiment (suites say it once for all benchmarks).
+def compare_samples(samples: list[tuple[str, np.ndarray]], spec: AnalysisSpec | None = None,
+                    *, baseline: int = 0, unit: Unit | None = None,
+                    noun: str = "measurements", advise: bool = True,
+                    **options: Any) -> CompareResult:
+    """Compare every sample with samples[baseline] as `spec` says — or the defaults with
+    `options`, AnalysisSpec's fields as keywords (confidence=0.99, paired=True, ...).
 
-    statistic: the headline, "mean" (ratio of means, Fieller) or "median" (ratio of
-    medians, bootstrap percentile CI with `bootstrap` or 10,000 replicates). With the
-    mean and `diagnostics`, one warning per comparison where the rank test, the
-    medians or strong skew disagree with it (stats/mean_checks.py)."""
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must be between 0 and 1")
-    if threshold < 0 or not math.isfinite(threshold):
-        raise ValueError("threshold must be a finite number >= 0")
-    if df_method not in DF_METHODS:
-        raise ValueError(f"df method must be one of {DF_METHODS}")
-    if paired:
-        df_method = "paired"  # Fieller with the covariance term: df = n − 1, no choice
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}")
+    `advise` adds the note against adding data to an inconclusive experiment (suites
+    say it once for all benchmarks). The headline is the spec's statistic: the ratio
+    of means (Fieller) or of medians (bootstrap percentile CI, B =
+    spec.headline_replicates). With the mean and diagnostics, one warning per
+    comparison where the rank test, the medians or strong skew disagree with it
+    (stats/mean_checks.py)."""
+    spec = AnalysisSpec.of(spec, **options)
     if len(samples) < 2:
         raise InputError("compare needs at least two samples")
     unit = unit or make_unit(None)
-    if (bootstrap or statistic == "median") and seed is None:
-        # Draw a seed and report it, so that even an unseeded run can be reproduced.
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+    if spec.resamples:
+        spec = spec.with_seed()  # drawn now and reported: even an unseeded run reproduces
+    paired = spec.paired
     arrays = []
     for name, values in samples:
         x = np.asarray(values, dtype=float)
@@ -374,81 +361,74 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], *, baseline: int = 0,
                              for (name, _), x in zip(samples, scaled, strict=True))
     described = tuple(_unscaled(d, scale) for d in described_scaled)
     found: list[Diagnostic] = []
-    if diagnostics:
+    if spec.diagnostics:
         for d, x in zip(described, arrays, strict=True):
             found.extend(diagnose(x, d.name))
     comparisons = tuple(
         compare_pair(scaled[baseline], scaled[i], described_scaled[baseline],
-                     described_scaled[i], confidence=confidence, threshold=threshold,
-                     df_method=df_method, paired=paired, unit=unit, bootstrap=bootstrap,
-                     seed=seed, tests=tests, noun=noun, scale=scale, statistic=statistic)
+                     described_scaled[i], spec, unit=unit, noun=noun, scale=scale)
         for i in range(len(samples)) if i != baseline)
-    if tests and not paired:
-        from dataclasses import replace
-
+    if spec.tests and not paired:
         from benchlab.stats.classic_tests import shapiro_wilk
 
         extra = [shapiro_wilk(x, d.name) for d, x in zip(described, scaled, strict=True)]
         comparisons = tuple(
             replace(c, tests=c.tests + tuple(t for t in extra if t is not None))
             for c in comparisons)
-    if statistic == "median":
+    if spec.statistic.resamples:
         found.extend(_few_for_median([(d.name, d.n) for d in described], "values"))
-    elif diagnostics:
+    elif spec.diagnostics:
         others = [i for i in range(len(samples)) if i != baseline]
         for i, c in zip(others, comparisons, strict=True):
-            found.extend(_mean_check(c, scaled[baseline], scaled[i], confidence))
+            found.extend(_mean_check(c, scaled[baseline], scaled[i], spec.confidence))
     if advise:
         found.extend(advice_note(comparisons))
-    return CompareResult(confidence, threshold, df_method, seed, unit, described, tuple(found),
-                         comparisons, statistic=statistic)
+    return CompareResult(spec.confidence, spec.threshold, spec.df_rule, spec.seed, unit,
+                         described, tuple(found), comparisons,
+                         statistic=spec.statistic.name, analysis=spec)
 
 
 def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]],
-                         level_names: list[str], *, baseline: int = 0,
-                         confidence: float = 0.95, threshold: float = 0.0,
-                         df_method: str = "welch", unit: Unit | None = None,
-                         bootstrap: int | None = None, resample: str | None = None,
-                         seed: int | None = None, tests: bool = False,
-                         diagnostics: bool = True,
-                         ordered: Sequence[bool] | None = None,
-                         advise: bool = True, statistic: str = "mean") -> CompareResult:
-    """Compare systems measured as a hierarchy (STATS.md §5).
+                         level_names: list[str], spec: AnalysisSpec | None = None, *,
+                         baseline: int = 0, unit: Unit | None = None,
+                         ordered: Sequence[bool] | None = None, advise: bool = True,
+                         **options: Any) -> CompareResult:
+    """Compare systems measured as a hierarchy (STATS.md §5), as `spec` (or the defaults
+    with `options`, AnalysisSpec's fields) says; its levels are `level_names`.
 
     Only the top-level unit means carry the uncertainty of a system's mean, so
     the ratio CI is Fieller's on those means; the bootstrap resamples every
-    level (or as `resample` says: R/N per level, or "flat"). `resample` in the
+    level (or as spec.resample says: R/N per level, or "flat"). `resample` in the
     result is the spec the bootstrap used, None when no bootstrap ran.
-    diagnostics=False skips the per-execution data checks (warm-up,
+    Without spec.diagnostics, skips the per-execution data checks (warm-up,
     autocorrelation, drift); warnings about the method (structures differ, few
     top-level units, unbalanced data) stay. ordered[i] False: sample i's
     measurements within their lowest unit keep no time order (see
-    diagnose_hierarchy). statistic="median": the verdict rests on the hierarchical
-    bootstrap of the ratio of medians (percentile; B = `bootstrap` or 10,000).
+    diagnose_hierarchy). With the median, the verdict rests on the hierarchical
+    bootstrap of the ratio of medians (percentile; B = spec.headline_replicates).
     """
-    from dataclasses import replace
-
     from benchlab.stats.hierarchical_bootstrap import build_tree, hierarchical_bootstrap_ratios
     from benchlab.stats.hierarchy import summarize
     from benchlab.stats.hierarchy_diagnostics import diagnose_hierarchy
 
+    spec = AnalysisSpec.of(spec, **options, levels=tuple(level_names))
+    confidence, threshold = spec.confidence, spec.threshold
     summaries = [summarize(x, levels, level_names, name=name, confidence=confidence)
                  for name, x, levels in samples]
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}")
-    if (bootstrap or statistic == "median") and seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
-    top = compare_samples([(h.name, h.top_means) for h in summaries], baseline=baseline,
-                          confidence=confidence, threshold=threshold, df_method=df_method,
-                          unit=unit, seed=seed, tests=tests, diagnostics=False,
-                          noun=f"{level_names[0]} units")
+    if spec.resamples:
+        spec = spec.with_seed()
+    # Fieller on the top-level means: no bootstrap there (the hierarchy's is below)
+    top = compare_samples([(h.name, h.top_means) for h in summaries],
+                          replace(spec, statistic="mean", bootstrap=None, diagnostics=False,
+                                  levels=None, resample=None),
+                          baseline=baseline, unit=unit, noun=f"{level_names[0]} units")
     top_name = level_names[0]
     comparisons = []
     # Bootstrap ratios do not change when every value is multiplied by one power of two,
     # and their variances then neither overflow nor underflow (stats/scaling.py).
     scale = power_of_two_scale(*[x for _, x, _ in samples])
-    resampled = bootstrap or (MEDIAN_REPLICATES if statistic == "median" else None)
-    wanted = ("mean", "median") if bootstrap else ("median",)
+    resampled = spec.resamples
+    wanted = spec.statistic.bootstraps(spec.bootstrap)
     trees = [build_tree(x * scale, levels) for _, x, levels in samples] if resampled else []
     for c in top.comparisons:
         i = next(j for j, h in enumerate(summaries) if h.name == c.candidate)
@@ -459,12 +439,12 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
         boot = []
         if resampled:  # means and medians from one set of draws (None: baseline not > 0)
             found_boot = hierarchical_bootstrap_ratios(
-                trees[baseline], trees[i], wanted, spec=resample,
-                replicates=resampled, confidence=confidence, seed=seed)
+                trees[baseline], trees[i], wanted, spec=spec.resample,
+                replicates=spec.headline_replicates, confidence=confidence, seed=spec.seed)
             boot = [b for b in found_boot.values() if b is not None]
         difference = replace(c.difference, method=f"{c.difference.method} on {top_name} means")
         c = replace(c, ratio=ratio, difference=difference, bootstrap=tuple(boot))
-        if statistic == "median":
+        if spec.statistic.resamples:
             base_desc = describe(samples[baseline][1] * scale, summaries[baseline].name)
             headline = _median_headline(boot, base_desc, scale)
             c = replace(c, headline=headline, verdict=median_verdict(
@@ -486,19 +466,20 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
                                 "each is analysed as it is (Fieller on its own top-level "
                                 "means, the bootstrap resamples its own units)"))
     for (name, x, levels), h, keeps_order in zip(samples, summaries, in_order, strict=True):
-        if diagnostics:
+        if spec.diagnostics:
             found.extend(diagnose_hierarchy(x * scale, levels, name, ordered=keeps_order))
         found.extend(Diagnostic("hierarchy", w) for w in h.warnings)
-    if statistic == "median":
+    if spec.statistic.resamples:
         found.extend(_few_for_median([(h.name, h.top_units) for h in summaries],
                                      f"{top_name} units"))
-    elif diagnostics:  # on the top-level means, which the mean's verdict rests on
+    elif spec.diagnostics:  # on the top-level means, which the mean's verdict rests on
         base_top = summaries[baseline].top_means
         for c in comparisons:
             cand_top = next(h.top_means for h in summaries if h.name == c.candidate)
             found.extend(_mean_check(c, base_top, cand_top, confidence, f"{top_name} means"))
     if advise:
         found.extend(advice_note(comparisons))
-    used = (resample or "R" * (len(level_names) + 1)) if resampled else None
-    return CompareResult(confidence, threshold, df_method, seed, top.unit, described,
-                         tuple(found), tuple(comparisons), tuple(summaries), used, statistic)
+    used = spec.resampling(len(level_names)) if resampled else None
+    return CompareResult(confidence, threshold, spec.df_rule, spec.seed, top.unit, described,
+                         tuple(found), tuple(comparisons), tuple(summaries), used,
+                         spec.statistic.name, spec)

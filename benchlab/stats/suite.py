@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from benchlab.stats.compare import (
 )
 from benchlab.stats.distributions import critical_t, t_two_sided_p
 from benchlab.stats.scaling import power_of_two_scale
+from benchlab.stats.spec import ADJUSTMENTS, DEFAULT_REPLICATES, AnalysisSpec, SpecError
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,6 @@ class GeometricMean:
     seed: int
     confidence: float
     statistic: str = "mean"  # the per-benchmark ratios: of means, or of medians
-
-
-ADJUSTMENTS = ("holm", "none")
 
 
 @dataclass(frozen=True)
@@ -122,6 +121,7 @@ class SuiteResult(Result):
     adjust: str = "holm"
     decisions: tuple[Decision, ...] = ()
     statistic: str = "mean"  # every benchmark's headline: ratio of means, or of medians
+    analysis: AnalysisSpec | None = None  # every choice the analysis made (stats/spec.py)
 
 
 def holm_adjust(pvalues: list[float]) -> list[float]:
@@ -380,16 +380,13 @@ def _usable(bench: str, systems: list, baseline: str, all_systems: list[str],
 
 
 def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]],
-                  level_names: list[str], *, baseline: str, confidence: float = 0.95,
-                  threshold: float = 0.0, df_method: str = "welch", unit=None,
-                  replicates: int = 10_000, resample: str | None = None,
-                  seed: int | None = None, tests: bool = False, bootstrap: int | None = None,
-                  diagnostics: bool = True,
-                  ordered: Mapping[str, bool] | None = None,
-                  paired: bool = False, adjust: str = "holm",
-                  statistic: str = "mean") -> SuiteResult:
+                  level_names: list[str], analysis: AnalysisSpec | None = None, *,
+                  baseline: str, unit=None, ordered: Mapping[str, bool] | None = None,
+                  **options: Any) -> SuiteResult:
     """Compare the systems of every benchmark; data maps benchmark → [(system, values, levels)].
 
+    `analysis` (or the defaults with `options`, AnalysisSpec's fields as keywords)
+    says how; its levels are `level_names`.
     replicates: B of the geometric mean's bootstrap (always run); bootstrap: B
     of each benchmark's own bootstrap CIs (None: none); resample: R/N per level
     or "flat", for both. Benchmarks a system lacks are skipped for it (see
@@ -404,15 +401,13 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     medians instead (stats/suite_median_units.py) — and the geometric mean is of the
     median ratios (stats/suite_median.py); not with `paired`.
     """
-    if adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
-    if statistic not in ("mean", "median"):
-        raise ValueError("statistic must be one of ('mean', 'median')")
-    if statistic == "median" and paired:
-        raise ValueError("statistic='median' does not combine with paired suites")
-    median = statistic == "median"
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+    analysis = AnalysisSpec.of(analysis, **options, levels=tuple(level_names)).with_seed()
+    confidence, threshold, adjust = analysis.confidence, analysis.threshold, analysis.adjust
+    bootstrap, seed = analysis.bootstrap, analysis.seed
+    replicates, statistic = analysis.geomean_replicates, analysis.statistic.name
+    paired, median = analysis.paired, analysis.statistic.resamples
+    if median and paired:
+        raise SpecError("statistic='median' does not combine with paired suites", "statistic")
     ordered = ordered or {}
     analysed: dict[str, dict[str, np.ndarray]] = {}
     waiting: list = []  # median suites without levels: each comparison's MedianPending
@@ -422,10 +417,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     log_sums: dict[str, np.ndarray] = {}  # per candidate: Σ over benchmarks of log r*
     log_est: dict[str, list[float]] = {}
     skipped: list[str] = []
-    spec = None
-    if level_names:
-        spec = resample.upper() if resample and resample.lower() != "flat" else (
-            "flat" if resample else "R" * (len(level_names) + 1))
+    spec = analysis.resampling(len(level_names)) if level_names else None
     from benchlab.stats.suite_memory import check_suite_memory, tail_size
 
     check_suite_memory(benchmarks=len(data), systems=max(map(len, data.values()), default=0),
@@ -441,18 +433,12 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         try:
             if level_names:
                 res = compare_hierarchical(
-                    systems, level_names, baseline=b, confidence=confidence,
-                    threshold=threshold, df_method=df_method, unit=unit, bootstrap=bootstrap,
-                    resample=spec if resample else None, seed=seed, tests=tests,
-                    diagnostics=diagnostics,
-                    ordered=[ordered.get(n, True) for n in names], advise=False,
-                    statistic=statistic)
+                    systems, level_names, analysis, baseline=b, unit=unit,
+                    ordered=[ordered.get(n, True) for n in names], advise=False)
             else:
-                res = compare_samples([(n, x) for n, x, _ in systems], baseline=b,
-                                      confidence=confidence, threshold=threshold,
-                                      df_method=df_method, unit=unit, bootstrap=bootstrap,
-                                      seed=seed, tests=tests, diagnostics=diagnostics,
-                                      advise=False, paired=paired, statistic=statistic)
+                res = compare_samples([(n, x) for n, x, _ in systems],
+                                      replace(analysis, levels=None), baseline=b, unit=unit,
+                                      advise=False)
         except InputError as exc:  # keep the kind and its details; say which benchmark
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
@@ -462,7 +448,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             reps = _median_geomean(systems, spec, replicates, stream)
         elif median:
             waiting += _median_pending(bench, res, systems, b, bootstrap, seed,
-                                       tail_size(bootstrap or 10_000, confidence))
+                                       tail_size(analysis.headline_replicates, confidence))
             reps = _median_geomean(systems, spec, replicates, stream)
         else:
             analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
@@ -520,11 +506,12 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                      f"needs at least {MIN_UNITS} per system (5 or more to detect a few "
                      "percent at Holm's levels)")
     if median and not level_names and any(d.low is None for d in decisions):
-        notes.append(f"B = {bootstrap or 10_000} bootstrap replicates cannot reach the level "
-                     "of some of Holm's steps (their intervals are unbounded, their verdicts "
-                     "inconclusive): raise B")
+        notes.append(f"B = {analysis.headline_replicates} bootstrap replicates cannot reach "
+                     "the level of some of Holm's steps (their intervals are unbounded, their "
+                     "verdicts inconclusive): raise B")
     return SuiteResult(tuple(results), tuple(geo), tuple(holm), confidence, spec, seed,
-                       tuple(skipped), tuple(notes), adjust, tuple(decisions), statistic)
+                       tuple(skipped), tuple(notes), adjust, tuple(decisions), statistic,
+                       analysis)
 
 
 def _add_log_ratio(sums: dict[str, np.ndarray], name: str, cand: np.ndarray,
@@ -596,7 +583,7 @@ def _median_pending(bench: str, res: CompareResult, systems: list, b: int,
     from benchlab.stats.bootstrap import SortedReplicates
     from benchlab.stats.suite_median import flat_median_ratios, pending
 
-    replicates = bootstrap or 10_000
+    replicates = bootstrap or DEFAULT_REPLICATES
     base = systems[b]
     scale = power_of_two_scale(*[np.asarray(s[1], dtype=float) for s in systems])
     ratios = {name: flat_median_ratios(np.asarray(base[1], dtype=float) * scale,
