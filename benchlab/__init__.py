@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typing as _typing
 
-__version__ = "0.1.0"
+from benchlab.version import __version__
+
 __all__ = ["__version__", "compare", "compare_groups", "compare_suite", "summary", "plan",
            "ComparisonReport", "factorial_design", "anova", "qreg", "speedup_test",
            "speedup_suite", "kruskal_test", "run_experiment", "read_store", "read", "Dataset"]

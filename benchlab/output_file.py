@@ -16,16 +16,7 @@ from contextlib import contextmanager
 from typing import IO
 
 from benchlab.errors import InputError, UsageError
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def is_sqlite(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == SQLITE_HEADER
-    except OSError:
-        return False
+from benchlab.sqlite_file import is_sqlite
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -42,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _store_path(args: argparse.Namespace) -> str | None:
     """The store to show: --store, or the argument when it is a SQLite file."""
     from benchlab.errors import UsageError
-    from benchlab.output_file import is_sqlite
+    from benchlab.sqlite_file import is_sqlite
 
     if args.store and args.experiment:
         raise UsageError("give an experiment file or a store, not both")
@@ -56,9 +56,9 @@ def _store_path(args: argparse.Namespace) -> str | None:
 def _of_store(path: str):
     """The store's sessions as a StoreEnvironments result."""
     from benchlab.runner.environment import store_environments
-    from benchlab.runner.store_checks import open_for_reading
+    from benchlab.runner.store import Store
 
-    store = open_for_reading(path)
+    store = Store.open(path)
     try:
         sessions, meta = store.sessions(), dict(store.meta)
     finally:

@@ -12,8 +12,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from benchlab import __version__
 from benchlab.errors import BenchlabError
+from benchlab.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 

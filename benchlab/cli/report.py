@@ -107,15 +107,15 @@ def _context(args: argparse.Namespace, notes: tuple[str, ...]):
 
 def _stores(args: argparse.Namespace, benchmark: str | None):
     """A StoreRecord (sessions, run order per benchmark) for every input that is a store."""
-    from benchlab.output_file import is_sqlite
     from benchlab.report.figures.run_order import run_orders
     from benchlab.report.html_page import StoreRecord
-    from benchlab.runner.store_checks import open_for_reading
+    from benchlab.runner.store import Store
+    from benchlab.sqlite_file import is_sqlite
 
     for path in dict.fromkeys(args.files):
         if path == "-" or not is_sqlite(path):
             continue
-        store = open_for_reading(path)
+        store = Store.open(path)
         try:
             sessions, meta = store.sessions(), dict(store.meta)
         finally:

@@ -43,7 +43,7 @@ class StoreInfo:
 
 
 def is_store(path: str) -> bool:
-    from benchlab.output_file import is_sqlite
+    from benchlab.sqlite_file import is_sqlite
 
     return is_sqlite(path)
 
@@ -60,9 +60,9 @@ def applies(args: argparse.Namespace) -> bool:
 
 def store_info(path: str) -> StoreInfo:
     """The baseline, run order, factors and kind of builds recorded in the store."""
-    from benchlab.runner.store_checks import open_for_reading
+    from benchlab.runner.store import Store
 
-    store = open_for_reading(path)
+    store = Store.open(path)
     try:
         meta = store.meta
         factors = tuple(store.factor_names())

@@ -25,9 +25,9 @@ from typing import BinaryIO
 
 from benchlab import limits
 from benchlab.errors import InputError
+from benchlab.sqlite_file import SQLITE_HEADER
 
 STDIN_NAME = "<stdin>"
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True)

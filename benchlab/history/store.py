@@ -5,7 +5,7 @@ recorded), keyed by series (benchmark, metric, machine) and commit. Commits are
 in the order they were added, or by date when every commit has one. An `add`
 is one transaction, so a process killed at any moment leaves either all of a
 commit's results or none; the file is created as the runner's store is
-(benchlab/runner/store.py Store.create): built under a temporary name, locked
+(benchlab/sqlite_file.py `create`): built under a temporary name, locked
 through its descriptor and published with link(2), so it is complete from the
 moment its name exists. WAL with synchronous=NORMAL survives the death of the
 process; a power cut may lose the last add, never corrupt the file.
@@ -30,12 +30,14 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from benchlab import sqlite_file
 from benchlab.data.samples import conversion
 from benchlab.errors import InputError, UsageError
-from benchlab.output_file import is_sqlite
-from benchlab.runner.store import _flock, _publish, _remove_stale, _transaction
+from benchlab.sqlite_file import transaction
 
 FORMAT = "benchlab-history"
+HISTORY = sqlite_file.Kind("history", "free space and add again (nothing of this add was "
+                                      "kept)")
 SCHEMA_VERSION = 2
 _BASE_TABLES = {"history_meta", "commits", "series"}
 _RESULTS = {1: "measurements", 2: "results"}  # the table of the values, per schema version
@@ -154,25 +156,10 @@ class History:
     def open(cls, path: str, *, write: bool = False) -> History:
         """An existing history; a one-line InputError when `path` is not one. Nothing is
         written to a file before it is known to be a history."""
-        if os.path.isdir(path):
-            raise InputError("is a directory, not a benchlab history", path)
         if not os.path.exists(path):
             raise InputError("no such file (benchlab history add creates it)", path)
-        if not is_sqlite(path):
-            raise InputError("not a benchlab history (not a SQLite database)", path)
+        conn, tables = sqlite_file.connect(path, HISTORY, write=write)
         try:
-            if write:
-                conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-            else:
-                from urllib.request import pathname2url
-
-                conn = sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro",
-                                       uri=True, isolation_level=None, timeout=30)
-        except sqlite3.Error as exc:
-            raise InputError(f"cannot open the history (SQLite: {exc})", path) from None
-        try:
-            tables = {r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
             if {"benchlab_meta", "trials"} <= tables:
                 raise InputError("a store of `benchlab run`, not a history: give it to "
                                  "`benchlab history add` as an input", path)
@@ -182,7 +169,11 @@ class History:
             meta = dict(conn.execute("SELECT key, value FROM history_meta"))
             if meta.get("format") != FORMAT:
                 raise InputError("not a benchlab history (no benchlab format mark)", path)
-            version = int(meta.get("schema_version", "0"))
+            text = meta.get("schema_version", "0")
+            if not isinstance(text, str) or not text.strip().isdigit():
+                raise InputError(f"a damaged history: table history_meta, schema_version is "
+                                 f"{text!r}, not a whole number", path)
+            version = int(text)
             if version > SCHEMA_VERSION:
                 raise InputError(f"history schema version {meta['schema_version']} is newer "
                                  "than this benchlab reads; upgrade benchlab", path)
@@ -190,14 +181,16 @@ class History:
                 raise InputError("not a benchlab history (a SQLite database without its "
                                  "tables)", path)
             if write:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                if version < SCHEMA_VERSION:
-                    _migrate(conn)
-                    version = SCHEMA_VERSION
-        except sqlite3.DatabaseError as exc:
+                with sqlite_file.writing(path, HISTORY):
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA synchronous=NORMAL")
+                    if version < SCHEMA_VERSION:
+                        _migrate(conn)
+                        version = SCHEMA_VERSION
+        except sqlite3.Error as exc:
             conn.close()
-            raise InputError(f"not a benchlab history (SQLite: {exc})", path) from None
+            raise sqlite_file.failure(exc, path, HISTORY, writing=False,
+                                      table="history_meta") from None
         except BaseException:
             conn.close()
             raise
@@ -225,12 +218,9 @@ class History:
         if len(set(shas)) != len(shas):
             raise InputError(f"commit {_first_twice(shas)!r} is given twice")
         written = 0
-        try:
-            with _transaction(self.conn) as conn:
-                for c in commits:
-                    written += self._add_one(conn, c, replace)
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"cannot write the history (SQLite: {exc})", self.path) from None
+        with sqlite_file.writing(self.path, HISTORY), transaction(self.conn) as conn:
+            for c in commits:
+                written += self._add_one(conn, c, replace)
         return written
 
     def _add_one(self, conn: sqlite3.Connection, c: CommitResults, replace: bool) -> int:
@@ -298,7 +288,9 @@ class History:
     # -- reading -----------------------------------------------------------------
     def commits(self) -> list[Commit]:
         """Every commit, oldest first: by date when every commit has one, else as added."""
-        rows = self.conn.execute("SELECT sha, date, branch, id FROM commits ORDER BY id")
+        with sqlite_file.reading(self.path, HISTORY, "commits"):
+            rows = self.conn.execute("SELECT sha, date, branch, id FROM commits ORDER BY id"
+                                     ).fetchall()
         found = [(Commit(sha, date, branch), cid) for sha, date, branch, cid in rows]
         if found and all(c.date is not None for c, _ in found):
             found.sort(key=lambda item: (item[0].date, item[1]))
@@ -310,8 +302,18 @@ class History:
         One query for every series and commit (schema 2: a row holds a commit's values
         as bytes and its level values as JSON lists; the few distinct level strings are
         parsed once); a history of schema 1 (a row per measurement) opened to read is
-        read as it is (`_rows_v1`), and migrated when opened to write."""
-        order = {sha: i for i, sha in enumerate(c.sha for c in self.commits())}
+        read as it is (`_rows_v1`), and migrated when opened to write. A damaged file
+        (SQLite's errors, or rows that do not fit together) is one InputError."""
+        commits = self.commits()
+        try:
+            with sqlite_file.reading(self.path, HISTORY, _RESULTS[self.version]):
+                return self._series(commits)
+        except (ValueError, KeyError, IndexError) as exc:
+            raise InputError(f"a damaged history: its rows do not fit together ("
+                             f"{type(exc).__name__}: {str(exc)[:200]})", self.path) from None
+
+    def _series(self, commits: list[Commit]) -> list[Series]:
+        order = {sha: i for i, sha in enumerate(c.sha for c in commits)}
         ids = self.conn.execute("SELECT id, sha FROM commits").fetchall()
         position = np.full(max((cid for cid, _ in ids), default=0) + 1, -1, dtype=np.int64)
         for cid, sha in ids:
@@ -340,10 +342,12 @@ class History:
     def counts(self) -> dict[str, int]:
         """How many commits, series and measurements the store holds."""
         one = self.conn.execute
-        return {"commits": one("SELECT COUNT(*) FROM commits").fetchone()[0],
-                "series": one("SELECT COUNT(*) FROM series").fetchone()[0],
-                "measurements": one(f"SELECT {'COUNT(*)' if self.version < 2 else 'SUM(n)'} "
-                                    f"FROM {_RESULTS[self.version]}").fetchone()[0] or 0}
+        with sqlite_file.reading(self.path, HISTORY, _RESULTS[self.version]):
+            return {"commits": one("SELECT COUNT(*) FROM commits").fetchone()[0],
+                    "series": one("SELECT COUNT(*) FROM series").fetchone()[0],
+                    "measurements": one(
+                        f"SELECT {'COUNT(*)' if self.version < 2 else 'SUM(n)'} "
+                        f"FROM {_RESULTS[self.version]}").fetchone()[0] or 0}
 
 
 def _codes(texts: Sequence[str]) -> tuple[np.ndarray, list]:
@@ -414,7 +418,7 @@ def _rows_v1(conn: sqlite3.Connection):
 def _migrate(conn: sqlite3.Connection) -> None:
     """A history of schema 1 to schema 2, in one transaction (a process killed during it
     leaves schema 1): each series' and commit's measurements into one row."""
-    with _transaction(conn):
+    with transaction(conn):
         if conn.execute("SELECT value FROM history_meta WHERE key = 'schema_version'"
                         ).fetchone()[0] != "1":
             return  # another process migrated it first
@@ -450,38 +454,18 @@ def _first_twice(items: Sequence[str]) -> str:
 
 
 def _create(path: str) -> None:
-    """An empty history at `path`, built aside and published with link(2) (see the module
-    docstring); when another process creates it first, theirs is kept."""
+    """An empty history at `path`, built aside and published whole (sqlite_file.create);
+    when another process creates it first, theirs is kept."""
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise UsageError(f"cannot create the history: directory {parent} does not exist", path)
-    _remove_stale(path)
-    tmp = f"{path}.partial-{os.getpid()}.{os.urandom(4).hex()}"
-    lock = None
+
+    def fill(conn: sqlite3.Connection) -> None:
+        conn.executemany("INSERT INTO history_meta VALUES (?, ?)",
+                         [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
+                          ("created", _now())])
+
     try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-            with _transaction(conn):
-                conn.executemany("INSERT INTO history_meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
-                                  ("created", _now())])
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            conn.close()
-        lock = _flock(tmp)  # the inode is ours before its name is public
-        try:
-            _publish(tmp, path)
-        except UsageError:
-            pass  # another process published its history first: that one is used
-    except sqlite3.Error as exc:
-        raise InputError(f"cannot create the history ({exc})", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot create the history: {exc.strerror or exc}", path) from None
-    finally:
-        if lock is not None:
-            lock.close()
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(tmp + suffix):
-                os.unlink(tmp + suffix)
+        sqlite_file.create(path, HISTORY, _SCHEMA, fill).close()
+    except FileExistsError:
+        pass  # another process published its history first: that one is used

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import fmt_level
 from benchlab.report.text import fmt_p
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
+from benchlab.version import __version__
 
 PLOT_FORMATS = ("png", "svg", "pdf")
 

@@ -6,9 +6,9 @@ import csv
 import io
 from typing import Any
 
-from benchlab import __version__
 from benchlab.design.factorial import Design
 from benchlab.escape import spreadsheet_cell, terminal, terminal_lines
+from benchlab.version import __version__
 
 
 def plan_csv(design: Design) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.report.hierarchy import summary_document
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
+from benchlab.version import __version__
 
 
 def _num(x: float | None) -> float | None:

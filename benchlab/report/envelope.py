@@ -12,8 +12,8 @@ import hashlib
 import os
 from typing import Any
 
-from benchlab import __version__
 from benchlab.result import RenderContext
+from benchlab.version import __version__
 
 SCHEMA_VERSION = 1
 KEYS = ("schema", "benchlab_version", "command", "argv", "seed", "inputs", "notes", "warnings")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import terminal
 from benchlab.history.check import Change, HistoryCheck
 from benchlab.history.compare import (
@@ -22,6 +21,7 @@ from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
 from benchlab.report.numbers import fmt_quantity
 from benchlab.result import RenderContext, renders
 from benchlab.units import make_unit
+from benchlab.version import __version__
 
 
 def _num(x: float | None) -> float | None:

@@ -27,13 +27,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchlab import __version__
 from benchlab.notation import change_parts, fixed, fmt_level, fmt_pvalue
 from benchlab.result import RenderContext, Result, render, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
+from benchlab.version import __version__
 
 # Verdict colours differ in lightness as well as hue (they read in grey), and every
 # verdict cell also carries a symbol and a word: colour is never the only signal.

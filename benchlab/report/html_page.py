@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchlab import __version__
 from benchlab.notation import fmt_level, fmt_share, plural
 from benchlab.report import html_format as hf
 from benchlab.report.figures.run_order import RunOrder, run_order_svg
@@ -41,6 +40,7 @@ from benchlab.report.figures.strip import strip_svg
 from benchlab.result import RenderContext
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.suite import SuiteResult
+from benchlab.version import __version__
 
 # Sorting by a header click: numbers by their exact data-sort value, text otherwise;
 # a second click reverses. aria-sort tells assistive technology and the CSS arrow.

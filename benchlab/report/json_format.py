@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from benchlab import __version__
 from benchlab.result import RenderContext, renders
 from benchlab.units import make_unit
+from benchlab.version import __version__
 
 # The types are named, not imported: this module serves every analysis, and a plain
 # compare must not import anova, qreg or the protocols to print its JSON.

@@ -8,11 +8,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import terminal_lines
 from benchlab.notation import fmt_level, fmt_share
 from benchlab.result import RenderContext, renders
 from benchlab.stats.power import EffectPower, PowerAnalysis, PowerReport
+from benchlab.version import __version__
 
 _FROM = {"reps": "as given", "budget": "the optimum for the budget",
          "target": "the optimum for the target"}

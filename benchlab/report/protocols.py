@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import terminal
 from benchlab.notation import fmt_level
 from benchlab.report.text import fmt_p
 from benchlab.stats.classic_tests import TestResult
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
 from benchlab.units import Unit
+from benchlab.version import __version__
 
 
 def _num(x: float | None) -> float | None:

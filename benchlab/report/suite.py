@@ -18,7 +18,6 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import fmt_level, fmt_share
@@ -36,6 +35,7 @@ from benchlab.stats.compare import CompareResult
 from benchlab.stats.descriptive import Descriptives
 from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
+from benchlab.version import __version__
 
 
 def suite_document(result: SuiteResult) -> dict[str, Any]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab import __version__
 from benchlab.escape import terminal_lines
 from benchlab.notation import fmt_level
 from benchlab.result import RenderContext, renders
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.stats.summary import FlatSummary, PlanReport, SummaryReport
+from benchlab.version import __version__
 
 
 def _num(x: float | None) -> float | None:

@@ -247,8 +247,8 @@ def worker_command(address: str, machine: str) -> str:
 
 
 def _check_workers(cluster: Cluster, e: Experiment, machine_wait: float) -> None:
-    from benchlab import __version__
     from benchlab.runner import worker
+    from benchlab.version import __version__
 
     client = cluster.client
     deadline = time.monotonic() + machine_wait

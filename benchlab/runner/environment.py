@@ -121,7 +121,7 @@ def collect() -> dict:
     smt = _read("/sys/devices/system/cpu/smt/active")
     import numpy
 
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     return {
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

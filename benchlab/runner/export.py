@@ -15,8 +15,7 @@ from typing import TextIO
 
 from benchlab.errors import InputError, UsageError
 from benchlab.escape import spreadsheet_cell
-from benchlab.runner.store import Row
-from benchlab.runner.store_checks import open_for_reading
+from benchlab.runner.store import Row, Store
 
 FORMATS = ("csv", "tsv", "parquet")
 
@@ -24,7 +23,7 @@ FORMATS = ("csv", "tsv", "parquet")
 def long_table(store_path: str, *, metric: str | None = None,
                warmup: bool = True) -> tuple[list[str], list[list]]:
     """(header, rows) of the store's measurements; `metric` None or "all" for every metric."""
-    store = open_for_reading(store_path)
+    store = Store.open(store_path)
     try:
         names = [m for m, _ in store.metrics()]
         if metric not in (None, "all") and metric not in names:

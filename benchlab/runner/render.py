@@ -100,7 +100,7 @@ def _trial_doc(e, t: Trial) -> dict:
 
 
 def dry_run_document(planned, store: str, seed_given: bool = True) -> dict:
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     e = planned.experiment
     return {"benchlab_version": __version__, "command": "run", "dry_run": True,
@@ -153,7 +153,7 @@ def run_text(result, analysis: list[str] | None = None, resume: str | None = Non
 
 
 def run_document(result, analysis: list[str] | None = None) -> dict:
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     c = result.counts
     machines = {"machines": {m: {"ok": n.get("ok", 0), "failed": n.get("failed", 0),

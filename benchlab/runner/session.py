@@ -157,7 +157,7 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
               progress: Progress, argv: list[str] | None, warn, connected) -> RunResult:
     """Open or create the store and run the session into it (on `connected`, a cluster,
     or here)."""
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     if resume and os.path.exists(store_path):
         store = Store.open(store_path, write=True)

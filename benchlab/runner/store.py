@@ -21,13 +21,15 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from benchlab import sqlite_file
 from benchlab.errors import InputError, UsageError
-from benchlab.output_file import is_sqlite
 from benchlab.runner import store_checks
 from benchlab.runner.plan import Trial
+from benchlab.sqlite_file import transaction
 
 FORMAT = "benchlab-store"
 SCHEMA_VERSION = 1
+STORE = sqlite_file.Kind("store", "free space and run again with --resume")
 
 _SCHEMA = """
 CREATE TABLE benchlab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,7 +78,7 @@ class Store:
         self.conn, self.path = conn, path
         self._lock = None
         try:
-            with store_checks.reading(path, "benchlab_meta"):
+            with sqlite_file.reading(path, STORE, "benchlab_meta"):
                 self.meta = dict(conn.execute("SELECT key, value FROM benchlab_meta"))
             store_checks.meta_text(self.meta, path)
             self.has_machine = "machine" in self._trial_columns()
@@ -98,74 +100,33 @@ class Store:
         if not os.path.isdir(parent):
             raise UsageError(f"cannot create the store: directory {parent} does not exist",
                              path)
-        if os.path.lexists(path):
-            raise _exists(path)
-        _remove_stale(path)
-        tmp = f"{path}.partial-{os.getpid()}.{os.urandom(4).hex()}"
-        lock = None
+
+        def fill(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT INTO benchlab_meta VALUES (?, ?)",
+                             [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
+                              ("created", _now()), ("status", "running"), *meta.items()])
+            conn.executemany(
+                "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
+                "execution, warmup, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(t.seq, t.round, t.kind, t.alternative, json.dumps(dict(t.factors)),
+                  t.build, t.execution, int(t.warmup), t.machine) for t in plan])
+
         try:
-            conn = sqlite3.connect(tmp, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise InputError(f"cannot create the store ({exc})", path) from None
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-            with _transaction(conn):
-                conn.executemany("INSERT INTO benchlab_meta VALUES (?, ?)",
-                                 [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
-                                  ("created", _now()), ("status", "running"), *meta.items()])
-                conn.executemany(
-                    "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
-                    "execution, warmup, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(t.seq, t.round, t.kind, t.alternative, json.dumps(dict(t.factors)),
-                      t.build, t.execution, int(t.warmup), t.machine) for t in plan])
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.close()
-            lock = _flock(tmp)  # the inode is ours before its name is public
-            _publish(tmp, path)
-        except BaseException as exc:
-            conn.close()
-            if lock is not None:
-                lock.close()
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(tmp + suffix):
-                    os.unlink(tmp + suffix)
-            if isinstance(exc, sqlite3.Error):
-                raise InputError(f"cannot create the store ({exc})", path) from None
-            if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
-                raise InputError(f"cannot create the store: {exc.strerror or exc}",
-                                 path) from None
-            raise
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(tmp + suffix):
-                os.unlink(tmp + suffix)
+            lock = sqlite_file.create(path, STORE, _SCHEMA, fill)
+        except FileExistsError:
+            raise _exists(path) from None
         return cls.open(path, write=True, lock=lock)
 
     @classmethod
     def open(cls, path: str, *, write: bool = False, lock=None) -> Store:
-        """An existing store; InputError when `path` is not one.
+        """An existing store; one InputError naming what is wrong when `path` is not one
+        (a directory, cut short, damaged, another SQLite database, locked elsewhere).
+        A reader's connection is read-only and writes nothing (sqlite_file.connect).
 
         `lock` is the locked handle of a store just created (`create`); without it a
         writer locks the store itself.
         """
-        if os.path.isdir(path):
-            raise InputError("is a directory, not a benchlab store", path)
-        if not os.path.exists(path):
-            raise InputError("no such file", path)
-        if not is_sqlite(path):
-            raise InputError("not a benchlab store (not a SQLite database)", path)
-        try:
-            if write:
-                conn = sqlite3.connect(path, isolation_level=None, timeout=10)
-            else:
-                from urllib.request import pathname2url
-
-                conn = sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro",
-                                       uri=True, isolation_level=None, timeout=10)
-            tables = {r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"not a benchlab store (SQLite: {exc})", path) from None
+        conn, tables = sqlite_file.connect(path, STORE, write=write)
         if not {"benchlab_meta", "trials", "measurements", "sessions"} <= tables:
             conn.close()
             raise InputError("not a benchlab store (a SQLite database without benchlab's "
@@ -184,11 +145,16 @@ class Store:
                 store._lock = lock
             else:
                 store._lock_for_writing()
-            store._add_machine_column()
+            try:
+                with store._writing():
+                    store._add_machine_column()
+            except BaseException:
+                store.close()
+                raise
         return store
 
     def _trial_columns(self) -> set[str]:
-        with store_checks.reading(self.path, "trials"):
+        with sqlite_file.reading(self.path, STORE, "trials"):
             return {r[1] for r in self.conn.execute("PRAGMA table_info(trials)")}
 
     def _add_machine_column(self) -> None:
@@ -199,11 +165,17 @@ class Store:
             self.conn.execute("ALTER TABLE trials ADD COLUMN machine TEXT")
             self.has_machine = True
 
+    def _writing(self):
+        """SQLite's errors while writing (a full disk, a lock held elsewhere, a read-only
+        file) as one InputError; the failed transaction is rolled back, so every trial
+        recorded before it stays and the rest stay planned for --resume."""
+        return sqlite_file.writing(self.path, STORE)
+
     def _lock_for_writing(self) -> None:
         """One runner per store: an exclusive flock, released by the kernel when the runner
         dies, however it dies."""
         try:
-            self._lock = _flock(self.path)
+            self._lock = sqlite_file.flock(self.path)
         except BlockingIOError:
             self.conn.close()
             raise UsageError(f"{self.path} is being written by another benchlab run; wait "
@@ -243,7 +215,7 @@ class Store:
         raise InputError(f"{self.path} was made by a different experiment file", path)
 
     def set_meta(self, **values: str) -> None:
-        with _transaction(self.conn):
+        with self._writing(), transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO benchlab_meta VALUES (?, ?)",
                                   list(values.items()))
         self.meta.update(values)
@@ -251,22 +223,23 @@ class Store:
     # -- sessions ------------------------------------------------------------------
     def start_session(self, argv: list[str], environment: dict, warnings: list[str]) -> int:
         """A new run session; the store is in WAL mode while trials are recorded."""
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        with _transaction(self.conn):
+        with self._writing():
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+        with self._writing(), transaction(self.conn):
             cur = self.conn.execute(
                 "INSERT INTO sessions (started, argv, environment, warnings) VALUES (?, ?, ?, ?)",
                 (_now(), json.dumps(argv), json.dumps(environment), json.dumps(warnings)))
         return int(cur.lastrowid or 0)
 
     def finish_session(self, session: int, outcome: str) -> None:
-        with _transaction(self.conn):
+        with self._writing(), transaction(self.conn):
             self.conn.execute("UPDATE sessions SET finished = ?, outcome = ? WHERE id = ?",
                               (_now(), outcome, session))
 
     def sessions(self) -> list[dict]:
         """Every run session, its argv, environment and warnings checked to be JSON."""
-        with store_checks.reading(self.path, "sessions"):
+        with sqlite_file.reading(self.path, STORE, "sessions"):
             rows = self.conn.execute("SELECT id, started, finished, argv, environment, "
                                      "warnings, outcome FROM sessions ORDER BY id").fetchall()
         out = []
@@ -275,7 +248,7 @@ class Store:
             cells = [store_checks.parse_json(r[k], self.path, "sessions", row, column)
                      for k, column in ((3, "argv"), (4, "environment"), (5, "warnings"))]
             if not isinstance(cells[1], dict):
-                raise store_checks._fail(self.path, "sessions", row, "environment", cells[1],
+                raise store_checks.fail(self.path, "sessions", row, "environment", cells[1],
                                          "a JSON object")
             out.append({"id": r[0], "started": r[1], "finished": r[2], "argv": cells[0],
                         "environment": cells[1], "warnings": cells[2], "outcome": r[6]})
@@ -297,7 +270,7 @@ class Store:
         if status is not None:
             query += " WHERE status = ?"
             args = (status,)
-        with store_checks.reading(self.path, "trials"):
+        with sqlite_file.reading(self.path, STORE, "trials"):
             rows = self.conn.execute(query + " ORDER BY seq", args).fetchall()
         return [Trial(r[0], r[1], r[2], r[3], self._factors(r[4], f"seq {r[0]}"), r[5], r[6],
                       bool(r[7]), _machine(r[8], self.path, r[0])) for r in rows]
@@ -313,14 +286,14 @@ class Store:
                                        repr(key), "value")
 
     def counts(self) -> dict[str, int]:
-        with store_checks.reading(self.path, "trials"):
+        with sqlite_file.reading(self.path, STORE, "trials"):
             return dict(self.conn.execute("SELECT status, COUNT(*) FROM trials GROUP BY status"))
 
     def machine_counts(self) -> dict[str, dict[str, int]]:
         """Trials per machine and status ({"m1": {"ok": 8, "failed": 1}}), machines in their
         name order; empty without machines."""
         out: dict[str, dict[str, int]] = {}
-        with store_checks.reading(self.path, "trials"):
+        with sqlite_file.reading(self.path, STORE, "trials"):
             rows = self.conn.execute(
                 f"SELECT {self._machine_sql()} AS m, status, COUNT(*) FROM trials WHERE m IS "
                 "NOT NULL GROUP BY m, status ORDER BY m, status").fetchall()
@@ -338,7 +311,7 @@ class Store:
         if value is None:
             return None
         if not isinstance(value, dict) or value.get("role") not in ("factor", "level"):
-            raise store_checks._fail(self.path, "benchlab_meta", "'machines'", "value", value,
+            raise store_checks.fail(self.path, "benchlab_meta", "'machines'", "value", value,
                                      "a JSON object with names and role")
         return value
 
@@ -346,7 +319,7 @@ class Store:
                measurements: Iterable[tuple[int, str, float, str, bool]]) -> None:
         """The outcome of one trial and its measurements (iteration, metric, value, unit,
         warm-up), in one transaction."""
-        with _transaction(self.conn):
+        with self._writing(), transaction(self.conn):
             updated = self.conn.execute(
                 "UPDATE trials SET status = ?, session = ?, started = ?, command = ?, wall = ?, "
                 "user = ?, sys = ?, maxrss = ?, exit_code = ?, signal = ?, error = ?, "
@@ -365,7 +338,7 @@ class Store:
         import numpy as np
 
         groups: dict[tuple, list[float]] = {}
-        with store_checks.reading(self.path, "trials"):
+        with sqlite_file.reading(self.path, STORE, "trials"):
             rows = self.conn.execute("SELECT kind, alternative, factors, wall, seq FROM trials "
                                      "WHERE wall IS NOT NULL").fetchall()
         for kind, alternative, factors, wall, seq in rows:
@@ -383,7 +356,7 @@ class Store:
     def execution_means(self, metric: str) -> list[tuple[str, tuple, int, int, float]]:
         """(alternative, factors, build, execution, mean) of every finished execution's
         measured (not warm-up) values of `metric`."""
-        with store_checks.reading(self.path, "measurements"):
+        with sqlite_file.reading(self.path, STORE, "measurements"):
             bad = self.conn.execute(
                 "SELECT trial, iteration, metric, value FROM measurements WHERE metric = ? AND "
                 "typeof(value) NOT IN ('real', 'integer') LIMIT 1", (metric,)).fetchone()
@@ -430,7 +403,7 @@ class Store:
         declared = store_checks.factor_levels(self._meta_json("factor_levels", "{}"), self.path,
                                               "benchlab_meta", "'factor_levels'")
         out = []
-        with store_checks.reading(self.path, "measurements"):
+        with sqlite_file.reading(self.path, STORE, "measurements"):
             for r in self.conn.execute(query, args):
                 factors = cache.get(r[1])
                 if factors is None:
@@ -480,81 +453,3 @@ def _check_row(r: tuple, path: str) -> None:
 def _exists(path: str) -> UsageError:
     return UsageError(f"{path} exists: add --resume to continue that experiment, or choose "
                       "another -o file (nothing is overwritten)")
-
-
-def _flock(path: str):
-    """An open handle of `path` holding an exclusive flock (BlockingIOError if taken).
-
-    The lock belongs to the open file, not to the name: it stays on the store when
-    the store is linked to its final name, and the kernel drops it when the runner
-    dies, however it dies."""
-    import fcntl
-
-    handle = open(path, "rb")  # noqa: SIM115 - held until Store.close()
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BaseException:
-        handle.close()
-        raise
-    return handle
-
-
-def _publish(tmp: str, path: str) -> None:
-    """Give the finished store at `tmp` the name `path`, only if no file has that name.
-
-    link(2) is atomic and exclusive; where the file system has no hard links, the
-    name is claimed with O_CREAT|O_EXCL and the store renamed over the claim."""
-    try:
-        os.link(tmp, path)
-        return
-    except FileExistsError:
-        raise _exists(path) from None
-    except OSError as exc:
-        import errno
-
-        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK,
-                             errno.EXDEV):
-            raise
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except FileExistsError:
-        raise _exists(path) from None
-    os.replace(tmp, path)
-
-
-def _remove_stale(path: str) -> None:
-    """Remove the half-made stores of runners killed while creating `path`."""
-    import glob
-
-    for tmp in glob.glob(glob.escape(path) + ".partial-*"):
-        pid = tmp.rsplit(".partial-", 1)[-1].split(".")[0]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-            continue  # still running
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
-class _transaction:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error) on an autocommit connection."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, kind, value, tb) -> None:
-        if kind is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")

@@ -77,7 +77,7 @@ def environment_record() -> dict:
 def describe() -> dict:
     """What the driver checks before it sends work: the benchlab version and environment of
     this worker, and the CPUs it may use (for `cpus` in the experiment)."""
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     try:
         usable = sorted(os.sched_getaffinity(0))

@@ -219,7 +219,7 @@ def _dfs(node):
      "--seed", "1", "--bootstrap", "200"),
 ])
 def test_json_has_the_version_and_float_degrees_of_freedom(run_cli, args):
-    from benchlab import __version__
+    from benchlab.version import __version__
 
     code, out, _ = run_cli(*args, "--json")
     doc = json.loads(out)

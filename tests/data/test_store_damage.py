@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from benchlab import sqlite_file
 from benchlab.cli.main import main
 from benchlab.errors import InputError
-from benchlab.runner import store_checks
+from benchlab.runner.store import STORE, Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "experiments" / "loop.db"
 
@@ -119,7 +120,7 @@ def test_a_corrupt_header_is_named(tmp_path):
     path = tmp_path / "hdr.db"
     path.write_bytes(data[:16] + b"\x00\x03" + data[18:])  # page size 3
     with pytest.raises(InputError, match="header is corrupt"):
-        store_checks.diagnose(str(path))
+        sqlite_file.check_header(str(path), STORE)
 
 
 def test_permission_denied_is_not_not_a_database(tmp_path, monkeypatch):
@@ -133,7 +134,7 @@ def test_permission_denied_is_not_not_a_database(tmp_path, monkeypatch):
 
     monkeypatch.setattr("builtins.open", refusing)
     with pytest.raises(InputError, match="permission denied") as info:
-        store_checks.open_for_reading(path)
+        Store.open(path)
     assert "not a SQLite database" not in str(info.value)
 
 

@@ -52,12 +52,12 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     import numpy as np
 
     from benchlab.data.dataset import Dataset
-    from benchlab.runner.store_checks import open_for_reading
+    from benchlab.runner.store import Store
     from benchlab.units import make_unit
 
     if not getattr(source, "sqlite", False):
         raise InputError("not a benchlab store (not a SQLite database)", source.name)
-    store = open_for_reading(source.name)
+    store = Store.open(source.name)
     try:
         metrics = store.metrics()
         names = [m for m, _ in metrics]

@@ -53,9 +53,9 @@ def run_orders(path: str, metric: str | None = None,
     time axis. With `benchmark` naming one of the store's factors there is one
     plot per level of it; each series is an alternative with the other factors.
     """
-    from benchlab.runner.store_checks import open_for_reading
+    from benchlab.runner.store import Store
 
-    store = open_for_reading(path)
+    store = Store.open(path)
     try:
         metrics = store.metrics()
         names = [m for m, _ in metrics]
