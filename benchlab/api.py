@@ -15,6 +15,7 @@ import numpy as np
 
 from benchlab.stats.compare import CompareResult, compare_hierarchical, compare_samples
 from benchlab.stats.hierarchy import HierarchySummary, Plan, plan_experiment, summarize
+from benchlab.stats.spec import DEFAULT_REPLICATES
 from benchlab.units import make_unit
 
 
@@ -79,14 +80,17 @@ def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] |
             tests: bool = False, unit: str | None = None,
             higher_is_better: bool | None = None, names: tuple[str, str] | None = None,
             diagnostics: bool = True, levels: Sequence[str] | None = None,
-            value: str = "value", resample: str | None = None) -> ComparisonReport:
+            value: str = "value", resample: str | None = None,
+            statistic: str = "mean") -> ComparisonReport:
     """Compare `candidate` with `baseline` (arrays, lists or pandas Series).
 
     threshold is a fraction (0.02 for 2%); df chooses Fieller's degrees of
     freedom ("welch", "conservative", "pooled"); bootstrap is the number of
-    replicates (None: no bootstrap). With `levels` (e.g. ["build", "run"]) the
-    two arguments are tables (DataFrames or mappings) with those columns and
-    `value`; the ratio CI then rests on the top-level means and the bootstrap
+    replicates (None: no bootstrap). statistic: the verdict's ratio, "mean"
+    (Fieller) or "median" (bootstrap percentile CI, B = bootstrap or
+    DEFAULT_REPLICATES; `benchlab compare --statistic median`). With `levels`
+    (e.g. ["build", "run"]) the two arguments are tables (DataFrames or mappings) with
+    those columns and `value`; the ratio CI then rests on the top-level means and the bootstrap
     resamples every level (or as `resample` says). Raises
     benchlab.errors.InputError for data that cannot be compared (too few
     values, NaN, unequal lengths when paired).
@@ -99,7 +103,7 @@ def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] |
             [(names[0], b_values, b_levels), (names[1], c_values, c_levels)], list(levels),
             confidence=confidence, threshold=threshold, df_method=df,
             unit=make_unit(unit, higher_is_better), bootstrap=bootstrap, resample=resample,
-            seed=seed, tests=tests, diagnostics=diagnostics)
+            seed=seed, tests=tests, diagnostics=diagnostics, statistic=statistic)
         return ComparisonReport(**{f.name: getattr(result, f.name) for f in fields(result)})
     if names is None:
         names = (_name(baseline, "baseline"), _name(candidate, "candidate"))
@@ -110,7 +114,7 @@ def compare(baseline: Sequence[float] | np.ndarray, candidate: Sequence[float] |
          (names[1], np.asarray(candidate, dtype=float))],
         confidence=confidence, threshold=threshold, df_method=df, paired=paired,
         unit=make_unit(unit, higher_is_better), bootstrap=bootstrap, seed=seed, tests=tests,
-        diagnostics=diagnostics)
+        diagnostics=diagnostics, statistic=statistic)
     return ComparisonReport(**{f.name: getattr(result, f.name) for f in fields(result)})
 
 
@@ -277,8 +281,9 @@ def compare_groups(samples: Any, *, baseline: int | str = 0, confidence: float =
                    threshold: float = 0.0, paired: bool = False, df: str = "welch",
                    bootstrap: int | None = None, seed: int | None = None, tests: bool = False,
                    unit: str | None = None, higher_is_better: bool | None = None,
-                   diagnostics: bool = True) -> CompareResult:
-    """Compare k samples with one baseline (`benchlab compare` of k files or groups).
+                   diagnostics: bool = True, statistic: str = "mean") -> CompareResult:
+    """Compare k samples with one baseline (`benchlab compare` of k files or groups);
+    statistic as in `compare`.
 
     samples: a mapping name -> values, a sequence of (name, values), or a DataFrame
     in long form with columns `group` and `value`. baseline: its index or name.
@@ -289,7 +294,7 @@ def compare_groups(samples: Any, *, baseline: int | str = 0, confidence: float =
     return compare_samples(items, baseline=index, confidence=confidence, threshold=threshold,
                            df_method=df, paired=paired, unit=make_unit(unit, higher_is_better),
                            bootstrap=bootstrap, seed=seed, tests=tests,
-                           diagnostics=diagnostics)
+                           diagnostics=diagnostics, statistic=statistic)
 
 
 def _named_samples(samples: Any) -> list[tuple[str, np.ndarray]]:
@@ -303,9 +308,9 @@ def _named_samples(samples: Any) -> list[tuple[str, np.ndarray]]:
 def compare_suite(table: Any, *, by: str, benchmark: str, value: str = "value",
                   levels: Sequence[str] = (), baseline: str | None = None,
                   confidence: float = 0.95, threshold: float = 0.0, bootstrap: int | None = None,
-                  replicates: int = 10_000, seed: int | None = None, unit: str | None = None,
-                  higher_is_better: bool | None = None, statistic: str = "mean",
-                  adjust: str = "holm"):
+                  replicates: int = DEFAULT_REPLICATES, seed: int | None = None,
+                  unit: str | None = None, higher_is_better: bool | None = None,
+                  statistic: str = "mean", adjust: str = "holm"):
     """A suite (`benchlab compare --benchmark`): per benchmark every system against the
     baseline, Holm-adjusted decisions and the geometric mean of the ratios with its CI.
     statistic="median": ratios of medians with bootstrap CIs (`--statistic median`);

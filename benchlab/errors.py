@@ -47,7 +47,11 @@ class ParameterError(InputError, UsageError):
         super().__init__(template.replace("{param}", parameter), where)
 
     def as_option(self) -> None:
-        """Say the command-line option instead of the parameter (default --NAME)."""
+        """Say the command-line option instead of the parameter (default --NAME), keeping
+        what a caller added around the message (a suite's "benchmark 'x': ")."""
         flag = self.option or "--" + self.parameter.replace("_", "-")
-        self.message = self.template.replace("{param}", flag)
+        said = self.template.replace("{param}", self.parameter)
+        meant = self.template.replace("{param}", flag)
+        self.message = (self.message.replace(said, meant) if said in self.message
+                        else meant)
         self.args = (self.message,)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from benchlab.errors import UsageError
+from benchlab.errors import ParameterError, UsageError
 
 MAX_REPLICATES = ("BENCHLAB_MAX_REPLICATES", 10_000_000)
 MAX_RESAMPLED = ("BENCHLAB_MAX_RESAMPLED", 200_000_000_000)
@@ -46,12 +46,22 @@ def limit(setting: tuple[str, int]) -> int:
     return value
 
 
-def check(value: int, setting: tuple[str, int], what: str, how: str) -> None:
-    """Refuse `value` above the limit: "WHAT is N, more than the limit of L; HOW or set VAR"."""
+def check(value: int, setting: tuple[str, int], what: str, how: str,
+          parameter: str | None = None) -> None:
+    """Refuse `value` above the limit: "WHAT is N, more than the limit of L; HOW or set VAR".
+
+    With `parameter`, HOW says `{param}` where the library's parameter is meant (a
+    ParameterError: the command line names its option there)."""
     bound = limit(setting)
     if value > bound:
-        raise UsageError(f"{what} is {value:,}, more than the limit of {bound:,}; {how}or set "
-                         f"{setting[0]} to raise the limit")
+        _refuse(f"{what} is {value:,}, more than the limit of {bound:,}; {how}or set "
+                f"{setting[0]} to raise the limit", parameter)
+
+
+def _refuse(message: str, parameter: str | None) -> None:
+    if parameter is None:
+        raise UsageError(message)
+    raise ParameterError(message, parameter)
 
 
 def check_replicates(replicates: int, option: str) -> None:
@@ -66,13 +76,14 @@ def check_resampled(replicates: int, values: int, option: str) -> None:
           f"lower {option} ")
 
 
-def check_memory(nbytes: int, what: str, how: str) -> None:
-    """An array about to be allocated: `what` needs `nbytes` bytes."""
+def check_memory(nbytes: int, what: str, how: str, parameter: str | None = None) -> None:
+    """An array about to be allocated: `what` needs `nbytes` bytes (`parameter` as in
+    check)."""
     megabytes = -(-int(nbytes) // 2**20)
     bound = limit(MAX_MEMORY_MB)
     if megabytes > bound:
-        raise UsageError(f"{what} would take {megabytes:,} MB of memory, more than the limit "
-                         f"of {bound:,} MB; {how}or set {MAX_MEMORY_MB[0]} to raise the limit")
+        _refuse(f"{what} would take {megabytes:,} MB of memory, more than the limit of "
+                f"{bound:,} MB; {how}or set {MAX_MEMORY_MB[0]} to raise the limit", parameter)
 
 
 def check_pairs(samples: int, pairs: int, what: str) -> None:

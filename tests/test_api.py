@@ -128,3 +128,19 @@ def test_compare_suite_from_a_long_table():
     verdicts = {b: r.comparisons[0].verdict.outcome for b, r in suite.benchmarks}
     assert verdicts["y"] == "change" and suite.benchmarks[0][1].comparisons[0].baseline == "old"
     assert suite.geometric_means[0].estimate == pytest.approx(1.2 ** 0.5, rel=0.02)
+
+
+def test_compare_takes_the_statistic_of_the_command_line():
+    """api.compare(statistic="median") is `benchlab compare --statistic median`: the verdict
+    on the ratio of medians with its bootstrap CI, the spec kept in the result."""
+    rng = np.random.default_rng(5)
+    old, new = rng.lognormal(0.0, 0.1, 40), rng.lognormal(-0.1, 0.1, 40)
+    report = benchlab.compare(old, new, statistic="median", seed=3)
+    comp = report.comparisons[0]
+    assert report.statistic == "median" and report.analysis.statistic.name == "median"
+    assert comp.headline is not None and comp.headline.statistic == "median"
+    assert comp.headline.estimate == pytest.approx(np.median(new) / np.median(old))
+    assert "ratio of medians" in comp.verdict.text
+    assert report.to_dict()["statistic"] == "median"
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        benchlab.compare(old, new, statistic="mode")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,48 @@ def test_every_top_level_module_has_a_layer():
         name = path.stem
         if path.suffix == ".py" and name not in ("api", "__main__", "__init__"):
             assert name in BASE, f"benchlab/{path.name} is in no layer of docs/architecture.md"
+
+
+# A flag of the command line in a message: `--levels`, `-R` (not `a--b`, not "-1").
+FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[A-Za-z](?![\w-]))")
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The literal text of every string (and f-string part) under `node`."""
+    return [n.value for n in ast.walk(node)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def flag_messages(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every literal naming a flag in an error raised by `source`: the
+    exception of a `raise`, and what is given to `limits.check*` (which raises)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            parts = [node.exc]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "limits"
+              and node.func.attr.startswith("check")):
+            parts = [*node.args, *(k.value for k in node.keywords)]
+        else:
+            continue
+        found.extend((node.lineno, text) for part in parts for text in _strings(part)
+                     if FLAG.search(text))
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "stats").glob("*.py")),
+                         ids=lambda p: p.name)
+def test_no_flag_names_in_stats_errors(path):
+    """stats/ errors name parameters (ParameterError's `{param}`), never the command line's
+    options: the same message serves the Python API, and the CLI says its option."""
+    found = flag_messages(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name}: an error names a command-line flag: {found}"
+
+
+def test_the_flag_checker_catches_a_flag():
+    bad = ('def f(x):\n    if x:\n        raise ValueError("lower --bootstrap")\n'
+           '    limits.check_memory(1, "what", "lower -R ")\n')
+    assert [line for line, _ in flag_messages(bad)] == [3, 4]
+    good = 'def f():\n    raise ParameterError("lower {param}", "bootstrap")\n'
+    assert flag_messages(good) == []

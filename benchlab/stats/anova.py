@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchlab.errors import InputError, ParameterError, UsageError
+from benchlab.errors import ParameterError, UsageError
 from benchlab.notation import fmt_p
 from benchlab.result import Result
 from benchlab.stats.coding import Term, cell_index, sign_table, yates_cells, yates_terms
@@ -329,7 +329,7 @@ def _check_model_size(terms: list[Term], counts: Sequence[int], n: int,
     limits.check(p, limits.MAX_COEFFICIENTS,
                  f"the number of the model's coefficients (factor {factors[widest]!r} has "
                  f"{counts[widest]:,} levels)", "merge levels, use fewer factors or lower "
-                 "--interactions ")
+                 "{param} ", "interactions")
     limits.check_memory(8 * n * p, f"the design matrix ({n:,} rows × {p:,} columns)",
                         "use fewer rows or factors ")
 
@@ -378,9 +378,9 @@ def anova(response: np.ndarray, codes: np.ndarray, factors: Sequence[str],
         return ", ".join(f"{f}={levels[j][row[j]]}" for j, f in enumerate(factors))
 
     if empty.size and order == k:
-        raise InputError(f"cell {cell_name(int(empty[0]))} has no observations; the model with "
-                         "every interaction needs each cell (or lower --interactions)",
-                         source or None)
+        raise ParameterError(f"cell {cell_name(int(empty[0]))} has no observations; the model "
+                             "with every interaction needs each cell (or lower {param})",
+                             "interactions", source or None)
     warnings: list[str] = []
     if runs is not None and len(runs) == n:
         _, per_run = np.unique(np.asarray(runs).astype(str), return_counts=True)

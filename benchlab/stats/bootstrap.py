@@ -259,7 +259,7 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
     rng = rng if rng is not None else np.random.default_rng(seed)
     # B statistics of each sample, their ratios and the sorted ratios: 4 arrays of B floats.
     limits.check_memory(4 * 8 * replicates, f"{replicates:,} bootstrap replicates",
-                        "lower --bootstrap ")
+                        "lower {param} ", "bootstrap")
     if paired and base.size != cand.size:
         raise ValueError("paired samples must have equal lengths")
     with progress.task(f"bootstrap, ratio of {statistic}s",

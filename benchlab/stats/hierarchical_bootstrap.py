@@ -464,7 +464,8 @@ def hierarchical_bootstrap_ratios(base: Tree, cand: Tree,
         return found
     # Per system and statistic B values and B SE²s; then ratios, their sort, the t's.
     limits.check_memory(8 * 8 * replicates * len(wanted),
-                        f"{replicates:,} bootstrap replicates", "lower --bootstrap ")
+                        f"{replicates:,} bootstrap replicates", "lower {param} ",
+                        "bootstrap")
     label = " and ".join(f"{s}s" for s in wanted)
     with (progress.task(f"hierarchical bootstrap, ratio of {label}", 2 * replicates)
           as advance, ThreadPoolExecutor(max_workers=2) as pool):

@@ -22,17 +22,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from benchlab.errors import InputError
+from benchlab.errors import InputError, ParameterError
 from benchlab.result import Result
 from benchlab.stats.distributions import critical_t
 
 
-class LevelError(InputError):
+class LevelError(ParameterError):
     """A level whose variance cannot be estimated; `sample` names the data it is about, so the
-    caller can say which file that is."""
+    caller can say which file that is. Its `{param}` is the levels parameter (the command
+    line's --levels)."""
 
-    def __init__(self, message: str, sample: str) -> None:
-        super().__init__(message)
+    def __init__(self, template: str, sample: str) -> None:
+        super().__init__(template, "levels")
         self.sample = sample
 
 
@@ -215,12 +216,12 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     if math.isnan(s2[0]):
         raise LevelError(f"{name}: level {names[0]!r} (the top level) has a single unit, so "
                          "its variance cannot be estimated; at least 2 are needed (or drop "
-                         "the level from --levels)", name)
+                         "the level from {param})", name)
     for depth in range(1, k + 1):
         if math.isnan(s2[depth]):
             raise LevelError(f"{name}: level {names[depth]!r} has a single unit everywhere, so "
                              "its variance cannot be estimated; repeat it (at least 2 per "
-                             f"{names[depth - 1]}) or drop the level from --levels", name)
+                             f"{names[depth - 1]}) or drop the level from {{param}}", name)
 
     # T² bottom-up: T_1² = S_1², T_i² = S_i² − S_{i−1}² / r_{i−1} (STATS.md §5).
     t2 = [0.0] * (k + 1)

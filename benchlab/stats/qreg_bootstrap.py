@@ -34,7 +34,7 @@ def _check_size(replicates: int, taus: int, p: int) -> None:
 
     limits.check_memory(replicates * taus * p * 8,
                         f"{replicates:,} replicates × {taus} quantiles × {p} coefficients",
-                        "lower -R or give fewer --taus ")
+                        "lower {param} or give fewer quantiles (taus) ", "replicates")
 
 
 def _groups(cell: np.ndarray, cluster: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

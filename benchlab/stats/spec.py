@@ -125,8 +125,7 @@ class AnalysisSpec:
                 or not math.isfinite(t):
             raise SpecError("{param} must be a finite number >= 0", "threshold")
         if self.df_method is not None and self.df_method not in DF_METHODS:
-            raise SpecError(f"{{param}} must be one of {DF_METHODS}", "df_method",
-                            option="--df")
+            raise SpecError(f"{{param}} must be one of {DF_METHODS}", "df")
         object.__setattr__(self, "statistic", statistic(self.statistic))
         for name in ("bootstrap", "replicates"):
             b = getattr(self, name)
