@@ -131,3 +131,46 @@ def test_the_flag_checker_catches_a_flag():
     assert [line for line, _ in flag_messages(bad)] == [3, 4]
     good = 'def f():\n    raise ParameterError("lower {param}", "bootstrap")\n'
     assert flag_messages(good) == []
+
+
+def option_writes(source: str) -> list[int]:
+    """Lines of `source` that write into parsed options: `args.X = ...` (also augmented
+    and inside tuples), `setattr(args, ...)`, or a copy of them made to be changed
+    (`copy(args)`, `argparse.Namespace(**vars(args))`)."""
+    def writes(target: ast.AST) -> bool:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return any(writes(t) for t in target.elts)
+        return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == "args")
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and any(writes(t) for t in node.targets):
+            found.append(node.lineno)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and writes(node.target):
+            found.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            first = node.args[0] if node.args else None
+            if name in ("setattr", "copy", "deepcopy") and isinstance(first, ast.Name) \
+                    and first.id == "args":
+                found.append(node.lineno)
+            if name == "Namespace" and any("vars(args)" in ast.unparse(k.value)
+                                           for k in node.keywords):
+                found.append(node.lineno)
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_no_writes_into_parsed_options(path):
+    """The parsed options are read, never written: a command builds its analysis (an
+    AnalysisSpec) and passes values on, so what a function sees is what the user said."""
+    found = option_writes(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name}: writes into the parsed options at lines {found}"
+
+
+def test_the_option_checker_catches_writes():
+    bad = ("def f(args):\n    args.by = 'x'\n    args.n += 1\n    a, args.b = 1, 2\n"
+           "    setattr(args, 'c', 1)\n    sub = copy(args)\n    args.d.append(1)\n"
+           "    load(argparse.Namespace(**{**vars(args), 'by': 'x'}))\n")
+    assert option_writes(bad) == [2, 3, 4, 5, 6, 8]

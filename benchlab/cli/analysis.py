@@ -89,11 +89,14 @@ def spec_of(args: argparse.Namespace) -> AnalysisSpec:
 
 
 def analyse(args: argparse.Namespace, command: str = "compare",
-            spec: AnalysisSpec | None = None) -> Analysis:
+            spec: AnalysisSpec | None = None, *, metric: str | None = None,
+            benchmark: str | None = None) -> Analysis:
     """Read the inputs and compare them as the options say (docs/compare.md): a store
     alone by its design, a suite with --benchmark, the hierarchy with --levels, else the
     samples (paired with --paired). `spec`: the options' analysis when already built
-    (spec_of). `command` names the command in errors."""
+    (spec_of). `metric` / `benchmark`: this metric, this benchmark column, instead of
+    --metric / --benchmark and the inputs' own (cli/metrics.py: one analysis per
+    metric). `command` names the command in errors."""
     from benchlab.cli import store_design
     from benchlab.data.samples import align_pairs, pick_baseline, rename, unify_units
 
@@ -103,9 +106,9 @@ def analyse(args: argparse.Namespace, command: str = "compare",
             raise UsageError("--statistic median needs the analysis named (a store's default "
                              "design analysis uses the means): add e.g. --by alternative")
         return store_design.analyse(args, spec, command)
-    inputs = common.load(args)
+    inputs = common.load(args, metric=metric)
     samples = rename(inputs.samples, args.name)
-    benchmark = args.benchmark or inputs.benchmark  # one system per file, benchmark by one
+    benchmark = benchmark or args.benchmark or inputs.benchmark  # a suite's files: by bench
     names = [] if spec.paired and args.levels is None else common.resolved_levels(
         args, samples)
     if len(samples) < 2:

@@ -113,8 +113,10 @@ def resolved_levels(args: argparse.Namespace, samples) -> list[str]:
     return list(declared.pop()) if len(declared) == 1 else []
 
 
-def load(args: argparse.Namespace, min_values: int = 2):
-    """Read args.files into samples (and a suite's benchmark column) as every command does."""
+def load(args: argparse.Namespace, min_values: int = 2, *, by: str | None = None,
+         metric: str | None = None):
+    """Read args.files into samples (and a suite's benchmark column) as every command does;
+    `by` and `metric`, when given, instead of --by and --metric."""
     from benchlab.data.samples import load_inputs
 
     if args.delimiters == "":
@@ -122,9 +124,11 @@ def load(args: argparse.Namespace, min_values: int = 2):
     if args.column < 1:
         raise UsageError("-C must be 1 or more")
     return load_inputs(args.files, format=args.input_format, column=args.column,
-                       delimiters=args.delimiters, value=args.value, by=args.by,
-                       unit=args.unit, higher_is_better=args.higher_is_better,
-                       metric=args.metric, mode=args.mode, min_values=min_values)
+                       delimiters=args.delimiters, value=args.value,
+                       by=args.by if by is None else by, unit=args.unit,
+                       higher_is_better=args.higher_is_better,
+                       metric=args.metric if metric is None else metric, mode=args.mode,
+                       min_values=min_values)
 
 
 def level_arrays(sample, names: list[str]) -> list:

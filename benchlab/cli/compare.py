@@ -69,6 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Parse → spec → the library's analysis → render → exit status, in this order."""
     if args.ministat:
         from benchlab.cli import ministat_mode
 
@@ -81,67 +82,60 @@ def run(args: argparse.Namespace) -> int:
             confidence=args.confidence or "95", delimiters=args.delimiters,
             stats_only=args.stats_only, quiet=args.quiet, separate=args.separate,
             width=args.width, stdout=sys.stdout, stderr=sys.stderr)
-    from benchlab import progress
-
-    with progress.showing(args.format != "json"):  # a bar on stderr for long bootstraps
-        return _run_default(args)
-
-
-def _run_default(args: argparse.Namespace) -> int:
     if args.width is not None or args.all_stats or args.stats_only or args.quiet or args.separate:
         raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
-    if args.metric is None and getattr(args, "collect", None) is None:
-        from benchlab.cli import metrics  # go test -benchmem: a table per metric
-
-        found, notes = metrics.of_inputs(args)
-        if found:
-            return metrics.run_each(args, found, notes, _run_default)
     spec = analysis.spec_of(args)  # the analysis, checked once before any work
     output_options.check(args, args.files)  # before the work: the targets can be written
+    from benchlab import progress
+    from benchlab.data.source import reading_once
+
+    with reading_once(), progress.showing(args.format != "json"):  # a bar for long bootstraps
+        shown, ctx, results = _analyse(args, spec)
+    output_options.emit(args, shown, ctx, args.files)
+    return exit_status(results, args.fail_on)
+
+
+def _analyse(args: argparse.Namespace, spec):
+    """(the result to render, its render context, every result analysed — the default
+    metric's first): one analysis, or one per metric of a go test -benchmem file."""
+    found_metrics: list[str] = []
+    if args.metric is None:
+        from benchlab.cli import metrics  # go test -benchmem: a table per metric
+
+        found_metrics, notes = metrics.of_inputs(args)
+        if found_metrics:
+            shown, per_metric, results = metrics.analyse_each(args, spec, found_metrics, notes)
+            return shown, output_options.context(args, "compare", args.files,
+                                                 per_metric=per_metric), results
     found = analysis.analyse(args, "compare", spec)
+    named = found.samples.get(None)
+    if named is None:  # a suite
+        return found.result, output_options.context(args, "compare", args.files), \
+            [found.result]
+    return found.result, output_options.context(args, "compare", args.files, samples=named,
+                                                plot=not args.no_plot), [found.result]
+
+
+def exit_status(results: list, fail_on: str | None) -> int:
+    """compare's exit status over its results (the default metric's first): 2 when the
+    first is a comparison whose ratio could not be formed (its note on standard error;
+    another metric's says so in its table and here), else 1 when --fail-on trips on any
+    result whose ratios were formed (stats/verdict.trips), else 0."""
+    from benchlab.escape import terminal  # the note names a sample: no controls
     from benchlab.stats.suite import SuiteResult
+    from benchlab.stats.verdict import trips
 
-    if isinstance(found.result, SuiteResult):
-        return _emit_suite(args, found.result)
-    _render(args, found.result, found.samples[None])
-    return _finish(args, found.result)
-
-
-def _emit_suite(args: argparse.Namespace, result) -> int:
-    """Print a suite; exit 1 when --fail-on trips on any benchmark."""
-    if getattr(args, "collect", None) is not None:  # cli/metrics.py: one result per metric
-        args.collect.append((result, None))
-    else:
-        output_options.emit(args, result, output_options.context(args, "compare", args.files),
-                            args.files)
-    comparisons = [c for _, r in result.benchmarks for c in r.comparisons]
-    if args.fail_on == "change" and any(c.verdict.outcome == "change" for c in comparisons):
-        return 1
-    if args.fail_on == "regression" and any(c.verdict.regression for c in comparisons):
-        return 1
-    return 0
-
-
-def _render(args: argparse.Namespace, result, named) -> None:
-    if getattr(args, "collect", None) is not None:  # cli/metrics.py: one result per metric
-        args.collect.append((result, named))
-        return
-    ctx = output_options.context(args, "compare", args.files, samples=named,
-                                 plot=not args.no_plot)
-    output_options.emit(args, result, ctx, args.files)
-
-
-def _finish(args: argparse.Namespace, result) -> int:
-    """Exit status: 2 when a ratio could not be formed, 1 when --fail-on trips, else 0."""
-    no_ratio = [c for c in result.comparisons if c.ratio is None]
-    if no_ratio:
-        from benchlab.escape import terminal  # the note names a sample: no controls
-
-        print(f"benchlab: {terminal(no_ratio[0].ratio_note or '')}", file=sys.stderr)
-        return 2
-    if args.fail_on == "change" and any(c.verdict.outcome == "change"
-                                        for c in result.comparisons):
-        return 1
-    if args.fail_on == "regression" and any(c.verdict.regression for c in result.comparisons):
-        return 1
-    return 0
+    code = 0
+    for k, result in enumerate(results):
+        if isinstance(result, SuiteResult):
+            comparisons = [c for _, r in result.benchmarks for c in r.comparisons]
+        else:
+            comparisons = list(result.comparisons)
+            no_ratio = [c for c in comparisons if c.ratio is None]
+            if no_ratio:
+                print(f"benchlab: {terminal(no_ratio[0].ratio_note or '')}", file=sys.stderr)
+                code = 2 if k == 0 else code
+                continue
+        if trips((c.verdict for c in comparisons), fail_on):
+            code = max(code, 1)
+    return code

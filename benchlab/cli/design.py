@@ -51,11 +51,10 @@ def run(args: argparse.Namespace) -> int:
         design.sign_table()  # refuse a general design before writing anything
     ctx = output_options.context(args, "design", [], sign_table=args.sign_table)
     if args.output and args.format == "text":  # the plan file: the CSV anova and qreg read
-        path, args.output = args.output, None
-        write_text(path, plan_csv(design), force=args.force)
-        if args.sign_table:
-            output_options.emit(args, design, ctx)
-        sys.stdout.write(f"wrote {path}: {describe(design)}\n")
+        write_text(args.output, plan_csv(design), force=args.force)
+        if args.sign_table:  # the table on standard output, the plan in the file
+            output_options.emit(args, design, ctx, stdout=True)
+        sys.stdout.write(f"wrote {args.output}: {describe(design)}\n")
         return 0
     output_options.emit(args, design, ctx)
     return 0

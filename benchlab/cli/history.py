@@ -292,11 +292,9 @@ def _run_check(args: argparse.Namespace) -> int:
                    since=since, seed=args.seed)
     output_options.emit(args, result, output_options.context(args, "history check",
                                                              [args.db]), [args.db])
-    if args.fail_on == "change" and result.changes:
-        return 1
-    if args.fail_on == "regression" and any(c.verdict.regression for c in result.changes):
-        return 1
-    return 0
+    from benchlab.stats.verdict import trips
+
+    return 1 if trips((c.verdict for c in result.changes), args.fail_on) else 0
 
 
 # -- compare ---------------------------------------------------------------------------
@@ -322,12 +320,10 @@ def _run_compare(args: argparse.Namespace) -> int:
                                                              [args.db]), [args.db])
     if not isinstance(result, HistoryCompare):
         return 0
+    from benchlab.stats.verdict import trips
+
     verdicts = [c.verdict for _, r in result.benchmarks for c in r.comparisons]
-    if args.fail_on == "change" and any(v.outcome == "change" for v in verdicts):
-        return 1
-    if args.fail_on == "regression" and any(v.regression for v in verdicts):
-        return 1
-    return 0
+    return 1 if trips(verdicts, args.fail_on) else 0
 
 
 # -- show ------------------------------------------------------------------------------

@@ -53,8 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchlab.cli.compare import prepare_argv
 
     argv = prepare_argv(list(sys.argv[1:] if argv is None else argv))
+    parser.set_defaults(argv=list(argv))  # the command line as given, for the JSON envelope
     args = parser.parse_args(argv)
-    args.argv = list(argv)  # the command line as given, for the JSON envelope
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

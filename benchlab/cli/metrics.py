@@ -5,16 +5,17 @@ metric); benchstat shows a table for each without being asked, and so does
 `compare` when no `--metric` is given. The metrics compared are those every
 input carries (a note names the others); the default metric (the one read
 without `--metric`) comes first, and its JSON document stays the top level.
-Standard input is read once, so `-` keeps to the default metric.
+Standard input is read once, so `-` keeps to the default metric. Every input
+file is read once (data.source.reading_once, around the whole command).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from copy import copy
+from typing import Any
 
 from benchlab.errors import BenchlabError
+from benchlab.stats.spec import AnalysisSpec
 
 
 def of_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]]:
@@ -49,41 +50,36 @@ def of_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     return shared, notes
 
 
-def run_each(args: argparse.Namespace, metrics: list[str], notes: list[str],
-             run: Callable[[argparse.Namespace], int]) -> int:
-    """Run `run` (compare's analysis) once per metric and emit one PerMetric result.
+def analyse_each(args: argparse.Namespace, spec: AnalysisSpec, metrics: list[str],
+                 notes: list[str]) -> tuple[Any, dict[str, dict], list[Any]]:
+    """Compare's analysis (cli/analysis.py) once per metric, the default metric first.
 
-    `run` hands its result to `args.collect` instead of printing it. The exit
-    status is the default metric's, raised to 1 when --fail-on trips on any
-    metric (another metric without a ratio, e.g. 0 B/op, says so in its table).
+    Returns the PerMetric result, the render options per metric (the samples to plot
+    of each comparison that is not a suite) and the results in order, for the exit
+    status. A metric other than the default that cannot be compared (e.g. MB/s of one
+    benchmark only: one sample) becomes a note.
     """
-    from benchlab.cli import common, output_options
+    from benchlab.cli import analysis, common
     from benchlab.stats.metrics import PerMetric
 
     inputs = common.load(args)
     default = inputs.samples[0].dataset.metric
     ordered = [default, *(m for m in metrics if m != default)] if default in metrics \
         else metrics
-    results, per_metric, code = [], {}, 0
+    # a suite in every metric, even one only some benchmarks report (MB/s)
+    benchmark = args.benchmark or inputs.benchmark
+    results, per_metric = [], {}
     notes = list(notes)
     for metric in ordered:
-        sub = copy(args)
-        sub.metric, sub.collect = metric, []
-        if inputs.benchmark and not args.benchmark:  # a suite in every metric, even one
-            sub.benchmark = inputs.benchmark  # only some benchmarks report (MB/s)
-            sub.benchmark_from_inputs = True
         try:
-            status = run(sub)
-        except BenchlabError as exc:  # e.g. MB/s of one benchmark only: one sample
+            found = analysis.analyse(args, "compare", spec, metric=metric, benchmark=benchmark)
+        except BenchlabError as exc:
             if metric == ordered[0]:
                 raise
             notes.append(f"metric {metric!r} not compared: {exc.message}")
             continue
-        code = status if metric == ordered[0] else max(code, 1 if status == 1 else 0)
-        result, named = sub.collect[0]
-        results.append((metric, result))
+        results.append((metric, found.result))
+        named = found.samples.get(None)
         if named is not None:
             per_metric[metric] = {"samples": named, "plot": not args.no_plot}
-    ctx = output_options.context(args, "compare", args.files, per_metric=per_metric)
-    output_options.emit(args, PerMetric(tuple(results), tuple(notes)), ctx, args.files)
-    return code
+    return PerMetric(tuple(results), tuple(notes)), per_metric, [r for _, r in results]

@@ -94,14 +94,15 @@ def rendered(result: Any, fmt: str, ctx: RenderContext) -> str:
 
 
 def emit(args: argparse.Namespace, result: Any, ctx: RenderContext,
-         inputs: list[str] = ()) -> None:
-    """Print or write the main format, then the exports and the figure."""
+         inputs: list[str] = (), *, stdout: bool = False) -> None:
+    """Print or write the main format (printed with `stdout`, even with -o: design's plan
+    file is -o), then the exports and the figure."""
     from benchlab.output_file import write_text
 
     text = rendered(result, args.format, ctx)
     exports = [(fmt, getattr(args, f"export_{fmt}", None)) for fmt, _ in EXPORTS]
     pending = [(path, rendered(result, fmt, ctx)) for fmt, path in exports if path]
-    if args.output:
+    if args.output and not stdout:
         write_text(args.output, text, inputs, force=args.force)
     else:
         sys.stdout.write(text)

@@ -84,7 +84,7 @@ def analyse(args: argparse.Namespace, spec, command: str = "compare"):
 
     path = args.files[0]
     info = store_info(path)
-    inputs = common.load(argparse.Namespace(**{**vars(args), "by": "alternative"}))
+    inputs = common.load(args, by="alternative")
     samples = rename(inputs.samples, args.name)
     if len(samples) < 2:
         raise UsageError(f"{command} needs at least two samples: this store has one "

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -131,15 +132,42 @@ def _refuse_special(path: str, name: str) -> bool:
 _streams_read: dict[str, Source] = {}  # a pipe can be read once: its Source, by path
 
 
+_kept: list[dict[str, Source]] = []  # inside reading_once(): every Source read, by path
+
+
 def forget_streams() -> None:
     """Drop the kept streams (a new command in the same process reads its own stdin)."""
     _streams_read.clear()
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within this, each path is read once: opening it again gives the Source read first.
+
+    A command that looks at its inputs several times (compare lists a go test file's
+    metrics, then compares each) reads every file once; outside, every open reads the
+    file as it is now."""
+    _kept.append({})
+    try:
+        yield
+    finally:
+        _kept.pop()
 
 
 def open_source(path: str) -> Source:
     """Read `path` (or standard input for "-") into a Source."""
     if path in _streams_read:
         return _streams_read[path]
+    if _kept and path in _kept[-1]:
+        return _kept[-1][path]
+    source = _open(path)
+    if _kept:
+        _kept[-1][path] = source
+    return source
+
+
+def _open(path: str) -> Source:
+    """Read `path` (or standard input for "-") from the file system, now."""
     stream = False
     if path == "-":
         name = STDIN_NAME

@@ -8,6 +8,7 @@ to resolve the threshold — from the variance, never from the observed effect.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchlab.notation import change_parts, fixed, fmt_level, fmt_share
@@ -32,6 +33,21 @@ class Verdict:
     direction: str | None
     regression: bool
     advice: Advice | None = None
+
+
+FAIL_ON = ("change", "regression")  # the gates a command's exit status can apply
+
+
+def trips(verdicts: Iterable[Verdict], fail_on: str | None) -> bool:
+    """The one gate rule (compare's and history's exit status 1): "change" trips on any
+    verdict that is a change, "regression" on a change in the bad direction; None never."""
+    if fail_on is None:
+        return False
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on must be one of {FAIL_ON}")
+    if fail_on == "change":
+        return any(v.outcome == "change" for v in verdicts)
+    return any(v.regression for v in verdicts)
 
 
 def classify(low: float | None, high: float | None, threshold: float) -> str:
