@@ -162,3 +162,21 @@ def test_setup_may_leave_a_server_running(tmp_path):
 def test_no_leftovers_costs_nothing_to_count():
     assert end_leftovers(os.getpid() + 10_000_000) == 0  # no such group
     assert run_process(["true"]).leftovers == 0
+
+
+def test_leftovers_on_a_cluster_worker_are_reported_by_the_driver(tmp_path):
+    """The worker ends what its trial left (the same run_process) and the driver warns."""
+    pytest.importorskip("distributed", reason="Dask distributed is not installed")
+    exp = write(tmp_path, """
+        seed = 1
+        executions = 1
+        [alternatives.leaky]
+        command = ["sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo $! > sleeper.pid"]
+    """)
+    said: list[str] = []
+    result = run_experiment(exp, str(tmp_path / "r.db"), cluster="local:1", warn=said.append)
+    assert result.counts == {"ok": 1}
+    assert wait_gone(int((tmp_path / "sleeper.pid").read_text()))
+    assert [w for w in said if "left" in w] == [
+        "trial 1 (leaky, build 1, execution 1) left 1 process running after it ended; killed "
+        "it (SIGTERM, then SIGKILL)"]
