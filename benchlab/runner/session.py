@@ -1,10 +1,11 @@
 """Run (or resume) an experiment into its store: the runner's one entry point.
 
 A session checks the environment, runs the setup commands, then every planned
-trial in plan order — recording each as soon as it ends — evaluates adaptive
-stopping after each complete round, and runs the teardown commands. A failed
-trial (non-zero exit, signal, timeout, unparsable output) is recorded with the
-tail of its standard error and the run goes on (unless fail_fast); the
+trial in plan order through the round loop (runner/rounds.py: recording each as
+soon as it ends, adaptive stopping after each complete round; the trials run
+here or, with a cluster, on Dask workers), and runs the teardown commands. A
+failed trial (non-zero exit, signal, timeout, unparsable output) is recorded
+with the tail of its standard error and the run goes on (unless fail_fast); the
 executions of a build whose build step failed are recorded as failed without
 being run.
 """
