@@ -55,10 +55,20 @@ class Command:
         return Command(tuple(substitute(a, values, quote=self.shell) for a in self.argv),
                        self.shell)
 
+    @functools.cached_property
+    def literal(self) -> bool:
+        """No placeholder anywhere: every trial runs the command as written."""
+        return not any("{" in a or "}" in a for a in self.argv)
+
     def spawn_argv(self) -> list[str]:
         return ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
 
     def show(self) -> str:
+        """The command as a shell would read it (quoted once per command, not per trial)."""
+        return self._shown
+
+    @functools.cached_property
+    def _shown(self) -> str:
         import shlex
 
         return self.argv[0] if self.shell else shlex.join(self.argv)

@@ -240,7 +240,7 @@ def command_for(e: Experiment, trial: Trial) -> Command:
     alternative = e.alternative(trial.alternative)
     command = alternative.build if trial.kind == "build" else alternative.command
     assert command is not None
-    return command.substitute(values_for(e, trial))
+    return command if command.literal else command.substitute(values_for(e, trial))
 
 
 def env_for(e: Experiment, trial: Trial) -> dict[str, str]:
