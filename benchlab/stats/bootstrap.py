@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -47,6 +47,58 @@ class BootstrapInterval:
     studentized_low: float | None = None
     studentized_high: float | None = None
     hierarchical: bool = False
+    # What .at() reads: the sorted replicate ratios (whole, or the tails a suite keeps) and
+    # BCa's bias correction z0 and acceleration (None where BCa is undefined).
+    ordered: SortedReplicates | None = field(default=None, compare=False, repr=False)
+    bca_params: tuple[float, float] | None = field(default=None, compare=False, repr=False)
+
+    def at(self, level: float) -> BootstrapInterval:
+        """This interval at another confidence level, from the same replicates.
+
+        The percentile interval by STATS.md §5's index rule and, where BCa is defined,
+        BCa with the same z0 and acceleration (Efron & Tibshirani 1993, ch. 14); the
+        studentized interval only at its own level (None at others). A ValueError when
+        the replicates were not kept, or a suite kept only tails too short for `level`.
+        """
+        if level == self.confidence:
+            return self
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie between 0 and 1, not {level!r}")
+        if self.ordered is None:
+            raise ValueError("this interval kept no replicates to read another level from")
+        b, alpha = self.ordered.size, 1.0 - level
+        lo, hi = percentile_indices(b, alpha / 2, 1 - alpha / 2)
+        bca_low = bca_high = None
+        if self.bca_params is not None:
+            i, j = _bca_indices(b, *self.bca_params, alpha)
+            bca_low, bca_high = self.ordered[i], self.ordered[j]
+        return replace(self, low=self.ordered[lo], high=self.ordered[hi], confidence=level,
+                       bca_low=bca_low, bca_high=bca_high, studentized_low=None,
+                       studentized_high=None)
+
+    def trimmed(self, level: float) -> BootstrapInterval:
+        """The same interval keeping only the replicates whose percentile intervals at
+        `level` and above read (both index rules: STATS.md §5's and the (B + 1) rule of
+        stats/suite_median.py): a few per cent of B instead of all of it."""
+        if self.ordered is None:
+            return self
+        keep = tail_keep(self.ordered.size, level)
+        return replace(self, ordered=self.ordered.tails(keep))
+
+
+def tail_keep(replicates: int, level: float) -> int:
+    """Order statistics at each end that percentile intervals at `level` and above read:
+    floor(Bα/2) + 1 covers STATS.md §5's indices and floor(α(B + 1)/2) the (B + 1) rule's."""
+    return min(replicates, math.floor(round((1.0 - level) * replicates / 2, 9)) + 1)
+
+
+def _bca_indices(b: int, z0: float, accel: float, alpha: float) -> tuple[int, int]:
+    """Indices into B sorted replicates of BCa's interval at 1 − α (Efron & Tibshirani
+    1993, eq. 14.10): the percentile levels Φ(z0 + (z0 + z)/(1 − a(z0 + z)))."""
+    z_lo, z_hi = normal_quantile(alpha / 2), normal_quantile(1 - alpha / 2)
+    a_lo = normal_cdf(z0 + (z0 + z_lo) / (1 - accel * (z0 + z_lo)))
+    a_hi = normal_cdf(z0 + (z0 + z_hi) / (1 - accel * (z0 + z_hi)))
+    return percentile_indices(b, a_lo, a_hi)
 
 
 class SortedReplicates:
@@ -75,16 +127,22 @@ class SortedReplicates:
         return self._low.size == self.size
 
     def tails(self, keep: int) -> SortedReplicates:
-        """The `keep` smallest and largest values only (whole if they cover all B)."""
+        """The `keep` smallest and largest values only (all of them if that covers B)."""
+        if self.whole:
+            return SortedReplicates(self._low, keep)
+        if keep > self._low.size:
+            raise ValueError(f"only {self._low.size:,} values of each tail were kept")
+        out = SortedReplicates(self._low[:0])
+        out.size, out._low = self.size, self._low[:keep].copy()
+        out._high = self._high[self._high.size - keep:].copy()
+        return out
+
+    @property
+    def values(self) -> np.ndarray:
+        """All B sorted values (a ValueError when only the tails were kept)."""
         if not self.whole:
-            if keep > self._low.size:
-                raise ValueError(f"only {self._low.size:,} values of each tail were kept")
-            keep_low = self._low[:keep]
-            out = SortedReplicates(keep_low[:0])
-            out.size, out._low = self.size, keep_low.copy()
-            out._high = self._high[self._high.size - keep:].copy()
-            return out
-        return SortedReplicates(self._low, keep)
+            raise ValueError(f"only the {self._low.size:,} replicates at each end were kept")
+        return self._low
 
     def __getitem__(self, i: int) -> float:
         """The (0-based) i-th smallest replicate."""
@@ -281,6 +339,7 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
     prop = below / replicates
     note = None
     bca_low = bca_high = None
+    bca_params = None
     if 0.0 < prop < 1.0:
         z0 = normal_quantile(prop)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -295,10 +354,8 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
             d = jack.mean() - jack
             ss = float(np.sum(d * d))
             accel = float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
-            z_lo, z_hi = normal_quantile(alpha / 2), normal_quantile(1 - alpha / 2)
-            a_lo = normal_cdf(z0 + (z0 + z_lo) / (1 - accel * (z0 + z_lo)))
-            a_hi = normal_cdf(z0 + (z0 + z_hi) / (1 - accel * (z0 + z_hi)))
-            i, j = percentile_indices(replicates, a_lo, a_hi)
+            bca_params = (z0, accel)
+            i, j = _bca_indices(replicates, z0, accel, alpha)
             bca_low, bca_high = float(ratios[i]), float(ratios[j])
         else:
             note = "BCa undefined: a leave-one-out baseline statistic is zero"
@@ -310,4 +367,5 @@ def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str 
                  "(prefer Fieller's)")
         note = f"{note}; {small}" if note else small
     return BootstrapInterval(statistic, estimate, low, high, bca_low, bca_high, confidence,
-                             replicates, seed, note)
+                             replicates, seed, note, ordered=SortedReplicates(ratios),
+                             bca_params=bca_params)

@@ -8,7 +8,7 @@ report of the unbounded case.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from benchlab.stats.distributions import critical_t
 
@@ -16,8 +16,29 @@ DF_METHODS = ("welch", "conservative", "pooled")
 
 
 @dataclass(frozen=True)
+class FiellerInputs:
+    """What Fieller's interval is computed from, none of it depending on the level: the two
+    means, their variances and covariance, the pivot's df, and for paired data the two
+    variance combinations taken from the pairs (fieller_interval's arguments)."""
+
+    a: float
+    b: float
+    v_a: float
+    v_b: float
+    v_ab: float
+    df: float
+    method: str
+    pivot_variance: float | None = None
+    conditional_variance: float | None = None
+
+
+@dataclass(frozen=True)
 class RatioInterval:
-    """A CI for a ratio; `low`/`high` are None when the confidence set is unbounded."""
+    """A CI for a ratio; `low`/`high` are None when the confidence set is unbounded.
+
+    `inputs` (Fieller's intervals) keeps what the interval is computed from, so that
+    .at(level) gives it at another level without the data.
+    """
 
     estimate: float
     low: float | None
@@ -26,10 +47,24 @@ class RatioInterval:
     method: str
     df: float | None = None
     note: str | None = None
+    inputs: FiellerInputs | None = field(default=None, compare=False, repr=False)
 
     @property
     def bounded(self) -> bool:
         return self.low is not None and self.high is not None
+
+    def at(self, level: float) -> RatioInterval:
+        """Fieller's interval at another confidence level: the same closed form with
+        t_{1−α/2, df} of the new level (STATS.md §3), from the kept inputs."""
+        if level == self.confidence:
+            return self
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie between 0 and 1, not {level!r}")
+        if self.inputs is None:
+            raise ValueError("this interval kept no inputs to compute another level from")
+        i = self.inputs
+        return fieller_interval(i.a, i.b, i.v_a, i.v_b, i.v_ab, i.df, level, i.method,
+                                i.pivot_variance, i.conditional_variance)
 
 
 def welch_ratio_df(ratio: float, v_a: float, v_b: float, n_a: int, n_b: int) -> float:
@@ -60,6 +95,16 @@ def fieller_interval(a: float, b: float, v_a: float, v_b: float, v_ab: float, df
                      confidence: float = 0.95, method: str = "fieller",
                      pivot_variance: float | None = None,
                      conditional_variance: float | None = None) -> RatioInterval:
+    """Fieller's interval (_fieller) keeping its inputs, so RatioInterval.at(level) works."""
+    found = _fieller(a, b, v_a, v_b, v_ab, df, confidence, method, pivot_variance,
+                     conditional_variance)
+    return replace(found, inputs=FiellerInputs(a, b, v_a, v_b, v_ab, df, method,
+                                               pivot_variance, conditional_variance))
+
+
+def _fieller(a: float, b: float, v_a: float, v_b: float, v_ab: float, df: float,
+             confidence: float, method: str, pivot_variance: float | None,
+             conditional_variance: float | None) -> RatioInterval:
     """Fieller's interval for a/b given the variances of the two estimates and their covariance.
 
     a, b: the estimates (means) of numerator and denominator; v_a, v_b: their

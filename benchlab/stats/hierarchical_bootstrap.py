@@ -31,6 +31,7 @@ from benchlab import limits, progress
 from benchlab.stats.bootstrap import (
     STATISTICS,
     BootstrapInterval,
+    SortedReplicates,
     _RankMedian,
     interval_from_replicates,
 )
@@ -493,8 +494,8 @@ def _interval(statistic: str, observed_b: tuple[float, float], observed_c: tuple
                   and min(base_tree.top_units, cand_tree.top_units) > 1)
     estimate = stat_c / stat_b
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = cand_reps / base_reps
-    low, high = interval_from_replicates(ratios, confidence)
+        ratios = np.sort(cand_reps / base_reps)
+    low, high = interval_from_replicates(ratios, confidence)  # sorting sorted ratios: the same
     student: tuple[float | None, float | None] = (None, None)
     if (studentize and stat_c > 0 and base_se2 is not None and cand_se2 is not None
             and np.all(base_reps > 0) and np.all(cand_reps > 0)):
@@ -511,7 +512,8 @@ def _interval(statistic: str, observed_b: tuple[float, float], observed_c: tuple
                  f"(prefer {better})")
     return BootstrapInterval(statistic, estimate, low, high, None, None, confidence,
                              replicates, seed, note, studentized_low=student[0],
-                             studentized_high=student[1], hierarchical=spec != "flat")
+                             studentized_high=student[1], hierarchical=spec != "flat",
+                             ordered=SortedReplicates(ratios))
 
 
 def _observed(tree: Tree, statistics: tuple[str, ...]) -> dict[str, tuple[float, float]]:

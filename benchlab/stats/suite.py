@@ -24,7 +24,7 @@ validation/suite_familywise.py and validation/suite_noise_models.py (docs/compar
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +33,7 @@ import numpy as np
 from benchlab.errors import InputError
 from benchlab.notation import fmt_level
 from benchlab.result import Result
+from benchlab.stats import suite_median
 from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
 from benchlab.stats.compare import (
     CompareResult,
@@ -42,7 +43,16 @@ from benchlab.stats.compare import (
 )
 from benchlab.stats.distributions import critical_t, t_two_sided_p
 from benchlab.stats.scaling import power_of_two_scale
-from benchlab.stats.spec import ADJUSTMENTS, DEFAULT_REPLICATES, AnalysisSpec, SpecError
+from benchlab.stats.spec import AnalysisSpec, SpecError
+from benchlab.stats.suite_family import (  # noqa: F401 (Decision, holm_*: used from here too)
+    ADJUSTMENTS,
+    Decision,
+    claim_test,
+    decide_families,
+    holm_adjust,
+    holm_levels,
+)
+from benchlab.stats.suite_memory import check_suite_memory
 
 
 @dataclass(frozen=True)
@@ -58,39 +68,6 @@ class GeometricMean:
     seed: int
     confidence: float
     statistic: str = "mean"  # the per-benchmark ratios: of means, or of medians
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The decision behind one benchmark's verdict (one candidate against the baseline).
-
-    test: the null hypothesis the verdict's claim rejects — "ratio = 1" (a change,
-    threshold 0), "ratio within threshold" (a change beyond ±threshold), "ratio
-    outside threshold" (equivalence within ±threshold), or "difference = 0" when the
-    benchmark has no ratio; pvalue: its two-sided p-value (Fieller's pivot at the
-    point the claim must exclude, or the t-test of the difference); adjusted_pvalue:
-    Holm-adjusted over the candidate's benchmarks; level: the confidence level of
-    the interval the verdict used; estimate/low/high: that interval, of the ratio of
-    means (scale "ratio") or of the difference of means (scale "difference"); low and
-    high None when it is unbounded; outcome: the verdict; per_benchmark: the outcome
-    of the same benchmark's own CI at the suite's confidence (what adjust="none" gives).
-    statistic "median": the ratio is of medians, the p-value the bootstrap test's and the
-    interval the percentile interval at `level` (stats/suite_median.py).
-    """
-
-    benchmark: str
-    candidate: str
-    test: str
-    pvalue: float
-    adjusted_pvalue: float
-    level: float
-    scale: str
-    estimate: float
-    low: float | None
-    high: float | None
-    outcome: str
-    per_benchmark: str
-    statistic: str = "mean"  # the ratio's statistic: "mean" (Fieller) or "median" (bootstrap)
 
 
 @dataclass(frozen=True)
@@ -124,39 +101,6 @@ class SuiteResult(Result):
     analysis: AnalysisSpec | None = None  # every choice the analysis made (stats/spec.py)
 
 
-def holm_adjust(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (monotone, capped at 1)."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def holm_levels(pvalues: list[float], alpha: float) -> list[float]:
-    """The α at which Holm's step-down decides each of m tests (Holm 1979).
-
-    Sorted p_(1) ≤ … ≤ p_(m), the k-th is decided at α/(m − k + 1) while every step
-    so far rejected; from the first step s that does not reject (p_(s) > α/(m − s + 1),
-    or a NaN), every later one at α/(m − s + 1), which its p-value cannot beat. A test
-    rejects exactly when its Holm-adjusted p-value is ≤ α; the non-rejected tests'
-    intervals at that common level hold simultaneously (Strassburger & Bretz 2008).
-    """
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: (math.isnan(pvalues[i]), pvalues[i]))
-    levels = [0.0] * m
-    stopped: float | None = None
-    for k, i in enumerate(order):
-        step = alpha / (m - k)
-        if stopped is None and not pvalues[i] <= step:
-            stopped = step
-        levels[i] = step if stopped is None else stopped
-    return levels
-
-
 def _pivot_pvalue(base_x: np.ndarray, cand_x: np.ndarray, paired: bool, df: float,
                   rho: float) -> float:
     """Two-sided p-value of "ratio = rho" from Fieller's pivot (STATS.md §3; Fieller 1954).
@@ -176,24 +120,6 @@ def _pivot_pvalue(base_x: np.ndarray, cand_x: np.ndarray, paired: bool, df: floa
     if var == 0.0:
         return 1.0 if diff == 0.0 else 0.0
     return t_two_sided_p(diff / math.sqrt(var), df)
-
-
-def _claim_test(estimate: float, threshold: float, p_at) -> tuple[str, float]:
-    """The one claim a benchmark's interval can make, and the p-value of its test.
-
-    Threshold 0: a change, testing ratio = 1. Otherwise the estimate decides: beyond
-    1 ± threshold only "change beyond the threshold" is possible (the interval must
-    exclude the nearer edge), within it only equivalence (it must exclude both edges,
-    the larger of the two p-values) — as classify() reads the interval (STATS.md §4).
-    """
-    if threshold == 0.0:
-        return "ratio = 1", p_at(1.0)
-    low, high = 1.0 - threshold, 1.0 + threshold
-    if estimate > high:
-        return "ratio within threshold", p_at(high)
-    if estimate < low:
-        return "ratio within threshold", p_at(low)
-    return "ratio outside threshold", max(p_at(low), p_at(high))
 
 
 @dataclass(frozen=True)
@@ -221,7 +147,7 @@ def _pending(bench: str, res: CompareResult, arrays: dict[str, np.ndarray],
             test, p = "difference = 0", (c.difference.pvalue if threshold == 0.0 else 1.0)
         else:
             df = c.ratio.df if c.ratio.df is not None else math.inf
-            test, p = _claim_test(c.ratio.estimate, threshold,
+            test, p = claim_test(c.ratio.estimate, threshold,
                                   lambda rho, b=base_x, x=cand_x, d=df, q=c.paired:
                                   _pivot_pvalue(b, x, q, d, rho))
         out.append(_Pending(bench, res, c, base_x, cand_x, test, p))
@@ -231,9 +157,7 @@ def _pending(bench: str, res: CompareResult, arrays: dict[str, np.ndarray],
 def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) -> tuple[
         Comparison, Decision]:
     """The comparison with its verdict taken on the interval at `level`, and its Decision."""
-    from dataclasses import replace
-
-    from benchlab.stats.compare import _ratio, _verdict_from_difference
+    from benchlab.stats.compare import _verdict_from_difference
     from benchlab.stats.descriptive import describe
     from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 
@@ -254,16 +178,11 @@ def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) ->
                             "difference", diff.estimate, at.low, at.high, verdict.outcome,
                             c.verdict.outcome)
         return replace(c, verdict=verdict), decision
-    base, cand = describe(item.base_x, c.baseline), describe(item.cand_x, c.candidate)
-    if level == res.confidence:
-        ratio = c.ratio
-    else:
-        cov = float(np.cov(item.cand_x, item.base_x, ddof=1)[0, 1]) if c.paired else None
-        ratio = _ratio(base, cand, level, res.df_method, cov,
-                       (item.base_x, item.cand_x) if c.paired else None)
+    ratio = c.ratio.at(level)  # Fieller's closed form at the level, from the kept inputs
     outcome = classify(ratio.low, ratio.high, threshold)
     more = None
     if outcome == "inconclusive":  # what the experiment detects at the level it decides at
+        base, cand = describe(item.base_x, c.baseline), describe(item.cand_x, c.candidate)
         paired_var = (float(np.var(item.cand_x - item.base_x, ddof=1)) if c.paired else None)
         more = advice(base.mean, base.variance, base.n, cand.variance, cand.n, level,
                       threshold, paired_var)
@@ -314,39 +233,6 @@ def family_decisions(results: list[tuple[str, CompareResult]],
     return decide_families(results, pending, decide, confidence=confidence, adjust=adjust)
 
 
-def decide_families(results: list[tuple[str, CompareResult]], pending: list,
-                    decide: Callable, *, confidence: float, adjust: str
-                    ) -> tuple[list[tuple[str, CompareResult]], list[Decision]]:
-    """Holm per candidate over its benchmarks' pending tests (items with `benchmark`,
-    `comparison` and `pvalue`), each decided by `decide(item, level, adjusted_p, m)` →
-    (Comparison, Decision): at its Holm level over m benchmarks, or (adjust="none") at
-    `confidence` with m None. Returns the results with those comparisons and the
-    Decisions, in the order of `results` (the mean and the median paths share this)."""
-    from dataclasses import replace
-
-    if adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {ADJUSTMENTS}")
-    alpha = 1.0 - confidence
-    decided: dict[tuple[str, str], tuple[Comparison, Decision]] = {}
-    for name in dict.fromkeys(p.comparison.candidate for p in pending):
-        family = [p for p in pending if p.comparison.candidate == name]
-        pvalues = [p.pvalue for p in family]
-        adjusted = holm_adjust(pvalues)
-        levels = holm_levels(pvalues, alpha)
-        for item, q, a in zip(family, adjusted, levels, strict=True):
-            key = (item.benchmark, name)
-            if adjust == "none":
-                decided[key] = decide(item, confidence, q, None)
-            else:
-                decided[key] = decide(item, 1.0 - a, q, len(family))
-    out = [(bench, replace(res, comparisons=tuple(decided[(bench, c.candidate)][0]
-                                                  for c in res.comparisons)))
-           for bench, res in results]
-    decisions = [decided[(bench, c.candidate)][1] for bench, res in results
-                 for c in res.comparisons]
-    return out, decisions
-
-
 def _usable(bench: str, systems: list, baseline: str, all_systems: list[str],
             skipped: list[str]) -> list:
     """The systems of one benchmark that can be compared; what is left out goes to `skipped`.
@@ -387,6 +273,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
 
     `analysis` (or the defaults with `options`, AnalysisSpec's fields as keywords)
     says how; its levels are `level_names`.
+
     replicates: B of the geometric mean's bootstrap (always run); bootstrap: B
     of each benchmark's own bootstrap CIs (None: none); resample: R/N per level
     or "flat", for both. Benchmarks a system lacks are skipped for it (see
@@ -418,8 +305,6 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     log_est: dict[str, list[float]] = {}
     skipped: list[str] = []
     spec = analysis.resampling(len(level_names)) if level_names else None
-    from benchlab.stats.suite_memory import check_suite_memory, tail_size
-
     check_suite_memory(benchmarks=len(data), systems=max(map(len, data.values()), default=0),
                        replicates=replicates, bootstrap=bootstrap, confidence=confidence,
                        statistic=statistic, levels=bool(level_names))
@@ -442,13 +327,13 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
         except InputError as exc:  # keep the kind and its details; say which benchmark
             exc.message = f"benchmark {bench!r}: {exc.message}"
             raise
+        whole, res = res, _trimmed(res, confidence)  # what .at(level ≥ confidence) reads
         results.append((bench, res))
         if median and level_names:  # decided on the top-level units (suite_median_units)
             units[bench] = _unit_median_tests(systems, b, bench)
             reps = _median_geomean(systems, spec, replicates, stream)
         elif median:
-            waiting += _median_pending(bench, res, systems, b, bootstrap, seed,
-                                       tail_size(analysis.headline_replicates, confidence))
+            waiting += _median_pending(bench, whole, res)
             reps = _median_geomean(systems, spec, replicates, stream)
         else:
             analysed[bench] = ({h.name: np.asarray(h.top_means, dtype=float)
@@ -464,7 +349,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                 continue
             _add_log_ratio(log_sums, name, reps[i], reps[b])
             log_est.setdefault(name, []).append(math.log(ratio.estimate))
-        del reps  # the next benchmark's draws take their place
+        del reps, whole  # the next benchmark's draws take their place
     if not results:
         raise InputError("no benchmark can be compared: " + "; ".join(skipped))
     geo = []
@@ -477,8 +362,6 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                                  len(log_est[name]), replicates, seed, confidence, statistic))
     noun = f"{level_names[0]} units" if level_names else "measurements"
     if median:
-        from benchlab.stats import suite_median
-
         if level_names:
             waiting = [p for bench, res in results
                        for p in suite_median.pending(bench, res, {}, units[bench])]
@@ -552,9 +435,7 @@ def _mean_geomean(systems: list, spec: str | None, replicates: int,
 def _median_geomean(systems: list, spec: str | None, replicates: int,
                     stream: np.random.SeedSequence) -> list[np.ndarray]:
     """Bootstrap each system's median within one benchmark, one stream per system."""
-    from benchlab.stats.suite_median import median_geomean_replicates
-
-    return median_geomean_replicates(systems, spec, replicates, stream)
+    return suite_median.median_geomean_replicates(systems, spec, replicates, stream)
 
 
 def _unit_median_tests(systems: list, b: int, bench: str) -> dict:
@@ -572,24 +453,30 @@ def _unit_median_tests(systems: list, b: int, bench: str) -> dict:
             for i, (name, _, _) in enumerate(systems) if i != b}
 
 
-def _median_pending(bench: str, res: CompareResult, systems: list, b: int,
-                    bootstrap: int | None, seed: int, keep: int) -> list:
+def _median_pending(bench: str, whole: CompareResult, kept: CompareResult) -> list:
     """The MedianPending of each candidate of one benchmark (no levels): its claim's p-value
-    from the sorted replicate ratios of medians behind its headline (the draws
-    compare_samples made for it, stats/suite_median.py), of which only the `keep` at each
-    end stay — what intervals at the suite's confidence and above read."""
-    from dataclasses import replace
+    from all the sorted replicate ratios of medians its headline kept (the draws
+    compare_samples made, not drawn again), then only the tails `kept` holds (what its
+    intervals at the suite's confidence and above read)."""
+    ratios = {c.candidate: c.headline.ordered.values for c in whole.comparisons}
+    by_candidate = {c.candidate: c for c in kept.comparisons}
+    out = []
+    for p in suite_median.pending(bench, whole, ratios):
+        c = by_candidate[p.comparison.candidate]
+        out.append(replace(p, result=kept, comparison=c, ratios=c.headline.ordered))
+    return out
 
-    from benchlab.stats.bootstrap import SortedReplicates
-    from benchlab.stats.suite_median import flat_median_ratios, pending
 
-    replicates = bootstrap or DEFAULT_REPLICATES
-    base = systems[b]
-    scale = power_of_two_scale(*[np.asarray(s[1], dtype=float) for s in systems])
-    ratios = {name: flat_median_ratios(np.asarray(base[1], dtype=float) * scale,
-                                       np.asarray(x, dtype=float) * scale,
-                                       replicates=replicates, seed=seed,
-                                       means_first=bool(bootstrap))
-              for i, (name, x, _) in enumerate(systems) if i != b}
-    return [replace(p, ratios=SortedReplicates(p.ratios, keep))
-            for p in pending(bench, res, ratios)]
+def _trimmed(res: CompareResult, level: float) -> CompareResult:
+    """The result with each bootstrap interval keeping only the tails of its replicates that
+    .at(level) and above read (BootstrapInterval.trimmed): a suite holds a few per cent of
+    B per benchmark, not all of it (stats/suite_memory.py)."""
+    comparisons = []
+    for c in res.comparisons:
+        kept = {id(b): b.trimmed(level) for b in c.bootstrap}
+        head = c.headline
+        if head is not None:
+            head = kept.get(id(head)) or head.trimmed(level)
+        comparisons.append(replace(c, bootstrap=tuple(kept[id(b)] for b in c.bootstrap),
+                                   headline=head))
+    return replace(res, comparisons=tuple(comparisons))

@@ -9,7 +9,7 @@ of Fieller's pivot:
 
 - Test inversion. With the B replicate ratios r* of one benchmark and a point ρ0 its
   claim must exclude (1, the nearer edge of ±threshold, or both edges for
-  equivalence, as stats/suite._claim_test says), k = #{r* ≤ ρ0}, j = #{r* ≥ ρ0} and
+  equivalence, as stats/suite.claim_test says), k = #{r* ≤ ρ0}, j = #{r* ≥ ρ0} and
   p(ρ0) = min(1, 2·(min(k, j) + 1)/(B + 1)): the Monte Carlo p-value of the two-sided
   percentile test, the +1 keeping it above 0 (Davison & Hinkley 1997, §4.2.2 and
   §4.4.1). The +1 does not make the percentile interval accurate: the test is as
@@ -58,7 +58,7 @@ from benchlab.stats.bootstrap import (
 )
 from benchlab.stats.compare import CompareResult, Comparison, median_verdict
 from benchlab.stats.scaling import power_of_two_scale
-from benchlab.stats.suite import Decision, _claim_test, decide_families
+from benchlab.stats.suite_family import Decision, claim_test, decide_families
 from benchlab.stats.suite_median_units import UnitMedianTest
 from benchlab.stats.verdict import Verdict, classify, verdict_sentence
 
@@ -90,8 +90,8 @@ def interval_at(ratios: np.ndarray | SortedReplicates,
 
 def claim_pvalue(ratios: np.ndarray, estimate: float, threshold: float) -> tuple[str, float]:
     """The benchmark's one claim and its p-value, as the mean path chooses it
-    (stats/suite._claim_test), with the bootstrap test in place of Fieller's pivot."""
-    return _claim_test(estimate, threshold, lambda rho: inversion_pvalue(ratios, rho))
+    (stats/suite.claim_test), with the bootstrap test in place of Fieller's pivot."""
+    return claim_test(estimate, threshold, lambda rho: inversion_pvalue(ratios, rho))
 
 
 def flat_median_ratios(base_x: np.ndarray, cand_x: np.ndarray, *, replicates: int,
@@ -166,7 +166,7 @@ def pending(bench: str, res: CompareResult, ratios: dict[str, np.ndarray],
     for c in res.comparisons:
         if units is not None:
             u = units[c.candidate]
-            test, p = _claim_test(u.estimate, res.threshold, u.pvalue)
+            test, p = claim_test(u.estimate, res.threshold, u.pvalue)
             out.append(MedianPending(bench, res, c, None, test, p, u))
             continue
         r, head = ratios[c.candidate], c.headline

@@ -12,17 +12,17 @@ is counted here and refused, before any draw, above BENCHLAB_MAX_MEMORY_MB
 
 from __future__ import annotations
 
-import math
-
 from benchlab import limits
+from benchlab.stats.bootstrap import tail_keep
+from benchlab.stats.spec import DEFAULT_REPLICATES
 
 _DOUBLE = 8
 
 
 def tail_size(replicates: int, confidence: float) -> int:
-    """Order statistics kept at each end of B sorted replicates for intervals at levels from
-    `confidence` up: q = floor(α(B + 1)/2) (stats/suite_median.interval_at), α = 1 − level."""
-    return min(replicates, math.floor(round((1.0 - confidence) * (replicates + 1) / 2, 9)))
+    """Order statistics kept at each end of B sorted replicates for intervals at levels
+    from `confidence` up (stats/bootstrap.tail_keep)."""
+    return tail_keep(replicates, confidence)
 
 
 def suite_bytes(*, benchmarks: int, systems: int, replicates: int, bootstrap: int | None,
@@ -38,18 +38,19 @@ def suite_bytes(*, benchmarks: int, systems: int, replicates: int, bootstrap: in
     - one comparison's own bootstrap at a time (`bootstrap` replicates, or 10,000 for
       the median's headline: 4 arrays, stats/bootstrap.bootstrap_ratio; 16 with
       levels, stats/hierarchical_bootstrap);
-    - a median suite without levels: one benchmark's sorted replicate ratios per
-      candidate while its p-values are taken, and the two tails (tail_size) of every
-      benchmark's, which its family-wise intervals read.
+    - one benchmark's bootstrap intervals (of means and medians with `bootstrap`, the
+      median's headline without) with all their sorted replicates, and a copy while a
+      median suite takes their p-values; of every benchmark before, the two tails
+      (tail_size) its intervals keep for .at() at the suite's confidence and above.
     """
     candidates = max(systems - 1, 1)
     drawing = 5 if statistic == "median" else 2
     geomean = (candidates + systems + drawing + 2) * replicates
     final = (candidates + 3) * replicates
-    own = bootstrap or (10_000 if statistic == "median" else 0)
-    held = (16 if levels else 4) * own
-    if statistic == "median" and not levels:
-        held += candidates * own + benchmarks * candidates * 2 * tail_size(own, confidence)
+    own = bootstrap or (DEFAULT_REPLICATES if statistic == "median" else 0)
+    intervals = 2 if bootstrap else 1 if statistic == "median" else 0
+    held = ((16 if levels else 4) * own + (candidates * intervals + 1) * own
+            + benchmarks * candidates * intervals * 2 * tail_size(own, confidence))
     return _DOUBLE * (max(geomean, final) + held)
 
 

@@ -39,13 +39,18 @@ def test_the_geometric_means_memory_does_not_grow_with_the_benchmarks():
     assert _bytes(replicates=4_000_000) == 2 * _bytes()
 
 
-def test_a_median_suite_counts_the_tails_it_keeps_per_benchmark():
-    one = _bytes(statistic="median", bootstrap=100_000, benchmarks=1)
-    many = _bytes(statistic="median", bootstrap=100_000, benchmarks=101)
-    assert tail_size(100_000, 0.95) == 2_500  # floor(0.05 · 100,001 / 2)
-    assert many - one == 8 * 100 * 2 * 2_500
-    assert _bytes(statistic="median", levels=True, benchmarks=1) == _bytes(
-        statistic="median", levels=True, benchmarks=500)
+def test_the_kept_tails_of_each_benchmarks_intervals_are_counted():
+    assert tail_size(100_000, 0.95) == 2_501  # floor(0.05 · 100,000 / 2) + 1
+    # With bootstrap: the intervals of the ratio of means and of medians, two tails each.
+    for statistic, levels in (("median", False), ("mean", False), ("mean", True)):
+        one = _bytes(statistic=statistic, levels=levels, bootstrap=100_000, benchmarks=1)
+        many = _bytes(statistic=statistic, levels=levels, bootstrap=100_000, benchmarks=101)
+        assert many - one == 8 * 100 * 2 * 2 * 2_501
+    # The median's headline alone (B = 10,000 without bootstrap): one interval.
+    one = _bytes(statistic="median", benchmarks=1)
+    assert _bytes(statistic="median", benchmarks=11) - one == 8 * 10 * 2 * 251
+    # Neither: the suite holds no more for more benchmarks.
+    assert _bytes(benchmarks=1, levels=True) == _bytes(benchmarks=500, levels=True)
 
 
 def test_a_suite_over_the_limit_is_refused_before_any_draw(monkeypatch):
