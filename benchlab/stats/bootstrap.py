@@ -144,6 +144,16 @@ class SortedReplicates:
             raise ValueError(f"only the {self._low.size:,} replicates at each end were kept")
         return self._low
 
+    def __eq__(self, other: object) -> bool:
+        """The same B and the same kept values (NaN equal to NaN: 0/0 replicates)."""
+        if not isinstance(other, SortedReplicates):
+            return NotImplemented
+        return (self.size == other.size
+                and np.array_equal(self._low, other._low, equal_nan=True)
+                and np.array_equal(self._high, other._high, equal_nan=True))
+
+    __hash__ = None  # type: ignore[assignment]  (mutable arrays inside)
+
     def __getitem__(self, i: int) -> float:
         """The (0-based) i-th smallest replicate."""
         i = int(i)

@@ -9,7 +9,7 @@ of Fieller's pivot:
 
 - Test inversion. With the B replicate ratios r* of one benchmark and a point ρ0 its
   claim must exclude (1, the nearer edge of ±threshold, or both edges for
-  equivalence, as stats/suite.claim_test says), k = #{r* ≤ ρ0}, j = #{r* ≥ ρ0} and
+  equivalence, as stats/suite_family.claim_test says), k = #{r* ≤ ρ0}, j = #{r* ≥ ρ0} and
   p(ρ0) = min(1, 2·(min(k, j) + 1)/(B + 1)): the Monte Carlo p-value of the two-sided
   percentile test, the +1 keeping it above 0 (Davison & Hinkley 1997, §4.2.2 and
   §4.4.1). The +1 does not make the percentile interval accurate: the test is as
@@ -22,8 +22,11 @@ of Fieller's pivot:
   rule (§5.2.1). So ρ0 lies outside it exactly when p(ρ0) ≤ a, and q = 0 (B too
   small for the level) leaves it unbounded. At the suite's 95% it can differ from
   the single comparison's headline (STATS.md §5's floor(B·α/2) rule) by one order
-  statistic; the headline stays in each benchmark's JSON comparison.
-- Holm's step-down (stats/suite.holm_levels) over the benchmarks of each candidate
+  statistic; the headline stays in each benchmark's JSON comparison. The replicates
+  are the ones compare_samples drew for the headline (kept in its
+  BootstrapInterval.ordered), not drawn again; of each benchmark the suite keeps only
+  the tails that intervals at its confidence and above read (stats/suite_memory.py).
+- Holm's step-down (stats/suite_family.holm_levels) over the benchmarks of each candidate
   gives each benchmark its level; its verdict is classify() of that interval, so the
   verdict and the interval printed beside it always agree. adjust="none" reads every
   benchmark at the suite's confidence.
@@ -90,7 +93,7 @@ def interval_at(ratios: np.ndarray | SortedReplicates,
 
 def claim_pvalue(ratios: np.ndarray, estimate: float, threshold: float) -> tuple[str, float]:
     """The benchmark's one claim and its p-value, as the mean path chooses it
-    (stats/suite.claim_test), with the bootstrap test in place of Fieller's pivot."""
+    (stats/suite_family.claim_test), with the bootstrap test in place of Fieller's pivot."""
     return claim_test(estimate, threshold, lambda rho: inversion_pvalue(ratios, rho))
 
 
@@ -101,8 +104,9 @@ def flat_median_ratios(base_x: np.ndarray, cand_x: np.ndarray, *, replicates: in
     compare_pair draws from one default_rng(seed) per comparison: the ratio of means
     first when `bootstrap` was asked for (and the baseline mean is positive), then the
     baseline's medians and the candidate's (stats/bootstrap.bootstrap_ratio). The same
-    draws here give the same replicates; compare_suite checks that their interval is
-    the headline's.
+    draws here give the same replicates. compare_suite does not draw them again (it reads
+    the headline's kept replicates, BootstrapInterval.ordered); this is the reference the
+    tests and validation/ check those against.
     """
     rng = np.random.default_rng(seed)
     if means_first and float(np.mean(base_x)) > 0:
