@@ -86,6 +86,17 @@ class BootstrapInterval:
         return replace(self, ordered=self.ordered.tails(keep))
 
 
+def check_kept(comparisons: int, statistics: int, replicates: int, per_call: int) -> None:
+    """Refuse, before the first draw, comparisons whose intervals would not fit together:
+    each keeps its B sorted replicates (BootstrapInterval.ordered, what .at reads), so
+    `comparisons` × `statistics` arrays of B doubles stay, beside the `per_call` arrays
+    one bootstrap call holds while it draws (4 flat, 8 per statistic hierarchical)."""
+    limits.check_memory(8 * replicates * (comparisons * statistics + per_call),
+                        f"{replicates:,} bootstrap replicates for {comparisons:,} "
+                        f"comparison{'s' if comparisons != 1 else ''}", "lower {param} ",
+                        "bootstrap")
+
+
 def tail_keep(replicates: int, level: float) -> int:
     """Order statistics at each end that percentile intervals at `level` and above read:
     floor(Bα/2) + 1 covers STATS.md §5's indices and floor(α(B + 1)/2) the (B + 1) rule's."""

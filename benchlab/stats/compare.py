@@ -20,7 +20,7 @@ import numpy as np
 from benchlab.errors import InputError, ParameterError
 from benchlab.notation import fmt_level
 from benchlab.result import Result
-from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio
+from benchlab.stats.bootstrap import BootstrapInterval, bootstrap_ratio, check_kept
 from benchlab.stats.descriptive import Descriptives, describe
 from benchlab.stats.diagnostics import Diagnostic, diagnose
 from benchlab.stats.difference import MeanDifference, paired_difference, welch_difference
@@ -364,6 +364,9 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], spec: AnalysisSpec | 
     if spec.diagnostics:
         for d, x in zip(described, arrays, strict=True):
             found.extend(diagnose(x, d.name))
+    if spec.resamples:  # every interval keeps its sorted replicates
+        check_kept(len(samples) - 1, len(spec.statistic.bootstraps(spec.bootstrap)),
+                   spec.headline_replicates, 4)
     comparisons = tuple(
         compare_pair(scaled[baseline], scaled[i], described_scaled[baseline],
                      described_scaled[i], spec, unit=unit, noun=noun, scale=scale)
@@ -430,6 +433,8 @@ def compare_hierarchical(samples: list[tuple[str, np.ndarray, list[np.ndarray]]]
     resampled = spec.resamples
     wanted = spec.statistic.bootstraps(spec.bootstrap)
     trees = [build_tree(x * scale, levels) for _, x, levels in samples] if resampled else []
+    if resampled:  # every interval keeps its sorted replicates
+        check_kept(len(samples) - 1, len(wanted), spec.headline_replicates, 8 * len(wanted))
     for c in top.comparisons:
         i = next(j for j, h in enumerate(summaries) if h.name == c.candidate)
         ratio = c.ratio

@@ -64,4 +64,4 @@ def check_suite_memory(*, benchmarks: int, systems: int, replicates: int,
     own = f", bootstrap={bootstrap:,}" if bootstrap else ""
     limits.check_memory(nbytes, f"the suite's bootstraps ({benchmarks:,} benchmarks, "
                         f"{systems:,} systems, replicates={replicates:,}{own})",
-                        "lower replicates" + (" or bootstrap " if bootstrap else " "))
+                        "lower {param} ", "bootstrap" if bootstrap else "replicates")

@@ -159,3 +159,17 @@ def test_bootstrap_wider_at_higher_levels(seed, levels):
     bounds = [(found.at(level).low, found.at(level).high) for level in sorted(levels)]
     for (low, high), (wider_low, wider_high) in zip(bounds, bounds[1:], strict=False):
         assert wider_low <= low <= high <= wider_high
+
+
+def test_kept_replicates_of_every_comparison_are_counted_before_drawing(monkeypatch):
+    from benchlab.errors import UsageError
+
+    monkeypatch.setenv("BENCHLAB_MAX_MEMORY_MB", "1")
+    rng = np.random.default_rng(1)
+    samples = [(name, rng.lognormal(0, .1, 20)) for name in "abcd"]
+    # 3 candidates × 2 intervals (means, medians) + one call's 4 arrays, of B doubles:
+    # 8 · 10 · 10,000 = 0.8 MB fits; 8 · 10 · 20,000 = 1.6 MB does not.
+    found = compare_samples(samples, bootstrap=10_000, seed=1)
+    assert all(b.ordered.whole for c in found.comparisons for b in c.bootstrap)
+    with pytest.raises(UsageError, match="20,000 bootstrap replicates for 3 comparisons"):
+        compare_samples(samples, bootstrap=20_000, seed=1)
