@@ -16,8 +16,10 @@ parsed from it, else sent to /dev/null — is parsed line by line, a line
 longer than 64 KiB being an error, not a growing buffer. The end of the process
 is watched with a pidfd (Linux ≥ 5.3) beside the pipes, so a timeout holds even
 when a descendant keeps the pipes open. Each command runs in its own process
-group; on a timeout, or when its descendants still hold the pipes after it
-exited, the whole group is killed.
+group; on a timeout the whole group is killed, and once a trial's command has
+exited and its time is taken, whatever it left running in the group (a
+descendant holding the pipes, a server in the background) gets SIGTERM, then
+SIGKILL, and is counted (`Outcome.leftovers`, a warning of the run).
 
 Processes are started with posix_spawn (glibc spawns with vfork semantics: no
 copy of the runner's memory, the cheapest start), stdin from /dev/null, with
