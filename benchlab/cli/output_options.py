@@ -23,16 +23,19 @@ EXPORTS = (("json", "--export-json"), ("markdown", "--export-markdown"),
            ("csv", "--export-csv"), ("html", "--export-html"))
 
 
-def add(p: argparse.ArgumentParser, *, plot: bool = True) -> argparse._ArgumentGroup:
-    """The output group: --format, --json, -o, --export-*, --plot, --force."""
+def add(p: argparse.ArgumentParser, *, plot: bool = True,
+        output: bool = True) -> argparse._ArgumentGroup:
+    """The output group: --format, --json, -o (unless `output` is False: `run`'s -o is its
+    store), --export-*, --plot, --force."""
     g = p.add_argument_group("output")
     g.add_argument("--format", choices=FORMATS, default="text",
                    help="what to print: text (default), markdown, json, csv (tidy rows, one "
                         "per estimate) or html (a self-contained section)")
     g.add_argument("--json", action="store_const", const="json", dest="format",
                    help="same as --format json")
-    g.add_argument("-o", "--output", metavar="FILE",
-                   help="write the output to FILE instead of standard output")
+    if output:
+        g.add_argument("-o", "--output", metavar="FILE",
+                       help="write the output to FILE instead of standard output")
     for fmt, flag in EXPORTS:
         g.add_argument(flag, metavar="FILE", dest=f"export_{fmt}",
                        help=f"also write the {fmt} output to FILE")
@@ -102,7 +105,7 @@ def emit(args: argparse.Namespace, result: Any, ctx: RenderContext,
     text = rendered(result, args.format, ctx)
     exports = [(fmt, getattr(args, f"export_{fmt}", None)) for fmt, _ in EXPORTS]
     pending = [(path, rendered(result, fmt, ctx)) for fmt, path in exports if path]
-    if args.output and not stdout:
+    if getattr(args, "output", None) and not stdout:
         write_text(args.output, text, inputs, force=args.force)
     else:
         sys.stdout.write(text)
@@ -115,13 +118,3 @@ def emit(args: argparse.Namespace, result: Any, ctx: RenderContext,
         if not has_figure(result):
             raise UsageError(f"--plot: no figure for {ctx.command or 'this'} results yet")
         write_figure(result, args.figure, ctx, inputs=tuple(inputs), force=args.force)
-
-
-def dump_json(args: argparse.Namespace, command: str, document: dict[str, Any],
-              inputs: list[str] = ()) -> None:
-    """Print a command's own document in the shared envelope (env and run, whose output is
-    not a registered result)."""
-    from benchlab.report.envelope import envelope
-
-    ctx = context(args, command, list(inputs))
-    sys.stdout.write(json.dumps(envelope(document, ctx), indent=2, allow_nan=False) + "\n")

@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "store as soon as it exists (resumable after a kill).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", help="the experiment file (TOML; see docs/experiment-file.md)")
-    p.add_argument("-o", dest="output", metavar="STORE",
+    p.add_argument("-o", dest="store", metavar="STORE",
                    help="the store to write (default: the experiment file's name with .db, "
                         "in the current directory)")
     p.add_argument("--resume", action="store_true",
@@ -48,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "workers started on this machine; the store stays here "
                         "(docs/cluster.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    output_options.add(p, plot=False, output=False)  # -o is the store
     from benchlab.cli import tls_options
 
     tls_options.add(p, "the driver's (client)")
@@ -56,8 +56,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _store_path(args: argparse.Namespace) -> str:
-    if args.output:
-        return args.output
+    if args.store:
+        return args.store
     stem = os.path.splitext(os.path.basename(args.experiment))[0] or "results"
     return f"{stem}.db"
 
@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
     store = _store_path(args)
     again = functools.partial(resume_command, args.experiment, store, args.cluster,
                               timeout=args.timeout)
+    if any(os.path.abspath(f) == os.path.abspath(store) for f in output_options.targets(args)):
+        raise UsageError(f"{store}: is the store this run writes (-o); an --export-* file "
+                         "must be another file")
+    output_options.check(args, [args.experiment, store])
     tls = None
     if args.cluster is not None and not args.dry_run:  # checked before anything is written
         from benchlab.cli import tls_options
@@ -82,16 +86,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --cluster "
                          "tls://HOST:PORT")
     if args.dry_run:
-        from benchlab.runner.render import dry_run_document, dry_run_text
         from benchlab.runner.session import plan_only
 
         planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
                             estimate_from=args.estimate_from, timeout=args.timeout)
-        if args.json:
-            output_options.dump_json(args, "run", dry_run_document(
-                planned, store, args.seed is not None), [args.experiment])
-        else:
-            sys.stdout.write(dry_run_text(planned, store, args.seed is not None))
+        output_options.emit(args, planned, output_options.context(args, "run",
+                                                                  [args.experiment]))
         return 0
     if args.estimate_from is not None:
         raise UsageError("--estimate-from goes with --dry-run")
@@ -102,7 +102,6 @@ def run(args: argparse.Namespace) -> int:
     load_single_threaded()  # before anything imports numpy: no idle BLAS threads in the runner
 
     from benchlab.runner.progress import make_progress
-    from benchlab.runner.render import run_document, run_text
     from benchlab.runner.session import run_experiment
 
     def terminate(signum, frame):  # SIGTERM ends the run like Ctrl-C: the store stays whole
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     # that reads or sets up the terminal gets an error (EIO) instead of being stopped.
     for stop in (signal.SIGTTIN, signal.SIGTTOU):
         signal.signal(stop, signal.SIG_IGN)
-    progress = make_progress(args.quiet or args.json)
+    progress = make_progress(args.quiet or args.format != "text")  # stdout is the document
     try:
         result = run_experiment(
             args.experiment, store, seed=args.seed, resume=args.resume,
@@ -131,14 +130,12 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         raise
     analysis = analysis_command(store, result.seed)
-    if args.json:
-        output_options.dump_json(args, "run", run_document(result, analysis),
-                                 [args.experiment])
-    else:
-        sys.stdout.write(run_text(result, analysis,
-                                  again(tls=tls)))
-        if result.status != "failed" and result.counts.get("ok", 0):
-            _print_analysis(analysis)
+    ctx = output_options.context(
+        args, "run", [args.experiment], analysis=analysis,
+        resume=again(tls=tls))
+    output_options.emit(args, result, ctx)
+    if args.format == "text" and result.status != "failed" and result.counts.get("ok", 0):
+        _print_analysis(analysis)
     return _exit_code(result, store)
 
 

@@ -76,10 +76,50 @@ def _grid(s: SessionEnvironment) -> tuple[list[tuple[str, list[str], bool]], ...
 
 
 # -- text --------------------------------------------------------------------------------
+def _seconds(value) -> str:
+    """A recorded duration in seconds; a damaged record's value as it is, never a crash."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g} s"
+    return "unknown" if value is None else str(value)
+
+
+def environment_text(env: dict, warnings: list) -> str:
+    """One machine's record, a line per key, then its noise warnings with their fixes."""
+
+    def show(value) -> str:
+        if value is None:
+            return "unknown"
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, list):
+            return ", ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in value)
+        if isinstance(value, dict):
+            return ", ".join(f"{k} ({v} CPUs)" for k, v in value.items())
+        return str(value)
+
+    rows = [("CPU", env.get("cpu_model")), ("cores online", env.get("cpus_online")),
+            ("cores usable", env.get("cpus_usable")), ("SMT", env.get("smt_active")),
+            ("governor", env.get("governors")), ("turbo boost", env.get("turbo")),
+            ("kernel", f"{env.get('os')} {env.get('kernel')} {env.get('machine')}"),
+            ("load average", env.get("load_average")), ("ASLR", env.get("aslr")),
+            ("environment", f"{env.get('environment_bytes')} bytes"),
+            ("python", env.get("python")), ("numpy", env.get("numpy")),
+            ("benchlab", env.get("benchlab")),
+            ("timer", f"{env.get('timer')}, resolution {_seconds(env.get('timer_resolution_s'))}")]
+    if env.get("spawn"):  # stores made before it was recorded do not have it
+        rows.append(("spawn", env["spawn"]))
+    lines = [f"{name + ':':<14} {show(value)}" for name, value in rows]
+    if warnings:
+        lines += ["", "warnings:"]
+        for w in warnings:
+            lines += [f"  - {w.message}", f"    fix: {w.fix}"]
+    else:
+        lines += ["", "no noise warnings"]
+    return terminal_lines(lines) + "\n"
+
+
 @renders("text", EnvironmentCheck)
 def check_text(result: EnvironmentCheck, context: RenderContext) -> str:
-    from benchlab.runner.render import environment_text
-
     return environment_text(result.environment, list(result.warnings))
 
 
@@ -144,8 +184,6 @@ def machines_text(s: SessionEnvironment, role: str | None, width: int | None = N
 
 @renders("text", StoreEnvironments)
 def store_text(result: StoreEnvironments, context: RenderContext) -> str:
-    from benchlab.runner.render import environment_text
-
     out = []
     for s in result.sessions:
         out.append(terminal(f"{_head(s)}: {_argv(s)}") + "\n")
@@ -271,8 +309,6 @@ DIFFERS_STYLE = "background:#f0d9a8;font-weight:bold"
 
 
 def _html_record(record: dict[str, Any]) -> str:
-    from benchlab.runner.render import environment_text
-
     rows = []
     for line in environment_text(record, []).split("\n"):
         key, sep, value = line.partition(":")

@@ -40,6 +40,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.history.compare": ("benchlab.report.history_formats",),
     "benchlab.history.show": ("benchlab.report.history_formats",),
     "benchlab.runner.environment": ("benchlab.report.environment_formats",),
+    "benchlab.runner.session": ("benchlab.report.run_formats",),
 }
 EVERYTHING = tuple(sorted({m for mods in (*FORMATS.values(), *FAMILIES.values())
                            for m in mods}))

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from benchlab.errors import InputError, UsageError
+from benchlab.result import Result
 from benchlab.runner import environment, rounds
 from benchlab.runner.config import Experiment, load_experiment, with_timeout
 from benchlab.runner.execute import run_process
@@ -26,8 +27,9 @@ from benchlab.runner.trial import base_environment
 
 
 @dataclass(frozen=True)
-class Planned:
-    """What a run would do: the trials left, the seed, and the estimated duration."""
+class Planned(Result):
+    """What a run would do: the trials left, the seed, and the estimated duration
+    (rendered by report/run_formats.py)."""
 
     experiment: Experiment
     seed: int
@@ -36,10 +38,14 @@ class Planned:
     estimate: float | None
     timeout_bound: float | None
     resumed: bool
+    store: str | None = None  # where the run would write
+    seed_given: bool = True  # whether the caller chose the seed (else the file or a draw)
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Result):
+    """A run's outcome (rendered by report/run_formats.py)."""
+
     store: str
     seed: int
     status: str  # finished, stopped, failed (fail-fast), already-finished
@@ -103,7 +109,8 @@ def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
             durations = pilot.durations()
         finally:
             pilot.close()
-    return _planned(e, planned_seed, trials, total, durations, resumed)
+    return replace(_planned(e, planned_seed, trials, total, durations, resumed),
+                   store=store_path, seed_given=seed is not None)
 
 
 def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,

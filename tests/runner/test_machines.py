@@ -361,14 +361,14 @@ def test_summary_machine_component_against_a_direct_computation(tmp_path, capsys
 
 
 def test_dry_run_names_each_trial_machine(tmp_path):
-    from benchlab.runner.render import dry_run_document, dry_run_text
+    from benchlab.result import render
     from benchlab.runner.session import plan_only
 
     e = experiment(tmp_path, LEVEL.format(builds=1))
     planned = plan_only(e.path, str(tmp_path / "x.db"), seed=None, resume=False)
-    doc = dry_run_document(planned, "x.db")
+    doc = render(planned, "json")
     assert [t["machine"] for t in doc["trials"]] == [t.machine for t in make_plan(e, 3)]
-    text = dry_run_text(planned, "x.db")
+    text = str(planned)
     assert "levels: 3 machines x 1 build x 3 executions" in text
     assert " a on m1 " in text and " b n=2 on m3 " in text
 
@@ -376,9 +376,9 @@ def test_dry_run_names_each_trial_machine(tmp_path):
 def test_progress_and_closing_lines_name_the_machine(tmp_path):
     import io
 
+    from benchlab.result import render
     from benchlab.runner.plan import Trial
     from benchlab.runner.progress import PlainProgress, describe
-    from benchlab.runner.render import run_document, run_text
     from benchlab.runner.session import RunResult
 
     t = Trial(5, 2, "execution", "fast", (("n", "1"), ("machine", "m2")), 1, 3, False, "m2")
@@ -392,10 +392,10 @@ def test_progress_and_closing_lines_name_the_machine(tmp_path):
     assert "on m2: fast n=1" in out.getvalue()
     result = RunResult("s.db", 1, "finished", None, {"ok": 3, "failed": 1}, 12, 4,
                        machines={"m1": {"ok": 2}, "m2": {"ok": 1, "failed": 1}})
-    text = run_text(result)
+    text = str(result)
     assert "  on m1: 2 ok, 0 failed, 0 not run\n  on m2: 1 ok, 1 failed, 0 not run\n" in text
-    assert run_document(result)["machines"]["m2"] == {"ok": 1, "failed": 1, "not_run": 0}
-    assert "machines" not in run_document(RunResult("s.db", 1, "finished", None, {}, 0, 0))
+    assert render(result, "json")["machines"]["m2"] == {"ok": 1, "failed": 1, "not_run": 0}
+    assert "machines" not in render(RunResult("s.db", 1, "finished", None, {}, 0, 0), "json")
 
 
 def test_stop_running_kills_the_waited_command():
@@ -422,7 +422,6 @@ def test_identical_machines_that_differ_are_warned_about_at_start_and_end(tmp_pa
     differ (CPU, kernel); role "factor" shows no such line; the run's text repeats them."""
     from benchlab.runner import environment
     from benchlab.runner.cluster import Cluster, identical_machine_warnings, machine_warnings
-    from benchlab.runner.render import run_text
     from benchlab.runner.session import RunResult
 
     base = environment.collect()
@@ -439,7 +438,7 @@ def test_identical_machines_that_differ_are_warned_about_at_start_and_end(tmp_pa
     assert not any("meant to be identical" in w for w in machine_warnings(cluster, factor))
     result = RunResult("x.db", 1, "finished", None, {"ok": 3}, 3, 3, lines, [], {},
                        differing_machines=lines)
-    assert f"warning: {lines[0]}" in run_text(result).splitlines()
+    assert f"warning: {lines[0]}" in str(result).splitlines()
 
 
 def test_an_interrupted_batch_runs_no_further_trial(tmp_path):
