@@ -5,10 +5,10 @@ What they share, kept here once:
 
 - the header check (`check_header`) before SQLite opens a file, so a file cut short
   or with a corrupt header is named for what it is, not "not a SQLite database";
-- `connect`: read-only opens never write (`mode=ro`; in a directory this process
-  cannot write, where SQLite cannot make the WAL index, the file is opened
-  `immutable=1` when no write-ahead log is beside it), and the schema is read at once,
-  so a damaged file fails here with one line;
+- `connect`: read-only opens never write (`mode=ro`; where SQLite cannot make the WAL
+  index, in a directory this process cannot write or on a full disk, the file is
+  opened `immutable=1` when no write-ahead log is beside it), and the schema is read
+  at once, so a damaged file fails here with one line;
 - one busy timeout, `BUSY_TIMEOUT` (30 s): the longest a command waits for another
   process's write lock. Concurrent `history add`s queue behind each other on this
   lock (20-30 at once on a loaded 2-core machine took more than 10 s), while a run's
@@ -143,6 +143,9 @@ def failure(exc: BaseException, path: str, kind: Kind, *, writing: bool,
                           "try again", path)
     if code == _FULL or (writing and code in (_IOERR, _CANTOPEN) and _no_space(path)):
         return InputError(f"disk full while writing {path}; nothing was lost; {kind.again}")
+    if not writing and code in (_IOERR, _CANTOPEN) and _no_space(path):
+        return InputError(f"no room on the disk to read {path} (SQLite writes an index file "
+                          "beside it); nothing was lost; free space and try again")
     if code == _READONLY or (writing and code == _CANTOPEN and not _writable(path)):
         return InputError(f"cannot write the {kind.noun}: the file or its directory is "
                           "read-only (reading it works; writing needs write permission on "
@@ -180,30 +183,53 @@ def _uri(path: str, **params: str) -> str:
 def connect(path: str, kind: Kind, *, write: bool) -> tuple[sqlite3.Connection, set[str]]:
     """An autocommit connection to the existing SQLite file `path` and its table names.
 
-    A reader's connection is read-only (`mode=ro`) and never creates a file; in a
-    directory it cannot write, a file with no write-ahead log beside it is opened
-    `immutable=1` (SQLite cannot make the WAL index there, and with no log and no
-    writer able to add one, the file alone is the whole database). The header is
-    checked first and the schema read at once, so every problem is one InputError.
+    A reader's connection is read-only (`mode=ro`) and never creates a file. Where
+    SQLite cannot make a WAL database's index file (a directory this process cannot
+    write, a full disk) and no write-ahead log with frames is beside it, the file is
+    opened `immutable=1`: with no log, the file alone is the whole database, and a
+    writer could not add to a log there either. The header is checked first and the schema
+    read at once, so every problem is one InputError.
     """
     if not check_header(path, kind):
         raise InputError(f"not a benchlab {kind.noun} (not a SQLite database)", path)
-    immutable = not write and not _writable(path) and not os.path.exists(path + "-wal")
+    alone = _no_log(path)
     try:
-        if write:
-            conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
-        else:
-            params = {"immutable": "1"} if immutable else {"mode": "ro"}
-            conn = sqlite3.connect(_uri(path, **params), uri=True, isolation_level=None,
-                                   timeout=BUSY_TIMEOUT)
+        return _connect(path, write=write, immutable=not write and alone and
+                        not _writable(path))
     except sqlite3.Error as exc:
-        raise failure(exc, path, kind, writing=write) from None
+        if write or not alone or _code(exc) not in (_CANTOPEN, _IOERR):
+            raise failure(exc, path, kind, writing=write) from None
+        first = exc
+    try:  # a full disk has no room for the WAL index either
+        return _connect(path, write=False, immutable=True)
+    except sqlite3.Error:
+        raise failure(first, path, kind, writing=False) from None
+
+
+def _no_log(path: str) -> bool:
+    """Whether no write-ahead log with frames is beside `path` (none, or an empty one
+    left by a writer that found no room): then the file is the whole database."""
+    try:
+        return os.path.getsize(path + "-wal") == 0
+    except OSError:
+        return True
+
+
+def _connect(path: str, *, write: bool, immutable: bool
+             ) -> tuple[sqlite3.Connection, set[str]]:
+    """`connect`'s one attempt: SQLite's errors raised as they are."""
+    if write:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
+    else:
+        params = {"immutable": "1"} if immutable else {"mode": "ro"}
+        conn = sqlite3.connect(_uri(path, **params), uri=True, isolation_level=None,
+                               timeout=BUSY_TIMEOUT)
     try:
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
+    except BaseException:
         conn.close()
-        raise failure(exc, path, kind, writing=write) from None
+        raise
     return conn, tables
 
 

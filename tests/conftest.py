@@ -36,3 +36,78 @@ def run_cli(capsys):
         return code, out.out, out.err
 
     return run
+
+
+def _mount_tmpfs(folder: Path, size: str) -> str | None:
+    """Mount a tmpfs of `size` on `folder`; None when done, else why it cannot be."""
+    import shutil
+    import subprocess
+
+    if shutil.which("mount") is None:
+        return "no mount(8) on this system"
+    folder.mkdir(exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0777", "tmpfs",
+                           str(folder)], capture_output=True, text=True)
+    if done.returncode != 0:
+        return (f"cannot mount a size-limited tmpfs (needs root or CAP_SYS_ADMIN): "
+                f"{done.stderr.strip() or done.returncode}")
+    return None
+
+
+def _unmount(folder: Path) -> None:
+    import subprocess
+
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+@pytest.fixture
+def small_filesystem(tmp_path):
+    """A real 1 MiB file system (tmpfs) to fill, for what a full disk does; skipped, with
+    the reason, where a tmpfs cannot be mounted (not root, no CAP_SYS_ADMIN)."""
+    folder = tmp_path / "small"
+    why = _mount_tmpfs(folder, "1m")
+    if why is not None:
+        pytest.skip(why)
+    try:
+        yield folder
+    finally:
+        _unmount(folder)
+
+
+@pytest.fixture
+def read_only_copy(tmp_path):
+    """`copy(*files)`: a directory this process cannot write, holding copies of `files`;
+    returns it. Not root: the directory is chmod 0555. Root writes through permissions, so
+    a tmpfs is mounted and remounted read-only (skipped, with the reason, if it cannot be)."""
+    import os
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "read-only"
+    mounted = []
+
+    def copy(*files: Path) -> Path:
+        if os.geteuid() == 0:
+            why = _mount_tmpfs(folder, "16m")
+            if why is not None:
+                pytest.skip(why)
+            mounted.append(folder)
+        else:
+            folder.mkdir()
+        for f in files:
+            shutil.copy(f, folder / Path(f).name)
+        if os.geteuid() == 0:
+            done = subprocess.run(["mount", "-o", "remount,ro", str(folder)],
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+        else:
+            folder.chmod(0o555)
+        return folder
+
+    try:
+        yield copy
+    finally:
+        for m in mounted:
+            _unmount(m)
+        if folder.exists() and not mounted:
+            folder.chmod(0o755)

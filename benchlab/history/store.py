@@ -36,8 +36,7 @@ from benchlab.errors import InputError, UsageError
 from benchlab.sqlite_file import transaction
 
 FORMAT = "benchlab-history"
-HISTORY = sqlite_file.Kind("history", "free space and add again (nothing of this add was "
-                                      "kept)")
+HISTORY = sqlite_file.Kind("history", "free space and add again (this add wrote nothing)")
 SCHEMA_VERSION = 2
 _BASE_TABLES = {"history_meta", "commits", "series"}
 _RESULTS = {1: "measurements", 2: "results"}  # the table of the values, per schema version
