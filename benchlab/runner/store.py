@@ -184,11 +184,15 @@ class Store:
     def settle(self) -> None:
         """A finished experiment's store becomes one self-contained file (rollback journal,
         no -wal/-shm beside it), which readers open without writing anything; `--resume`
-        switches it back to WAL. Skipped while another process reads it."""
+        switches it back to WAL. Skipped while another process has it open (after 1 s,
+        not the full busy timeout: the run is over, and WAL is a valid state to leave)."""
+        self.conn.execute("PRAGMA busy_timeout = 1000")
         try:
             self.conn.execute("PRAGMA journal_mode=DELETE")
         except sqlite3.OperationalError:
             pass
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(sqlite_file.BUSY_TIMEOUT * 1000)}")
 
     def close(self) -> None:
         self.conn.close()
