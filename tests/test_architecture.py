@@ -174,3 +174,184 @@ def test_the_option_checker_catches_writes():
            "    setattr(args, 'c', 1)\n    sub = copy(args)\n    args.d.append(1)\n"
            "    load(argparse.Namespace(**{**vars(args), 'by': 'x'}))\n")
     assert option_writes(bad) == [2, 3, 4, 5, 6, 8]
+
+
+# -- import circles and private names ------------------------------------------------------
+def _module_of(path: Path) -> str:
+    """'benchlab/report/__init__.py' -> 'benchlab.report'."""
+    return module_name(path).removesuffix(".__init__")
+
+
+MODULES = {_module_of(p): p for p in FILES}
+
+
+def _type_checking(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (getattr(test, "id", None) == "TYPE_CHECKING"
+                                         or getattr(test, "attr", None) == "TYPE_CHECKING")
+
+
+def _nodes(tree: ast.AST):
+    """Every node of `tree` but those only type checkers see (`if TYPE_CHECKING:`)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            stack.extend(child.orelse if _type_checking(child) else [child])
+
+
+def module_imports(name: str, source: str) -> tuple[set[str], list[tuple[str, str]]]:
+    """The benchlab modules `source` (module `name`) imports at any depth, `from p import m`
+    counting as importing module p.m when that is a module; and (module, name) of every
+    private name (`_x`, not `__x__`) it imports from another module, or reads as an
+    attribute of a module it imported (`hf._wrap`)."""
+    found: set[str] = set()
+    private: list[tuple[str, str]] = []
+    aliases: dict[str, str] = {}
+    for node in _nodes(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and (node.module == "benchlab" or node.module.startswith("benchlab.")):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                if sub in MODULES:
+                    found.add(sub)
+                    aliases[alias.asname or alias.name] = sub
+                    continue
+                found.add(node.module)
+                if alias.name.startswith("_") and not alias.name.endswith("__") \
+                        and node.module != name:
+                    private.append((node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("benchlab"):
+                    found.add(alias.name)
+                    if alias.asname:
+                        aliases[alias.asname] = alias.name
+    for node in _nodes(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in aliases and node.attr.startswith("_") \
+                and not node.attr.endswith("__") and aliases[node.value.id] != name:
+            private.append((aliases[node.value.id], node.attr))
+    return found - {name}, private
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph = {}
+    for name, path in MODULES.items():
+        found, _ = module_imports(name, path.read_text(encoding="utf-8"))
+        graph[name] = {m for m in found if m in MODULES}
+    return graph
+
+
+def circles(graph: dict[str, set[str]], skip: set[tuple[str, str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm,
+    iterative), leaving out the edges in `skip`."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if (node, child) in skip:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(frozenset(component))
+    return found
+
+
+# The documented lookup (docs/architecture.md): rendering a result imports the registry.
+RENDERER_LOOKUP = {("benchlab.result", "benchlab.report.renderers")}
+# Circles not untangled yet. This list only shrinks: a new circle fails the test, and so
+# does an entry here that is gone (remove it). Issue 21 started with 5 circles.
+KNOWN_CIRCLES = {
+    frozenset({"benchlab.notation", "benchlab.units"}),
+    frozenset({"benchlab.cli.analysis", "benchlab.cli.store_design"}),
+}
+# Private names (`_x`) a module takes from another, not removed yet; the same rules.
+# Issue 21 started with 43.
+KNOWN_PRIVATE_IMPORTS = {
+    ("benchlab.api", "benchlab.data.factor_table", "_ordered_levels"),
+    ("benchlab.data.samples", "benchlab.units", "_TIME_SECONDS"),
+    ("benchlab.data.readers.asv", "benchlab.data.readers._foreign", "_show"),
+    ("benchlab.stats.hierarchical_bootstrap", "benchlab.stats.bootstrap", "_RankMedian"),
+    ("benchlab.stats.hierarchical_bootstrap", "benchlab.stats.hierarchy", "_nested_codes"),
+    ("benchlab.stats.hierarchy_diagnostics", "benchlab.stats.hierarchy", "_nested_codes"),
+    ("benchlab.stats.mean_checks", "benchlab.stats.classic_tests", "_rank_sum_cdf"),
+    ("benchlab.stats.suite", "benchlab.stats.bootstrap", "_mean_replicates"),
+    ("benchlab.stats.suite", "benchlab.stats.compare", "_verdict_from_difference"),
+    ("benchlab.stats.suite_median", "benchlab.stats.bootstrap", "_mean_replicates"),
+    ("benchlab.stats.suite_median", "benchlab.stats.bootstrap", "_median_replicates"),
+}
+
+
+def test_no_import_circles():
+    """No two modules import each other, directly or around a longer circle, lazy imports
+    included (type-checking ones not): each module can be read, and tested, before the
+    ones that import it."""
+    found = set(circles(import_graph(), RENDERER_LOOKUP))
+    new = [sorted(c) for c in found - KNOWN_CIRCLES]
+    gone = [sorted(c) for c in KNOWN_CIRCLES - found]
+    assert not new, f"import circles: {new}"
+    assert not gone, f"these circles are gone: remove them from KNOWN_CIRCLES: {gone}"
+
+
+def test_no_private_names_across_modules():
+    """A module uses another's public names only: a `_name` is free to change with the
+    module that defines it. A name two modules need is made public where it lives."""
+    found = set()
+    for name, path in MODULES.items():
+        _, private = module_imports(name, path.read_text(encoding="utf-8"))
+        found |= {(name, module, item) for module, item in private}
+    new = sorted(found - KNOWN_PRIVATE_IMPORTS)
+    gone = sorted(KNOWN_PRIVATE_IMPORTS - found)
+    assert not new, f"private names imported across modules: {new}"
+    assert not gone, f"no longer imported: remove from KNOWN_PRIVATE_IMPORTS: {gone}"
+
+
+def test_the_circle_and_private_checkers_can_fail():
+    """Both checks find what they are for: a circle of three, a private name imported or
+    read from a module, and not the allowed lookup or a module's own names."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}}
+    assert sorted(map(sorted, circles(graph, {("f", "e")}))) == [["a", "b", "c"]]
+    source = ("from benchlab.stats.bootstrap import _mean_replicates, percentile\n"
+              "from benchlab.report import html_format as hf\n"
+              "from benchlab.version import __version__\n"
+              "if TYPE_CHECKING:\n    from benchlab.stats.compare import _hidden\n"
+              "def f():\n    return hf._wrap(hf.esc('x'))\n")
+    found, private = module_imports("benchlab.x", source)
+    assert private == [("benchlab.stats.bootstrap", "_mean_replicates"),
+                       ("benchlab.report.html_format", "_wrap")]
+    assert found == {"benchlab.stats.bootstrap", "benchlab.report.html_format",
+                     "benchlab.version"}
+    own, none = module_imports("benchlab.stats.bootstrap", source.splitlines()[0])
+    assert none == [] and own == set()

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from benchlab.report.text import fmt_ratio_ci
 from benchlab.stats.bootstrap import BootstrapInterval
+
+
+def fmt_ratio_ci(low: float | None, high: float | None) -> str:
+    """A ratio's interval to four decimals; "unbounded" when an end is missing."""
+    if low is None or high is None:
+        return "unbounded"
+    return f"{low:.4f} .. {high:.4f}"
 
 
 def interval_kinds(intervals: Iterable[BootstrapInterval]) -> list[str]:

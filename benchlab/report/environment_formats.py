@@ -357,7 +357,7 @@ def store_html_body(result: StoreEnvironments) -> str:
 
 @renders("html", StoreEnvironments)
 def store_html(result: StoreEnvironments, context: RenderContext) -> str:
-    return hf._wrap("environment", "env", store_html_body(result), context)
+    return hf.wrap("environment", "env", store_html_body(result), context)
 
 
 @renders("html", EnvironmentCheck)
@@ -365,4 +365,4 @@ def check_html(result: EnvironmentCheck, context: RenderContext) -> str:
     warnings = hf.warnings_list([w.text() for w in result.warnings], "noise warnings")
     body = ("<h3>environment</h3>" + _html_record(result.environment)
             + (warnings or '<p class="muted">no noise warnings</p>'))
-    return hf._wrap("environment", "env", body, context)
+    return hf.wrap("environment", "env", body, context)

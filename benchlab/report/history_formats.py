@@ -216,7 +216,7 @@ def show_html(result: HistoryShow, context: RenderContext) -> str:
     """Per series a heading, its timeline (the figure as inline SVG when matplotlib is
     installed) and its changes as a table."""
     from benchlab.report.figures import svg_text
-    from benchlab.report.html_format import _wrap, cell, esc, table, warnings_list
+    from benchlab.report.html_format import cell, esc, table, warnings_list, wrap
 
     try:
         import matplotlib  # noqa: F401
@@ -235,7 +235,7 @@ def show_html(result: HistoryShow, context: RenderContext) -> str:
                 [cell(c.commit), cell(c.previous_commit), cell(_ratio_text(c), cls="num"),
                  cell(c.verdict.text)] for c in v.changes]))
     parts.append(warnings_list(result.notes, "notes") if result.notes else "")
-    return _wrap("history", "history show", "\n".join(p for p in parts if p), context)
+    return wrap("history", "history show", "\n".join(p for p in parts if p), context)
 
 
 def _svg_body(svg: str) -> str:

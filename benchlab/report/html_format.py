@@ -105,7 +105,7 @@ def document(title: str, body: str) -> str:
             f"<body>\n{body}\n</body></html>\n")
 
 
-def _wrap(kind: str, title: str, inner: str, context: RenderContext) -> str:
+def wrap(kind: str, title: str, inner: str, context: RenderContext) -> str:
     section = f'<section class="benchlab {esc(kind)}">\n{inner}\n</section>'
     if context.option("fragment"):  # a page's part; "styled": one that carries its style
         return f"<style>{STYLE}</style>\n{section}" if context.option("styled") else section
@@ -307,7 +307,7 @@ def compare_body(result: CompareResult, decisions: Sequence[Decision] = (),
 def compare_html(result: CompareResult, context: RenderContext) -> str:
     unit = f" ({esc(result.unit.name)})" if result.unit.name else ""
     inner = f"<h3>comparison{unit}</h3>\n{compare_body(result)}"
-    return _wrap("compare", "compare", inner, context)
+    return wrap("compare", "compare", inner, context)
 
 
 # -- suites --------------------------------------------------------------------------
@@ -374,7 +374,7 @@ def suite_html(result: SuiteResult, context: RenderContext) -> str:
     inner = "\n".join(p for p in (
         f"<h3>suite of {len(result.benchmarks)} benchmarks</h3>", suite_headline(result),
         geomean_table(result), warnings_list(suite_warnings(result))) if p)
-    return _wrap("suite", "suite comparison", inner, context)
+    return wrap("suite", "suite comparison", inner, context)
 
 
 # -- summaries and plans -------------------------------------------------------------
@@ -389,7 +389,7 @@ def hierarchy_html(result: HierarchySummary, context: RenderContext) -> str:
     inner = "\n".join(p for p in (f"<h3>{esc(result.name)}</h3>", head,
                                   hierarchy_table([result]),
                                   warnings_list(result.warnings)) if p)
-    return _wrap("summary", "summary", inner, context)
+    return wrap("summary", "summary", inner, context)
 
 
 @renders("html", Plan)
@@ -397,7 +397,7 @@ def plan_html(result: Plan, context: RenderContext) -> str:
     from benchlab.report.hierarchy import plan_document
 
     body = document_html(plan_document(result))
-    return _wrap("plan", "plan", f"<h3>plan</h3>\n{body}", context)
+    return wrap("plan", "plan", f"<h3>plan</h3>\n{body}", context)
 
 
 # -- every other result: laid out from its JSON document -------------------------------
@@ -477,4 +477,4 @@ def result_html(result: Result, context: RenderContext) -> str:
             body = _records_table(render(result, "rows", context), "")
         except LookupError:
             body = f"<pre>{esc(str(result))}</pre>"
-    return _wrap(name.lower(), name, f"<h3>{esc(name)}</h3>\n{body}", context)
+    return wrap(name.lower(), name, f"<h3>{esc(name)}</h3>\n{body}", context)

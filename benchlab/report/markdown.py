@@ -16,7 +16,7 @@ from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.units import Unit
 
-_ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
+ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
 
 
 def hierarchy_markdown(h: HierarchySummary, unit: Unit) -> list[str]:
@@ -64,7 +64,7 @@ def render_markdown(result: CompareResult) -> str:
         else:  # "-3.1%" and "-4.0% .. -2.2%": the change and its CI (notation.py)
             parts = change_parts(head.estimate, head.low, head.high, unit)
             change, ci = parts.estimate, parts.interval
-        icon = _ICONS["regression" if c.verdict.regression else c.verdict.outcome]
+        icon = ICONS["regression" if c.verdict.regression else c.verdict.outcome]
         p = fmt_pvalue(c.difference.pvalue)
         lines.append(f"| {md(c.candidate)} | {md(c.baseline)} | {change} | {ci} | {p} | "
                      f"{icon} {c.verdict.outcome} |")

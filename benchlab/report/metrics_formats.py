@@ -87,7 +87,7 @@ def per_metric_html(result: PerMetric, context: RenderContext) -> str:
     from dataclasses import replace
     from html import escape
 
-    from benchlab.report.html_format import _wrap
+    from benchlab.report.html_format import wrap
 
     parts = []
     for metric, inner in result.results:
@@ -97,7 +97,7 @@ def per_metric_html(result: PerMetric, context: RenderContext) -> str:
             parts.append(f"<h3>{escape(heading(metric, inner))}</h3>\n"
                          + render(inner, "html", own))
     parts += [f"<p>{escape(n)}</p>" for n in result.notes]
-    return _wrap("metrics", "compare", "\n".join(parts), context or RenderContext())
+    return wrap("metrics", "compare", "\n".join(parts), context or RenderContext())
 
 
 @renders("figure", PerMetric)

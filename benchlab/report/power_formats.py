@@ -27,12 +27,6 @@ def _effect(x: float) -> str:
     return f"{text}%" if x != 0 else "0%"
 
 
-def _duration(seconds: float) -> str:
-    from benchlab.report.hierarchy import _duration as duration
-
-    return duration(seconds)
-
-
 def design_text(p: PowerAnalysis) -> str:
     """"16 build × 23 run × 3 measurement": the top-level count, then per parent."""
     return " × ".join(f"{r} {name}" for name, r in zip(p.levels, p.repetitions, strict=True))
@@ -49,8 +43,10 @@ def effect_lines(effects: tuple[EffectPower, ...]) -> list[str]:
 
 
 def analysis_text(p: PowerAnalysis) -> list[str]:
+    from benchlab.report.hierarchy import duration
+
     goal = _FROM.get(p.design_from, p.design_from)
-    cost = "" if p.total_cost is None else f", {_duration(p.total_cost)} per system"
+    cost = "" if p.total_cost is None else f", {duration(p.total_cost)} per system"
     sds = ", ".join(f"{name} {_pct(sd, 2)}" for name, sd in zip(p.levels, p.relative_sd,
                                                                   strict=True))
     level = f"{fmt_level(p.confidence)}"

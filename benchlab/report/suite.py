@@ -410,7 +410,7 @@ def _method(result: SuiteResult) -> str:
 
 def suite_markdown(result: SuiteResult) -> str:
     """The suite as a pull-request comment: one row per benchmark, the geometric means."""
-    from benchlab.report.markdown import _ICONS
+    from benchlab.report.markdown import ICONS
 
     head = _head(result)
     right = [False, *([True, False, True] if _several_candidates(result) else [True, True]),
@@ -420,7 +420,7 @@ def suite_markdown(result: SuiteResult) -> str:
              "|" + "|".join("---:" if r else "---" for r in right) + "|"]
     for row in suite_rows(result):
         cells = [md(c) for c in _cells(result, row)]
-        cells[-1] = f"{_ICONS[row.outcome]} {md(row.word)}"
+        cells[-1] = f"{ICONS[row.outcome]} {md(row.word)}"
         if row.geomean:
             cells[0] = "*geomean*"
         lines.append("| " + " | ".join(cells) + " |")

@@ -8,6 +8,7 @@ import numpy as np
 
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import fmt_level, fmt_p
+from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
 from benchlab.report.numbers import (
     decimals,
     fixed,
@@ -28,12 +29,6 @@ def fmt_num(x: float | None, digits: int = 5) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     return f"{x:.{digits}g}"
-
-
-def fmt_ratio_ci(low: float | None, high: float | None) -> str:
-    if low is None or high is None:
-        return "unbounded"
-    return f"{low:.4f} .. {high:.4f}"
 
 
 def samples_table(result: CompareResult, width: int | None = None) -> list[str]:
@@ -77,8 +72,6 @@ def _ratio_cells(r) -> tuple[str, str]:
 
 
 def comparison_lines(c: Comparison, unit: Unit, confidence: float) -> list[str]:
-    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds  # imports us
-
     level = f"{100 * confidence:g}% CI"
     room = max((terminal_width() - len(" vs  (paired)")) // 2, 12)
     lines = [f"{shorten(terminal(c.candidate), room)} vs {shorten(terminal(c.baseline), room)}"

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 # Okabe-Ito colours (distinct for colour-blind readers); the marker shape differs too.
-_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-_SHAPES = ("circle", "square", "triangle", "diamond")
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+SHAPES = ("circle", "square", "triangle", "diamond")
 WIDTH, HEIGHT = 640, 250
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 150, 14, 40
 
@@ -88,7 +88,7 @@ def run_orders(path: str, metric: str | None = None,
     return out
 
 
-def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+def ticks(low: float, high: float, count: int = 5) -> list[float]:
     """About `count` round values spanning [low, high]."""
     if not high > low:
         return [low]
@@ -102,7 +102,7 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def _marker(shape: str, x: float, y: float, colour: str, hollow: bool) -> str:
+def marker(shape: str, x: float, y: float, colour: str, hollow: bool) -> str:
     fill = "none" if hollow else colour
     paint = f'fill="{fill}" stroke="{colour}" stroke-width="1.2"'
     if shape == "circle":
@@ -141,11 +141,11 @@ def run_order_svg(plot: RunOrder) -> str:
              f'aria-label="{esc(title)}"><title>{esc(title)}</title>',
              f'<rect x="{_LEFT}" y="{_TOP}" width="{w}" height="{h}" fill="#fff" '
              f'stroke="#888"/>']
-    for t in _ticks(y0, y1):
+    for t in ticks(y0, y1):
         parts.append(f'<line x1="{_LEFT}" x2="{_LEFT + w}" y1="{py(t):.1f}" y2="{py(t):.1f}" '
                      f'stroke="#e4e4e4"/><text x="{_LEFT - 5}" y="{py(t) + 4:.1f}" '
                      f'text-anchor="end" font-size="11">{t:.4g}</text>')
-    for t in _ticks(x0, x1):
+    for t in ticks(x0, x1):
         parts.append(f'<text x="{px(t):.1f}" y="{_TOP + h + 15}" text-anchor="middle" '
                      f'font-size="11">{t:.0f}</text>')
     unit = f" ({esc(plot.unit)})" if plot.unit else ""
@@ -154,18 +154,18 @@ def run_order_svg(plot: RunOrder) -> str:
     parts.append(f'<text transform="translate(13 {_TOP + h / 2:.1f}) rotate(-90)" '
                  f'text-anchor="middle" font-size="12">{esc(plot.metric)}{unit}</text>')
     for k, s in enumerate(plot.series):
-        colour, shape = _COLOURS[k % len(_COLOURS)], _SHAPES[k % len(_SHAPES)]
+        colour, shape = COLOURS[k % len(COLOURS)], SHAPES[k % len(SHAPES)]
         parts.append(f'<g class="series" data-label="{esc(s.label)}">')
-        parts.extend(_marker(shape, px(x), py(y), colour, bool(wu))
+        parts.extend(marker(shape, px(x), py(y), colour, bool(wu))
                      for x, y, wu in zip(s.seq, s.values, s.warmup, strict=True))
         parts.append("</g>")
         ly = _TOP + 8 + 18 * k
-        parts.append(_marker(shape, WIDTH - _RIGHT + 14, ly, colour, False))
+        parts.append(marker(shape, WIDTH - _RIGHT + 14, ly, colour, False))
         parts.append(f'<text x="{WIDTH - _RIGHT + 22}" y="{ly + 4}" font-size="11">'
                      f'{esc(s.label)}</text>')
     if any(s.warmup.any() for s in plot.series):
         ly = _TOP + 8 + 18 * len(plot.series)
-        parts.append(_marker("circle", WIDTH - _RIGHT + 14, ly, "#555", True))
+        parts.append(marker("circle", WIDTH - _RIGHT + 14, ly, "#555", True))
         parts.append(f'<text x="{WIDTH - _RIGHT + 22}" y="{ly + 4}" font-size="11">'
                      f'hollow: warm-up</text>')
     parts.append("</svg>")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchlab.notation import fmt_level
-from benchlab.report.figures.run_order import _COLOURS, _SHAPES, _marker, _ticks
+from benchlab.report.figures.run_order import COLOURS, SHAPES, marker, ticks
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.distributions import critical_t
 
@@ -60,7 +60,7 @@ def strip_svg(result: CompareResult, samples: Sequence[tuple[str, np.ndarray]],
              f'viewBox="0 0 {WIDTH} {height}" aria-label="{esc(label)}">'
              f"<title>{esc(label)}</title>"]
     bottom = _TOP + _ROW * len(values)
-    for t in _ticks(lo, hi):
+    for t in ticks(lo, hi):
         parts.append(f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{_TOP}" y2="{bottom}" '
                      f'stroke="#e4e4e4"/><text x="{px(t):.1f}" y="{bottom + 14}" '
                      f'text-anchor="middle" font-size="11">{t:.4g}</text>')
@@ -70,17 +70,17 @@ def strip_svg(result: CompareResult, samples: Sequence[tuple[str, np.ndarray]],
                  f'font-size="12">values{unit}; diamond: mean with its {level} CI</text>')
     for k, ((name, _), v) in enumerate(zip(samples, finite, strict=True)):
         y = _TOP + _ROW * k + _ROW / 2
-        colour, shape = _COLOURS[k % len(_COLOURS)], _SHAPES[k % len(_SHAPES)]
+        colour, shape = COLOURS[k % len(COLOURS)], SHAPES[k % len(SHAPES)]
         shown = v if v.size <= MAX_POINTS else np.quantile(v, np.linspace(0, 1, MAX_POINTS))
         jitter = ((np.arange(shown.size) * 0.618) % 1.0 - 0.5) * (_ROW * 0.45)
         parts.append(f'<text x="{_LEFT - 8}" y="{y + 4:.1f}" text-anchor="end" '
                      f'font-size="11">{esc(name)}</text>')
-        parts.extend(_marker(shape, px(x), y + j, colour, True)
+        parts.extend(marker(shape, px(x), y + j, colour, True)
                      for x, j in zip(shown, jitter, strict=True))
         if k < len(cis):
             mean, low, high = cis[k]
             parts.append(f'<line x1="{px(low):.1f}" x2="{px(high):.1f}" y1="{y:.1f}" '
                          f'y2="{y:.1f}" stroke="#222" stroke-width="2"/>')
-            parts.append(_marker("diamond", px(mean), y, "#222", False))
+            parts.append(marker("diamond", px(mean), y, "#222", False))
     parts.append("</svg>")
     return "\n".join(parts)
