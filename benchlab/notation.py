@@ -2,7 +2,7 @@
 
 Every format (text, Markdown, JSON's sentences, CSV's text, HTML) and the verdict
 sentences of `stats/` print through these functions, so one number reads the
-same everywhere (issue 19).
+same everywhere.
 
 The rounding rule, the same for every value in every place: a value is rounded
 half away from zero on its decimal digits, read to 15 significant digits first

@@ -355,3 +355,20 @@ def test_the_circle_and_private_checkers_can_fail():
                      "benchlab.version"}
     own, none = module_imports("benchlab.stats.bootstrap", source.splitlines()[0])
     assert none == [] and own == set()
+
+
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE.parent)))
+def test_no_tracker_numbers_in_the_code(path):
+    """Comments and docstrings say why in words: the issue tracker is not in the
+    repository, so "issue 12" tells a reader nothing."""
+    found = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if ISSUE.search(line)]
+    assert not found, f"{path.name}: issue numbers at lines {found}"
+
+
+def test_the_tracker_checker_catches_numbers():
+    assert ISSUE.search("(issue 12, item 6)") and ISSUE.search("see Issue #41")
+    assert not ISSUE.search("the issuer's key") and not ISSUE.search("an issue, 3 times")

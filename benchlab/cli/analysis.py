@@ -3,8 +3,8 @@
 Both commands define their analysis options here (`add_options`) and call
 `analyse`, so `benchlab report` runs exactly the comparison `benchlab compare`
 runs on the same inputs and options — a store's design-aware default included
-(cli/store_design.py) — and the two can never give two answers to one question
-(issue 19). The commands differ only in what they do with the result: compare
+(cli/store_design.py) — and the two can never give two answers to one question.
+The commands differ only in what they do with the result: compare
 renders it in the chosen format and sets the exit status; report lays it out
 on one HTML page.
 """

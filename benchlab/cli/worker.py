@@ -25,7 +25,7 @@ at 10 us, against 0.56 ms for the same loop in a plain process. Through `benchla
 --cluster` the larger cost is elsewhere: the dispatch of the other trials overlaps each
 short execution on the machine's cores, and benchmarks/cluster_overhead.py finds this
 worker and a plain `dask worker` alike within its noise (1.15 and 1.17 ms where a local
-run reports 0.68 ms; benchmarks/README.md, "Cluster (issue 13)").
+run reports 0.68 ms; benchmarks/README.md, its cluster section).
 """
 
 from __future__ import annotations

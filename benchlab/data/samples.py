@@ -139,7 +139,7 @@ def unify_units(samples: list[Sample], unit: str | None, higher_is_better: bool 
     A declared --unit names the unit of values that record none (plain numbers, a
     CSV column), and converts values whose file records another unit of the same
     kind (ns → s), saying so; a recorded unit of another kind is refused, never
-    relabelled (issue 12: go test's ns/op read with --unit s printed "2146.33 s").
+    relabelled (go test's ns/op read with --unit s once printed "2146.33 s").
     Without --unit, files in different time units (or rates per different times)
     are converted to the first sample's unit; units of different kinds (a time and
     a rate, bytes and seconds) are refused.

@@ -34,7 +34,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.stats.anova": ("benchlab.report.model_formats",),
     "benchlab.stats.qreg": ("benchlab.report.model_formats",),
     "benchlab.design.factorial": ("benchlab.report.design_formats",),
-    "benchlab.stats.protocols": ("benchlab.report.test_formats",),
+    "benchlab.stats.protocols": ("benchlab.report.protocol_formats",),
     "benchlab.stats.power": ("benchlab.report.power_formats",),
     "benchlab.history.check": ("benchlab.report.history_formats",),
     "benchlab.history.compare": ("benchlab.report.history_formats",),
@@ -48,12 +48,9 @@ _loaded: set[tuple[str, type]] = set()
 
 
 def _import(names) -> None:
+    """Import each module; one that is missing (a typo in FORMATS or FAMILIES) raises."""
     for name in names:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a module that exists but fails to import: a real error
-                raise
+        importlib.import_module(name)
 
 
 def load(fmt: str, kind: type) -> None:

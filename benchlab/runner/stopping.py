@@ -16,7 +16,7 @@ comes near 9 units). Two guards keep the coverage of the final 95% CI within
 95% ± 1.5% (validation/stopping_coverage.py): at least MIN_UNITS top-level
 units per alternative, and the half-width judged at the 80% upper confidence
 bound of the spread, half · sqrt(ν / χ²_{0.2, ν}), not at its estimate. The
-rule never looks at significance (issue 12).
+rule never looks at significance (that would be optional stopping).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ df, gets; with both a head that may be noisier is handled as below, "A head
 noisier than its baseline").
 
 The head is one commit: its own runs show sigma2_w only, never its own c_h, so
-the variance of its mean is (the brief of issue 14, item 1)
+the variance of its mean is
 
     V_h = sigma2_c^ + sigma2_w^ / n_h
         = S_B^2 + (1/n_h - h) * sigma2_w^      when sigma2_c^ > 0,

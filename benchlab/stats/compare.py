@@ -4,7 +4,7 @@ Headline: the ratio of means with Fieller's CI and the verdict against a
 threshold (STATS.md §3–4); beside it the Welch difference of means, optional
 bootstrap CIs, classical tests, paired analyses and per-sample diagnostics.
 With statistic="median" the verdict rests on the ratio of medians and its
-bootstrap percentile CI instead (issue 12, item 6); with the mean, a warning
+bootstrap percentile CI instead; with the mean, a warning
 says when the rank test, the medians or strong skew disagree (stats/mean_checks).
 """
 
@@ -304,7 +304,7 @@ def _unscaled(d: Descriptives, scale: float) -> Descriptives:
 
 LARGEST = 1e300  # beyond this a spread or a sum of squares cannot be represented
 
-# Said once per output when a verdict is inconclusive (issue 12: honest advice).
+# Said once per output when a verdict is inconclusive: honest advice on what to do next.
 OPTIONAL_STOPPING = ("an inconclusive result: adding measurements to this experiment until a "
                      "result appears inflates false alarms; plan a new experiment of the size "
                      "given instead (benchlab plan)")

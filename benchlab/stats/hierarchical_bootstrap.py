@@ -444,8 +444,8 @@ def hierarchical_bootstrap_ratios(base: Tree, cand: Tree,
 
     Each interval is the one hierarchical_bootstrap_ratio gives for its statistic
     with the same seed (the draws do not depend on the statistic), at the cost of
-    one set of draws instead of one per statistic (issue 12: the means and medians
-    of `compare --levels ... --bootstrap`). None for a statistic whose baseline
+    one set of draws instead of one per statistic (the means and medians of
+    `compare --levels ... --bootstrap`). None for a statistic whose baseline
     value is not positive (no ratio to resample).
     """
     from concurrent.futures import ThreadPoolExecutor

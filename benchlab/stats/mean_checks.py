@@ -1,4 +1,4 @@
-"""When the mean misleads (issue 12, item 6): cheap checks beside the mean-based verdict.
+"""When the mean misleads: cheap checks beside the mean-based verdict.
 
 The headline of `compare` is the ratio of means. On skewed data the mean can say
 "no difference proven" while the bulk of the distribution has clearly moved. Three

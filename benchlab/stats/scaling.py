@@ -4,7 +4,7 @@ Variances square the data: values near 1e200 overflow to inf and values near
 1e-200 underflow to 0 (Fieller's g = t² v_b / b² divides by zero). Multiplying
 by a power of two changes only the exponent of each float, so the computation
 on the scaled data is the computation on the original data, exactly, and
-results in data units are scaled back the same way (issue 15).
+results in data units are scaled back the same way.
 """
 
 from __future__ import annotations

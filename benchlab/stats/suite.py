@@ -1,5 +1,5 @@
 """A suite of benchmarks: per-benchmark comparisons, the geometric mean of the ratios with a
-bootstrap CI, and family-wise decisions across benchmarks (issue 12, item 1).
+bootstrap CI, and family-wise decisions across benchmarks.
 
 The geometric mean of per-benchmark ratios summarizes a suite without letting
 long benchmarks dominate; its CI comes from resampling each benchmark's data

@@ -1,5 +1,5 @@
 """A median suite with levels decided on its top-level units: Welch's t on the logs of
-each unit's median (issue 19, item 4).
+each unit's median.
 
 With levels, only the top-level units (builds) are independent, and there are few of
 them. The percentile bootstrap of the ratio of pooled medians, resampling 5 builds per

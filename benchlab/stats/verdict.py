@@ -74,8 +74,8 @@ class Advice:
     (two-sided, at its confidence), ±; new_experiment: measurements per sample
     (baseline, candidate) a new experiment needs to resolve ±threshold — to show
     equivalence with `power` if there is no change — or None without a threshold.
-    Neither depends on the observed effect (issue 12: the effect-based count invited
-    sampling to a foregone conclusion).
+    Neither depends on the observed effect (an effect-based count invites sampling
+    to a foregone conclusion).
     """
 
     detectable: float | None

@@ -10,7 +10,7 @@ from benchlab.stats.protocols import KruskalResult, SpeedupSuite, TestReport
 
 
 @renders("json", TestReport)
-def test_json(report: TestReport, context: RenderContext) -> dict[str, Any]:
+def protocol_json(report: TestReport, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.protocols import test_document
 
     return {**test_document(report.protocol, report.alpha, report.unit, report.results,
@@ -19,7 +19,7 @@ def test_json(report: TestReport, context: RenderContext) -> dict[str, Any]:
 
 
 @renders("text", TestReport)
-def test_text(report: TestReport, context: RenderContext) -> str:
+def protocol_text(report: TestReport, context: RenderContext) -> str:
     from benchlab.report.protocols import kruskal_text, speedup_text, suite_text
 
     if isinstance(report.results, KruskalResult):
@@ -48,7 +48,7 @@ def _speedup_rows(r, benchmark: str | None = None) -> list[dict[str, Any]]:
 
 
 @renders("rows", TestReport)
-def test_rows(report: TestReport, context: RenderContext) -> list[dict[str, Any]]:
+def protocol_rows(report: TestReport, context: RenderContext) -> list[dict[str, Any]]:
     """Kruskal: H, the groups and each pair; Speedup-Test: each decision and its checks."""
     r = report.results
     if isinstance(r, KruskalResult):
