@@ -163,9 +163,12 @@ def shorten(text: str, limit: int = TOKEN_CHARS) -> str:
     return f"{text[:limit]}… ({len(text):,} characters)"
 
 
-def token(text: str, limit: int = TOKEN_CHARS) -> str:
+def token(text: object, limit: int = TOKEN_CHARS) -> str:
     """`text` quoted as `repr` quotes it, cut as `shorten` cuts: `'1111…' (1,000,000
-    characters)`; the one way a reader shows a bad token, a name or a label in an error."""
+    characters)`; the one way a reader shows a bad token, a name or a label in an error
+    (a value that is not a string is shown by its repr, cut the same way)."""
+    if not isinstance(text, str):
+        return shorten(repr(text), limit)
     if len(text) <= limit:
         return repr(text)
     quoted = repr(text[:limit])

@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import stat
 import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,6 +61,8 @@ class Kind:
 def is_sqlite(path: str) -> bool:
     """True when `path` starts with SQLite's header (False when it cannot be read)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO's open waits for a writer
+            return False
         with open(path, "rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:
@@ -77,6 +80,10 @@ def check_header(path: str, kind: Kind) -> bool:
     full disk or an interrupted copy).
     """
     try:
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO's open waits for a writer
+            raise InputError(f"is a device, named pipe or socket, not a benchlab {kind.noun}",
+                             path)
         with open(path, "rb") as handle:
             header = handle.read(HEADER_SIZE)
             size = os.fstat(handle.fileno()).st_size

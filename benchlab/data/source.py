@@ -8,7 +8,8 @@ file, while reading a stream; a stream is also refused at its first NUL byte).
 Standard input (`-`, /dev/stdin) and the pipes of process substitution
 (`<(command)`, /dev/fd/N) are streams, read within the same limit and kept, so
 that a command that opens an input twice (sniffing metrics, then reading)
-reads a pipe once. A UTF-8 byte-order mark is dropped and CRLF/CR line ends
+reads a pipe once. A UTF-8 byte-order mark is dropped, a UTF-16 or UTF-32 one
+says how to decode the text (Windows PowerShell writes UTF-16), and CRLF/CR line ends
 are read like LF, so files from any platform read the same. Whether the last
 line has its line end is kept, for readers whose lines are records that a file
 cut mid-line would change (go test's result lines).
@@ -58,7 +59,26 @@ def display_name(path: str) -> str:
     return path
 
 
+# UTF-32 first: its little-endian mark begins with UTF-16's. Windows PowerShell's `>` writes
+# UTF-16 with a mark, so a file of numbers redirected there reads without converting it.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def _wide(raw: bytes) -> str | None:
+    """The encoding a UTF-16 or UTF-32 byte-order mark at the start of `raw` names, if any."""
+    return next((codec for mark, codec in _WIDE_BOMS if raw.startswith(mark)), None)
+
+
 def _decode(raw: bytes, name: str) -> str:
+    codec = _wide(raw)
+    if codec is not None:
+        try:
+            return raw.decode(codec)  # the mark tells the byte order and is dropped
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].decode(codec, "replace").count("\n") + 1
+            raise InputError(f"not {codec.upper()} text despite its byte-order mark (cut "
+                             "short, or binary content?)", f"{name}:{line}") from None
     if b"\x00" in raw[:65536]:
         raise InputError("binary content, not a text file of measurements", name)
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -89,7 +109,8 @@ def _read_stream(handle: BinaryIO, name: str, first: bytes = b"") -> bytes:
         chunk = handle.read(_CHUNK)
         if not chunk:
             return bytes(raw)
-        if b"\x00" in chunk and not raw.startswith(SQLITE_HEADER):
+        if b"\x00" in chunk and not (raw or chunk).startswith(SQLITE_HEADER) \
+                and _wide(raw or chunk) is None:
             raise InputError("binary content, not a text file of measurements", name)
         raw += chunk
         if len(raw) > bound:

@@ -769,6 +769,7 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
     machine = {MACHINE_FACTOR} if e.machines is not None else set()
     run_names = {*factor_names, *machine, "alternative", "build", "iterations"}
     build_names = {*machine, "alternative", "build"}
+    build_env = {*build_names, "iterations"}  # what plan.values_for gives a build trial
 
     def check(texts: tuple[str, ...], keys: tuple[str, ...], allowed: set[str],
               built: str | None = None) -> None:
@@ -791,11 +792,11 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
         keys = ("alternatives", a.name)
         check(a.command.argv, (*keys, "command"), run_names)
         check(tuple(v for _, v in a.env), (*keys, "env"),  # a build runs with the env too
-              build_names if a.build else run_names, a.name if a.build else None)
+              build_env if a.build else run_names, a.name if a.build else None)
         if a.build:
             check(a.build.argv, (*keys, "build"), build_names)
     built = next((a.name for a in e.alternatives if a.build), None)
-    check(tuple(v for _, v in e.env), ("env",), build_names if built else run_names, built)
+    check(tuple(v for _, v in e.env), ("env",), build_env if built else run_names, built)
     for key, commands in (("setup", e.setup), ("teardown", e.teardown),
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:

@@ -97,7 +97,8 @@ def test_a_factor_in_env_beside_a_build_step_is_refused_by_dry_run_and_run(
         code, out, err = run_cli("run", path, "-o", tmp_path / "e.db", *extra, expect=2)
         assert err == (f"benchlab: {path}:{line}: {{n}} in env: the environment is also the "
                        "build step's (of alternative 'a'), which runs once for all levels of "
-                       "n; give it in the command instead (known here: alternative, build)\n")
+                       "n; give it in the command instead (known here: alternative, build, "
+                       "iterations)\n")
     assert not (tmp_path / "e.db").exists()
 
 
@@ -107,3 +108,14 @@ def test_env_of_build_placeholders_beside_a_build_step_runs(run_cli, tmp_path):
     run_cli("run", path, "-o", tmp_path / "e.db", "--quiet", expect=0)
     code, out, err = run_cli("summary", tmp_path / "e.db", "--by", "n", expect=0)
     assert out.count("n = 2, mean 1 ") == 2, out  # SIZE was the build's number, 1
+
+
+def test_export_refuses_a_named_pipe_or_device_as_a_store_without_waiting(run_cli, tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.db"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        code, out, err = run_cli("export", path, "-o", tmp_path / "x.csv", expect=2)
+        assert err == (f"benchlab: {path}: is a device, named pipe or socket, not a benchlab "
+                       "store\n")

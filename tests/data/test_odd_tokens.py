@@ -166,3 +166,35 @@ def test_display_name_shows_bytes_that_are_not_utf8_as_escapes(tmp_path):
     dataset = readers.read(str(path))
     assert dataset.source == display_name(str(path))
     assert dataset.source.encode("utf-8")  # printable and storable
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_byte_order_mark_read_like_utf8(codec, tmp_path):
+    text = "system,value\r\na,1.5\r\na,1.6\nb,2.5\rb,2.7\n"
+    mark = "" if codec in ("utf-16", "utf-32") else "\ufeff"  # the plain codecs add their own
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes((mark + text).encode(codec))
+    narrow = tmp_path / "narrow.csv"
+    narrow.write_text(text, newline="")
+    a, b = readers.read(str(wide), by="system"), readers.read(str(narrow), by="system")
+    assert a.columns["value"].tolist() == b.columns["value"].tolist() == [1.5, 1.6, 2.5, 2.7]
+    assert a.columns["system"].tolist() == b.columns["system"].tolist()
+
+
+def test_utf16_cut_mid_character_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "cut.txt"
+    path.write_bytes("1.5\n1.6\n1.7\n".encode("utf-16")[:-1])
+    with pytest.raises(InputError) as caught:
+        readers.read(str(path))
+    assert _one_line(caught) == (f"{path}:3: not UTF-16 text despite its byte-order mark (cut "
+                                 "short, or binary content?)")
+
+
+def test_utf16_on_standard_input_reads(run_cli, monkeypatch):
+    import io
+    import sys
+
+    data = "1.5\r\n1.6\r\n1.7\r\n".encode("utf-16")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, err = run_cli("summary", "-", expect=0)
+    assert out.startswith("stdin: n = 3, mean 1.6 ")

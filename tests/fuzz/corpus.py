@@ -35,6 +35,10 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict, hash=False, compare=False)
     exits: tuple[int, ...] = (0, 2)
     ministat: bool = False  # ministat mode: its error lines are ministat's, word for word
+    # Files that are not bytes (issue 20): name -> "fifo", "socket", "dir" or "link:TARGET"
+    # (a symbolic link, e.g. to /dev/zero), made by the harness beside `files`.
+    specials: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    stdin: bytes = b""  # what standard input holds ("-" reads it)
 
 
 # -- malformed files ----------------------------------------------------------------
@@ -339,8 +343,105 @@ def malformed_files() -> dict[str, bytes]:
     """Every input file of the corpus, by name (the extension tells its kind)."""
     base = _base_files()
     files = {**base, **_crafted(), **_truncations(base), **_byte_flips(base, 6),
-             **_token_swaps(base), **_stores()}
+             **_token_swaps(base), **_stores(), **_odd_files()}
     return files
+
+
+# -- issue 20: tokens that once gave exit 3, odd encodings, giant tokens ---------------
+GIANT = 1_000_000  # digits of a giant token (it was echoed whole into a 1 MB error line)
+_CRITERION = "criterion/fib 20/new/sample.json"
+_SORT = ["results", "benchmarks.Sorting.time_sort"]
+# Where each JSON format keeps a measurement and a name (a sentinel is put there, then
+# replaced in the text by what json.dumps cannot write).
+JSON_NUMBER_AT = {
+    "hyperfine.json": ["results", 0, "times", 0],
+    "pyperf.json": ["benchmarks", 0, "runs", 1, "values", 0],
+    "gbench.json": ["benchmarks", 0, "real_time"],
+    "jmh.json": [0, "primaryMetric", "rawData", 0, 0],
+    "pytest_benchmark.json": ["benchmarks", 0, "stats", "data", 0],
+    _CRITERION: ["times", 0],
+    "asv.json": [*_SORT, 11, 0, 0],
+}
+JSON_NAME_AT = {
+    "hyperfine.json": ["results", 0, "command"],
+    "pyperf.json": ["benchmarks", 0, "metadata", "name"],
+    "gbench.json": ["benchmarks", 0, "name"],
+    "jmh.json": [0, "benchmark"],
+    "pytest_benchmark.json": ["benchmarks", 0, "name"],
+}
+_SENTINEL = 271828.182845
+_NAME = "sentinel-name-of-issue-20"
+
+
+def _json_with(name: str, path: list, text: str, sentinel: object = _SENTINEL) -> bytes:
+    """The fixture with the JSON text `text` where `path` is (a 5,000-digit integer, a lone
+    surrogate escape: what json.dumps cannot write)."""
+    doc = json.loads(_fixture(name))
+    _set(path, sentinel)(doc)
+    return json.dumps(doc).replace(json.dumps(sentinel), text, 1).encode()
+
+
+def _stem(name: str) -> str:
+    return name.split("/")[0].removesuffix(".json")
+
+
+def _odd_files() -> dict[str, bytes]:
+    """Issue 20's reproductions as files: hex floats that overflow, JSON integers past
+    Python's 4,300 digits and lone surrogates in JSON names (every JSON format), CSV fields
+    over the csv module's 131,072 characters, giant tokens in every reader, odd encodings
+    (UTF-16 with a BOM, Latin-1, NUL bytes, CRLF, mixed newlines)."""
+    giant = b"7" * GIANT
+    wide = b"w" * 140_000
+    utf16 = "\ufeff" + PLAIN.decode()
+    out: dict[str, bytes] = {
+        "odd_hex_overflow.txt": b"1.5\n1.6\n0x1.8p99999\n1.7\n",
+        "odd_hex_neg_overflow.txt": b"1.5\n-0x1.8p99999\n1.7\n",
+        "odd_hex_underflow.txt": b"1.5\n0x1p-99999\n1.7\n",
+        "odd_hex_giant.txt": b"1.5\n1.6\n0x" + b"f" * GIANT + b"\n",
+        "odd_hex_overflow.csv": TABLE.replace(b"2.7", b"0x1.8p99999"),
+        "odd_csv_wide_header.csv": TABLE.replace(b"run", wide, 1),
+        "odd_csv_wide_field.csv": TABLE.replace(b"a,1,1.5", b'"' + wide + b'",1,1.5'),
+        "odd_csv_wide_bare_field.csv": TABLE.replace(b"a,1,1.5", wide + b",1,1.5"),
+        "odd_giant_number.txt": b"1.5\n1.6\n" + giant + b"\n",
+        "odd_giant_token.txt": b"1.5\n1.6\n" + giant + b"x\n",
+        "odd_giant_decimal.txt": b"1.5\n1.6\n0." + giant + b"e\n",
+        "odd_giant_value.csv": TABLE.replace(b"2.7", giant + b"x"),
+        "odd_giant_name.csv": TABLE.replace(b"b,1,2.5", giant + b",1,2.5"),
+        "odd_giant_gotest.txt": b"goos: linux\nBenchmarkA-8 10 " + giant + b"x ns/op\n"
+                                b"BenchmarkA-8 10 2 ns/op\n",
+        "odd_giant_iterations.txt": b"BenchmarkA-8 " + giant + b" 1 ns/op\n"
+                                    b"BenchmarkA-8 10 2 ns/op\n",
+        "odd_giant_json_name.json": _json_with("hyperfine.json", JSON_NAME_AT["hyperfine.json"],
+                                               '"' + "c" * GIANT + '"', _NAME),
+        "odd_utf16le_bom.txt": utf16.encode("utf-16-le"),
+        "odd_utf16be_bom.txt": utf16.encode("utf-16-be"),
+        "odd_utf16_bom.csv": ("\ufeff" + TABLE.decode()).encode("utf-16-le"),
+        "odd_utf16_bom.json": ("\ufeff" + _fixture("hyperfine.json").decode())
+        .encode("utf-16-le"),
+        "odd_utf16_odd_length.txt": utf16.encode("utf-16-le")[:-1],
+        "odd_latin1.csv": TABLE.replace(b"system", b"syst\xe8me"),
+        "odd_latin1_name.csv": TABLE.replace(b"a,1,1.5", b"\xe9,1,1.5"),
+        "odd_nul_middle.csv": TABLE.replace(b"b,1,2.5", b"b,1,2\x00.5"),
+        "odd_nul_late.txt": PLAIN * 20000 + b"\x00\n",  # past the first 64 KiB
+        "odd_crlf.csv": TABLE.replace(b"\n", b"\r\n"),
+        "odd_mixed_newlines.txt": b"1.5\r\n1.6\n1.7\r1.8\n\r1.65\n",
+        "odd_mixed_newlines.csv": b"system,value\r\na,1\na,2\rb,3\r\nb,4\n",
+        "odd_only_cr.csv": TABLE.replace(b"\n", b"\r"),
+        "odd_surrogate_utf8.txt": b"1.5\n\xed\xa0\x80\n1.6\n",  # a surrogate in "UTF-8"
+    }
+    for name, path in JSON_NUMBER_AT.items():
+        out[f"odd_bigint_{_stem(name)}.json"] = _json_with(name, path, "9" * 5000)
+        out[f"odd_bigint_neg_{_stem(name)}.json"] = _json_with(name, path, "-" + "9" * 4301)
+        out[f"odd_bigint_giant_{_stem(name)}.json"] = _json_with(name, path, "9" * GIANT)
+        out[f"odd_big_exponent_{_stem(name)}.json"] = _json_with(name, path, "1e99999")
+    for name, path in JSON_NAME_AT.items():
+        for tag, escape in (("high", "\\ud800"), ("low", "\\udfff"),
+                            ("swapped", "\\udc00\\ud800"), ("pair", "\\ud83d\\ude00")):
+            out[f"odd_surrogate_{tag}_{_stem(name)}.json"] = _json_with(
+                name, path, f'"x{escape}"', _NAME)
+    out["odd_surrogate_key.json"] = _json_with(
+        "hyperfine.json", ["results", 0, "parameters"], '{"\\ud800": "1"}', _NAME)
+    return out
 
 
 # -- commands -----------------------------------------------------------------------
@@ -371,6 +472,55 @@ def file_cases() -> Iterator[Case]:
                        ministat=command == "ministat")
 
 
+# -- special files and standard input (issue 20) ----------------------------------
+SPECIALS = {"fifo": "fifo", "socket": "socket", "directory": "dir",
+            "zero_link.txt": "link:/dev/zero", "urandom_link.txt": "link:/dev/urandom",
+            "null_link.txt": "link:/dev/null", "dangling_link.txt": "link:/nonexistent/x",
+            "loop_link.txt": "link:loop_link.txt"}
+DEVICES = ("/dev/zero", "/dev/urandom", "/dev/null", "/dev/full")
+STDINS = {"plain": PLAIN, "table": TABLE, "empty": b"", "zeros": bytes(4 << 20),
+          "nul_late": PLAIN * 20000 + b"\x00", "utf16": ("\ufeff" + PLAIN.decode())
+          .encode("utf-16-le"), "latin1": b"1.5\n1.6 \xe9\n", "crlf": PLAIN.replace(b"\n", b"\r\n"),
+          "giant": b"1.5\n" + b"7" * GIANT + b"x\n", "sqlite": b"SQLite format 3\x00" + bytes(100),
+          "hyperfine": _fixture("hyperfine.json"),
+          "surrogate": _json_with("hyperfine.json", JSON_NAME_AT["hyperfine.json"],
+                                  '"x\\ud800"', _NAME)}
+
+
+def special_cases() -> Iterator[Case]:
+    """Devices, named pipes, sockets, directories and links (refused by type before reading,
+    in bounded time) and standard input of every kind, in every reading command."""
+    targets = [*("{dir}/" + name for name in SPECIALS), *DEVICES]
+    for target in targets:
+        for command, argv in _commands("x"):
+            argv = tuple(target if a == "{dir}/x" else "{dir}/plain.txt" if a == "{dir}/copy_x"
+                         else a for a in argv)
+            yield Case(f"special/{target.rsplit('/', 1)[-1]}/{command}", argv,
+                       {"plain.txt": PLAIN}, specials=SPECIALS, ministat=command == "ministat")
+    for tag, data in STDINS.items():
+        for command, argv in _commands("x"):
+            argv = tuple("-" if a == "{dir}/x" else "{dir}/plain.txt" if a == "{dir}/copy_x"
+                         else a for a in argv)
+            yield Case(f"special/stdin_{tag}/{command}", argv, {"plain.txt": PLAIN},
+                       stdin=data, ministat=command == "ministat")
+    history = ("history", "add", "--db", "{dir}/h.db", "--commit", "abc", "--date",
+               "2024-01-01T00:00:00Z")
+    for target in (*targets, "-"):
+        yield Case(f"special/{target.rsplit('/', 1)[-1]}/history_add", (*history, target),
+                   {"plain.txt": PLAIN}, specials=SPECIALS, stdin=STDINS["zeros"])
+
+
+def history_cases() -> Iterator[Case]:
+    """history add of every odd file (the names it stores must print and store)."""
+    files = _odd_files()
+    for name, data in files.items():
+        argv = ("history", "add", "{dir}/" + name, "--db", "{dir}/h.db", "--commit", "abc",
+                "--date", "2024-01-01T00:00:00Z")
+        if name.endswith(".csv"):
+            argv += ("--by", "system", "--value", "value")
+        yield Case(f"history/{name}", argv, {name: data})
+
+
 # -- TOML mutations -----------------------------------------------------------------
 _TOML_VALUES = ["1", "-1", "0", "99999999999999999", "1e400", "nan", "inf", '""', '"x"',
                 "[]", "[1, 2]", '["a", 1]', "{}", "{ X = 1 }", "true", '"\\u0000"',
@@ -395,7 +545,58 @@ def _toml_mutations(text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
     yield "dup_table", text + "\n" + "\n".join(line for line in lines if line.startswith("["))
 
 
+_ENV_BUILD = """\
+name = "env"
+executions = 1
+iterations = 1
+{top}
+[factors]
+n = [1, 2]
+[alternatives.a]
+{build}
+command = ["python3", "work.py", "{{n}}", "1"]
+{env}
+[measure]
+regex = 'time_ms: (?P<time_ms>[0-9.eE+-]+)'
+"""
+# An env value with a factor placeholder beside a build step (issue 20: KeyError 'n' at
+# run time, --dry-run passed), its neighbours, and odd text in an experiment file.
+ODD_TOMLS = {
+    "env_factor_build": _ENV_BUILD.format(top="", build='build = ["true"]',
+                                          env='env = { N = "{n}" }'),
+    "env_top_factor_build": _ENV_BUILD.format(top='env = { N = "{n}" }',
+                                              build='build = ["true"]', env=""),
+    "env_factor_no_build": _ENV_BUILD.format(top="", build="", env='env = { N = "{n}" }'),
+    "env_build_number": _ENV_BUILD.format(top="", build='build = ["true"]',
+                                          env='env = { N = "{build}-{alternative}" }'),
+    "env_iterations_build": _ENV_BUILD.format(top="", build='build = ["true"]',
+                                              env='env = { N = "{iterations}" }'),
+    "env_unknown": _ENV_BUILD.format(top="", build='build = ["true"]',
+                                     env='env = { N = "{nope}" }'),
+    "env_giant_value": _ENV_BUILD.format(top="", build="", env='env = { N = "'
+                                         + "v" * GIANT + '" }'),
+    "giant_key": _ENV_BUILD.format(top="k" * GIANT + " = 1", build="", env=""),
+    "giant_placeholder": _ENV_BUILD.format(top="", build="", env='env = { N = "{'
+                                           + "p" * GIANT + '}" }'),
+}
+
+
+def _odd_toml_cases() -> Iterator[Case]:
+    work = (EXPERIMENTS / "work.py").read_bytes()
+    for tag, text in ODD_TOMLS.items():
+        for mode in (("--dry-run",), ()):  # the plan and the run must agree
+            argv = ("run", *mode, "--quiet", "{dir}/e.toml", "-o", "{dir}/x.db")
+            yield Case(f"toml/odd_{tag}/{'dry_run' if mode else 'run'}", argv,
+                       {"e.toml": text.encode(), "work.py": work},
+                       exits=(0, 2) if mode else (0, 1, 2))
+    for encoding in ("utf-16", "latin-1"):
+        text = ODD_TOMLS["env_build_number"].replace('name = "env"', 'name = "\xe9nv"')
+        yield Case(f"toml/odd_{encoding}", ("run", "--dry-run", "{dir}/e.toml"),
+                   {"e.toml": text.encode(encoding), "work.py": work})
+
+
 def toml_cases() -> Iterator[Case]:
+    yield from _odd_toml_cases()
     rng = random.Random(SEED)
     for path in sorted(EXPERIMENTS.glob("*.toml")):
         text = path.read_text()
@@ -571,4 +772,5 @@ def large_cases() -> Iterator[Case]:
 
 def all_cases() -> list[Case]:
     """The full corpus, in a fixed order."""
-    return [*file_cases(), *toml_cases(), *option_cases(), *large_cases()]
+    return [*file_cases(), *toml_cases(), *option_cases(), *special_cases(), *history_cases(),
+            *large_cases()]

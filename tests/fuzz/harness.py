@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -70,18 +71,39 @@ def _text(stream: io.TextIOWrapper) -> str:
     return stream.buffer.getvalue().decode("utf-8", "replace")  # type: ignore[attr-defined]
 
 
+def _make_special(path: Path, kind: str, sockets: list[socket.socket]) -> None:
+    """A file that is not bytes: a named pipe, a socket (kept bound while the case runs), a
+    directory, or a symbolic link ("link:TARGET")."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        sockets.append(listener)
+    elif kind == "dir":
+        path.mkdir()
+        (path / "inside.txt").write_bytes(b"1\n2\n")
+    elif kind.startswith("link:"):
+        path.symlink_to(kind[len("link:"):])
+    else:
+        raise ValueError(f"unknown special file kind {kind!r}")
+
+
 def run_case(case: Case, timeout: float = 60.0) -> Outcome:
     """Write the case's files to a fresh directory, run `benchlab ARGV`, check the contract."""
     from benchlab.cli.main import main
 
+    sockets: list[socket.socket] = []
     with tempfile.TemporaryDirectory(prefix="benchlab-fuzz-") as tmp:
         for name, data in case.files.items():
             Path(tmp, name).write_bytes(data)
+        for name, kind in case.specials.items():
+            _make_special(Path(tmp, name), kind, sockets)
         argv = [a.replace("{dir}", tmp) for a in case.argv]
         out, err = _stream(), _stream()
         saved = sys.stdin, sys.stdout, sys.stderr
         cwd = os.getcwd()
-        sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+        sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8")
         sys.stdout, sys.stderr = out, err
         start = time.perf_counter()
         code: int | None = None
@@ -99,6 +121,8 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
         finally:
             os.chdir(cwd)
             sys.stdin, sys.stdout, sys.stderr = saved
+            for listener in sockets:
+                listener.close()
         seconds = time.perf_counter() - start
         stderr = _text(err)
         shown = stderr.replace(tmp, "{dir}")

@@ -1,6 +1,8 @@
 """A deterministic sample of the fuzz corpus (tests/fuzz/corpus.py) keeps benchlab's contract
 for bad input: exit 0 or 2, one `benchlab:` line on stderr, never a traceback (issue 15);
-valid input at large and extreme sizes ends with exit 0 or 1 (issue 19).
+valid input at large and extreme sizes ends with exit 0 or 1 (issue 19); special files,
+standard input, odd encodings, giant tokens and the exit-3 reproductions of issue 20 end
+with exit 0 or 2 in bounded time (every special-file and odd experiment case runs here).
 
 The full corpus (over 3,000 cases) runs with `python3 validation/fuzz_corpus.py`,
 which prints the tallies; this test runs every SAMPLE-th case of it, always
@@ -23,8 +25,9 @@ KNOWN: dict[str, str] = {}
 
 def _sample() -> list:
     cases = all_cases()
+    always = ("option/", "large/", "special/", "toml/odd_")
     return [c for k, c in enumerate(cases)
-            if k % SAMPLE == 0 or c.id.startswith(("option/", "large/")) or c.id in KNOWN]
+            if k % SAMPLE == 0 or c.id.startswith(always) or c.id in KNOWN]
 
 
 def _param(case):
@@ -58,6 +61,23 @@ def test_the_corpus_is_large_and_covers_every_kind():
                  "store_garbage4096.db", "gotest_cut97.txt", "bom.txt", "binary.bin",
                  "json_deep_array.json", "nan.txt", "huge.txt"):
         assert kind in names
+    # issue 20: every JSON format with a 5,000-digit integer and a lone surrogate in a name,
+    # hex floats that overflow, wide CSV fields, giant tokens, odd encodings; special files
+    # and standard input in every reading command; the env placeholder beside a build.
+    for fmt in ("hyperfine", "pyperf", "gbench", "jmh", "pytest_benchmark", "criterion", "asv"):
+        assert f"odd_bigint_{fmt}.json" in names
+    for fmt in ("hyperfine", "pyperf", "gbench", "jmh", "pytest_benchmark"):
+        assert f"odd_surrogate_high_{fmt}.json" in names
+    for kind in ("odd_hex_overflow.txt", "odd_hex_overflow.csv", "odd_csv_wide_header.csv",
+                 "odd_giant_token.txt", "odd_giant_value.csv", "odd_giant_gotest.txt",
+                 "odd_utf16le_bom.txt", "odd_latin1.csv", "odd_nul_middle.csv", "odd_crlf.csv",
+                 "odd_mixed_newlines.txt"):
+        assert kind in names
+    specials = {i.split("/")[1] for i in ids if i.startswith("special/")}
+    assert specials >= {"fifo", "socket", "directory", "zero", "urandom", "zero_link.txt",
+                        "stdin_zeros", "stdin_utf16", "stdin_giant"}
+    assert {"toml/odd_env_factor_build/dry_run", "toml/odd_env_factor_build/run"} <= set(ids)
+    assert sum(i.startswith("history/") for i in ids) >= 50
 
 
 def test_the_harness_catches_a_traceback_and_a_second_stderr_line(monkeypatch):

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -76,7 +77,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     rows = _foreign.Rows()
     skipped: list[str] = []
     for name, entry in results.items():
-        path = f"results[{name!r}]"
+        path = f"results[{quoted(name)}]"
         if not isinstance(entry, list):
             raise InputError(f"{path} is {_foreign._show(entry)}, not a list of column values",
                              source.name)
@@ -125,12 +126,12 @@ def _add_benchmark(rows: _foreign.Rows, name: str, entry: dict[str, Any], path: 
         values = samples[k]
         where = f"{path}.samples[{k}]"
         if values is None:
-            raise InputError(f"{where} ({label!r}) has a result but no samples: run asv "
+            raise InputError(f"{where} ({quoted(label)}) has a result but no samples: run asv "
                              "again with `asv run --record-samples`", source.name)
         if not isinstance(values, list):
             raise InputError(f"{where} is {_foreign._show(values)}, not a list", source.name)
         if not values:
-            raise InputError(f"{where} ({label!r}) is empty: no sample was recorded",
+            raise InputError(f"{where} ({quoted(label)}) is empty: no sample was recorded",
                              source.name)
         numbers = [_foreign.number(v, f"{where}[{j}]", source) for j, v in enumerate(values)]
         rows.add(numbers, {"benchmark": label})

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source, display_name, open_source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -70,7 +71,7 @@ def read_directory(path: str, *, metric: str | None = None, **_: object) -> Data
         source = open_source(sample)
         name = _benchmark_name(sample)
         if name in names:
-            raise InputError(f"two results name the benchmark {name!r} ({names[name]} and "
+            raise InputError(f"two results name the benchmark {quoted(name)} ({names[name]} and "
                              f"{sample})", path)
         names[name] = sample
         if len(names) > MAX_BENCHMARKS:

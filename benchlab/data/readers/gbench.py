@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -77,8 +78,8 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         if run_type == "aggregate" or (run_type is None and "aggregate_name" in entry):
             continue
         if run_type not in (None, "iteration"):
-            raise InputError(f"{path} ({name!r}) has run_type {run_type!r}, not \"iteration\" "
-                             "or \"aggregate\"", source.name)
+            raise InputError(f"{path} ({quoted(name)}) has run_type {quoted(run_type)}, not "
+                             "\"iteration\" or \"aggregate\"", source.name)
         if entry.get("error_occurred"):
             continue
         for key, value in entry.items():
@@ -86,14 +87,14 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
                 seen_metrics.setdefault(key, None)
         if metric not in entry:
             if is_time:
-                raise InputError(f"{path} ({name!r}) has no {metric!r}", source.name)
+                raise InputError(f"{path} ({quoted(name)}) has no {quoted(metric)}", source.name)
             continue  # a counter that this benchmark does not report
         value = _foreign.number(entry[metric], f"{path}.{metric}", source)
         if is_time:
             unit = _foreign.get(entry, "time_unit", path, source, str, WHAT, required=False)
             unit = unit or "ns"
             if unit not in _TIME_UNITS:
-                raise InputError(f"{path}.time_unit is {unit!r}, not one of "
+                raise InputError(f"{path}.time_unit is {quoted(unit)}, not one of "
                                  f"{', '.join(_TIME_UNITS)}", source.name)
             target_unit = target_unit or unit
             if unit != target_unit:
@@ -108,7 +109,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             known = ", ".join(k for k in seen_metrics if k not in (
                 "family_index", "per_family_instance_index", "repetitions",
                 "repetition_index", "threads", "iterations"))
-            raise InputError(f"no benchmark reports {metric!r} (known: {known})", source.name)
+            raise InputError(f"no benchmark reports {quoted(metric)} (known: {known})", source.name)
         raise InputError("no measurements in the file (only aggregates or failed runs)",
                          source.name)
     if is_time:

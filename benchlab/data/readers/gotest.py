@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import shorten
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -110,24 +112,24 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
                 continue  # go test -v announces a benchmark that logs: the name alone
             name = fields[0]
             if not (fields[1].isascii() and fields[1].isdigit()):
-                raise InputError(f"malformed benchmark line: {fields[1]!r} is not an "
+                raise InputError(f"malformed benchmark line: {quoted(fields[1])} is not an "
                                  "iteration count", where)
             pairs = fields[2:]
             if not pairs:
                 raise InputError("malformed benchmark line: no measurements after the "
                                  "iteration count", where)
             if len(pairs) % 2:
-                raise InputError(f"malformed benchmark line: the value {pairs[-1]!r} has "
+                raise InputError(f"malformed benchmark line: the value {quoted(pairs[-1])} has "
                                  "no unit", where)
             measured = []
             for k in range(0, len(pairs), 2):
                 value = _parse_number(pairs[k])
                 if value is None:
-                    raise InputError(f"malformed benchmark line: {pairs[k]!r} is not a "
-                                     f"number (before unit {pairs[k + 1]!r})", where)
+                    raise InputError(f"malformed benchmark line: {quoted(pairs[k])} is not a "
+                                     f"number (before unit {quoted(pairs[k + 1])})", where)
                 if not math.isfinite(value):
-                    raise InputError(f"{pairs[k]} {pairs[k + 1]} is not a finite number",
-                                     where)
+                    raise InputError(f"{shorten(pairs[k])} {shorten(pairs[k + 1])} is not a "
+                                     "finite number", where)
                 measured.append((value, pairs[k + 1]))
             short = name[len("Benchmark"):] or name
             match = _PROCS.fullmatch(short)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -41,7 +42,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
 
     key = "times" if metric in (None, "time", "times") else metric
     if key not in _METRICS:
-        raise InputError(f"unknown metric {metric!r} for a hyperfine file (known: time, "
+        raise InputError(f"unknown metric {quoted(metric)} for a hyperfine file (known: time, "
                          "memory_usage_byte)", source.name)
     doc = _foreign.load_json(source, "hyperfine")
     results = _foreign.get(doc, "results", "", source, list, WHAT)
@@ -54,18 +55,18 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         path = f"results[{i}]"
         command = _foreign.get(result, "command", path, source, str, WHAT)
         if "times" not in result:
-            raise InputError(f"{path} ({command!r}) has only summaries, no \"times\" of the "
+            raise InputError(f"{path} ({quoted(command)}) has only summaries, no \"times\" of the "
                              "single runs: export it again with a hyperfine version that "
                              "writes them (--export-json)", source.name)
         values = _foreign.get(result, key, path, source, list, WHAT, required=False)
         if values is None:  # only a metric other than the times can be missing here
             have = [_METRICS[k][0] for k in _METRICS if k in result]
-            raise InputError(f"{path} ({command!r}) has no {key!r}: its metrics are "
+            raise InputError(f"{path} ({quoted(command)}) has no {quoted(key)}: its metrics are "
                              f"{', '.join(have)} (newer hyperfine versions also record the "
                              "memory of each run)", source.name)
         if not values:  # a command that never ran: refused, not dropped from the comparison
-            raise InputError(f"{path} ({command!r}) has an empty {key!r} list: no run of it "
-                             "was recorded (remove the result, or run hyperfine again)",
+            raise InputError(f"{path} ({quoted(command)}) has an empty {quoted(key)} list: no "
+                             "run of it was recorded (remove the result, or run hyperfine again)",
                              source.name)
         numbers = [_foreign.number(v, f"{path}.{key}[{j}]", source)
                    for j, v in enumerate(values)]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -99,8 +100,8 @@ def read(source: Source, *, metric: str | None = None, mode: str | None = None,
         unit = _foreign.get(data, "scoreUnit", data_path, source, str, WHAT)
         results.append((path, bench, bench_mode, params, data, data_path, unit))
     if not results:
-        wanted = " and ".join(x for x in (f"metric {metric!r}" if metric else "",
-                                          f"mode {mode!r}" if mode else "") if x)
+        wanted = " and ".join(x for x in (f"metric {quoted(metric)}" if metric else "",
+                                          f"mode {quoted(mode)}" if mode else "") if x)
         known = (f" (secondary metrics: {', '.join(seen_metrics)})" if metric and seen_metrics
                  else " (the file has no secondary metrics)" if metric else "")
         raise InputError(f"no results with {wanted}{known}", source.name)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -72,7 +73,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             raise InputError(f"{path} has no name in its metadata", source.name)
         unit = metadata.get("unit", "second")
         if unit not in _UNITS:
-            raise InputError(f"{path} ({name!r}) has unit {_foreign.label(unit)}, not one of "
+            raise InputError(f"{path} ({quoted(name)}) has unit {_foreign.label(unit)}, not one of "
                              f"pyperf's ({', '.join(_UNITS)})", source.name)
         units[name] = unit
         run_number = 0
@@ -87,7 +88,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
             rows.add(numbers, {"benchmark": name, "run": str(run_number)})
         if run_number == 0:  # refused, not dropped from the comparison without a word
             what = "no runs" if not runs else f"only calibration runs ({len(runs)}, no values)"
-            raise InputError(f"{path} ({name!r}) has {what}: nothing was measured (remove "
+            raise InputError(f"{path} ({quoted(name)}) has {what}: nothing was measured (remove "
                              "the benchmark, or run it again)", source.name)
     if len(set(units.values())) > 1:
         listed = ", ".join(f"{n}: {u}" for n, u in units.items())

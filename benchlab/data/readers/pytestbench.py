@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -65,7 +66,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         path = f"benchmarks[{i}]"
         name = _name(bench, path, source)
         if name in names:
-            raise InputError(f"{path}: benchmark {name!r} appears twice (also {names[name]})",
+            raise InputError(f"{path}: benchmark {quoted(name)} appears twice (also {names[name]})",
                              source.name)
         names[name] = path
         stats = _foreign.get(bench, "stats", path, source, dict, WHAT)
@@ -73,12 +74,12 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         if data is None:
             rounds = stats.get("rounds")
             what = f"of its {rounds} rounds " if isinstance(rounds, int) else ""
-            raise InputError(f"{path} ({name!r}) has only summary statistics {what}(mean, "
+            raise InputError(f"{path} ({quoted(name)}) has only summary statistics {what}(mean, "
                              "stddev, ...), not the time of each round, so no confidence "
                              "interval can be computed from it: run pytest again with "
                              "--benchmark-json=FILE --benchmark-save-data", source.name)
         if not data:
-            raise InputError(f"{path} ({name!r}) has an empty stats.data: no round of it was "
+            raise InputError(f"{path} ({quoted(name)}) has an empty stats.data: no round of it was "
                              "recorded (remove the benchmark, or run it again)", source.name)
         values = [_foreign.number(v, f"{path}.stats.data[{j}]", source)
                   for j, v in enumerate(data)]

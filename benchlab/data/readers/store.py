@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from benchlab.data.source import Source
 from benchlab.errors import InputError
+from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
     from benchlab.data.dataset import Dataset
@@ -63,8 +64,8 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         names = [m for m, _ in metrics]
         chosen = metric if metric is not None else (names[0] if names else None)
         if chosen not in names:
-            raise InputError(f"no metric {chosen!r} in the store (metrics: {', '.join(names)})",
-                             source.name)
+            raise InputError(f"no metric {quoted(chosen)} in the store (metrics: "
+                             f"{', '.join(names)})", source.name)
         unit_name = dict(metrics)[chosen]
         factor_names = store.factor_names()
         rows = store.rows(chosen)
@@ -73,7 +74,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     finally:
         store.close()
     if not rows:
-        raise InputError(f"no finished measurements of {chosen!r} in the store ("
+        raise InputError(f"no finished measurements of {quoted(chosen)} in the store ("
                          f"{counts.get('ok', 0)} trials ok, {counts.get('failed', 0)} failed, "
                          f"{counts.get('planned', 0)} not run)", source.name)
     columns: dict[str, np.ndarray] = {
