@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from benchlab.cli import common, output_options
+from benchlab.cli.option_types import text as utf8
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -43,11 +44,13 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
     common.add_table_input(p)
     h = p.add_argument_group("history")
     h.add_argument("--db", required=True, metavar="FILE", help="the history (created if absent)")
-    h.add_argument("--commit", metavar="SHA", help="the commit these results are of")
+    h.add_argument("--commit", metavar="SHA", type=utf8,
+                   help="the commit these results are of")
     h.add_argument("--date", metavar="ISO", help="the commit's date (ISO 8601); with dates on "
                    "every commit the history is ordered by date, else as added")
-    h.add_argument("--branch", metavar="NAME", help="the commit's branch")
-    h.add_argument("--machine", metavar="NAME", default=None,
+    h.add_argument("--branch", metavar="NAME", type=utf8,
+                   help="the commit's branch")
+    h.add_argument("--machine", metavar="NAME", default=None, type=utf8,
                    help="the machine the results were measured on (default: default; a "
                    "store run on several machines as a factor gives each its own series)")
     h.add_argument("--commit-column", metavar="COL", help="bulk import: the column naming each "
@@ -83,7 +86,8 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
     a = _analysis_group(p, "random seed (default 0; E-Divisive's default t-test draws none)")
     w = a.add_mutually_exclusive_group()
-    w.add_argument("--since", metavar="COMMIT", help="report only changes from this commit on "
+    w.add_argument("--since", metavar="COMMIT", type=utf8,
+                   help="report only changes from this commit on "
                    "(all the history is still used)")
     w.add_argument("--last", type=int, metavar="N", help="report only changes in the last N "
                    "commits (all the history is still used)")
@@ -106,7 +110,8 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
                     "baseline'.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
-    p.add_argument("--head", required=True, metavar="SHA", help="the commit to check")
+    p.add_argument("--head", required=True, metavar="SHA", type=utf8,
+                   help="the commit to check")
     _analysis_group(p)
     o = output_options.add(p, plot=False)
     o.add_argument("--fail-on", choices=["change", "regression"],
@@ -122,7 +127,8 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
                     "and CSV, a timeline per benchmark with --plot and in --format html.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, metavar="FILE", help="the history")
-    p.add_argument("--benchmark", metavar="NAME", help="show this benchmark only")
+    p.add_argument("--benchmark", metavar="NAME", type=utf8,
+                   help="show this benchmark only")
     p.add_argument("--last", type=int, metavar="N", help="show the last N commits only (the "
                    "changes are still found on the whole history)")
     _analysis_group(p)

@@ -37,3 +37,16 @@ def count(minimum: int, what: str) -> Callable[[str], int]:
 
     parse.__name__ = what  # argparse names the type in some messages
     return parse
+
+
+def text(value: str) -> str:
+    """A name given on the command line (a commit, a branch, a machine): it is stored and
+    printed, so bytes that are not UTF-8 (Python holds them as lone surrogates, which no
+    UTF-8 stream or SQLite text takes) are refused here rather than deep in SQLite."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        from benchlab.data.source import display_name
+
+        raise argparse.ArgumentTypeError(f"'{display_name(value)}' is not UTF-8 text") from None
+    return value

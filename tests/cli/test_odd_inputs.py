@@ -119,3 +119,17 @@ def test_export_refuses_a_named_pipe_or_device_as_a_store_without_waiting(run_cl
         code, out, err = run_cli("export", path, "-o", tmp_path / "x.csv", expect=2)
         assert err == (f"benchlab: {path}: is a device, named pipe or socket, not a benchlab "
                        "store\n")
+
+
+def test_history_names_given_on_the_command_line_must_be_utf8(run_cli, tmp_path):
+    data = tmp_path / "a.txt"
+    data.write_text("1.5\n1.6\n1.7\n")
+    db = tmp_path / "h.db"
+    for option in ("--commit", "--branch", "--machine"):
+        argv = {"--commit": "abc", "--branch": "main", option: "x\udcff"}  # b"x\xff"
+        code, out, err = run_cli("history", "add", data, "--db", db, "--date",
+                                 "2024-01-01T00:00:00Z", *(a for kv in argv.items() for a in kv),
+                                 expect=2)
+        assert err == (f"benchlab: argument {option}: 'x\\xff' is not UTF-8 text (see "
+                       "benchlab history add --help)\n")
+    assert not db.exists()
