@@ -82,8 +82,11 @@ def writing(path: str, inputs: Iterable[str] = (), *, force: bool = False,
     """An open file to write `path` through a temporary file and a rename."""
     with replacing(path, inputs, force=force) as tmp:
         try:
+            # surrogateescape: bytes of a command-line argument that are not UTF-8 (held as
+            # lone surrogates) are written back as given, as standard output writes them
             handle = (open(tmp, "wb") if binary  # noqa: SIM115 - closed below
-                      else open(tmp, "w", encoding="utf-8", newline=""))
+                      else open(tmp, "w", encoding="utf-8", errors="surrogateescape",
+                                newline=""))
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
         with handle:

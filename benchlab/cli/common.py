@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from benchlab.cli.option_types import text as utf8
 from benchlab.errors import UsageError
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zµ]*)\s*$")
@@ -99,7 +100,7 @@ def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    "when a file has results of several")
     g.add_argument("--input-format", choices=sorted({*READERS, *ALIASES}),
                    help="read inputs as this format instead of guessing from the content")
-    g.add_argument("--unit", help="unit of the values (s, ms, us, ns, MB/s, ...)")
+    g.add_argument("--unit", type=utf8, help="unit of the values (s, ms, us, ns, MB/s, ...)")
     g.add_argument("--higher-is-better", action="store_true", default=None,
                    help="higher values are better (throughput); default from the unit")
     return g

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from benchlab.cli.option_types import text as utf8
 from benchlab.errors import UsageError
 
 
@@ -22,7 +23,7 @@ def add_factor_table_input(p: argparse.ArgumentParser) -> None:
                    help="interactions of up to K factors (default: all)")
     p.add_argument("--input-format", default=None, metavar="FORMAT",
                    help="the input format (default: recognized from the content)")
-    p.add_argument("--unit", default=None, help="the unit of the response (e.g. ms, s)")
+    p.add_argument("--unit", default=None, type=utf8, help="the unit of the response (e.g. ms, s)")
 
 
 def factor_names(text: str) -> list[str]:

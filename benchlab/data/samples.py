@@ -216,6 +216,7 @@ def rename(samples: list[Sample], names: list[str] | None) -> list[Sample]:
         return samples
     wanted: dict[str, str] = {}
     for pair in names:
+        pair = display_name(pair)  # bytes that are not UTF-8 shown as escapes, as in file names
         old, sep, label = pair.partition("=")
         if not sep or not old or not label.strip():
             raise UsageError(f"--name wants OLD=LABEL, got {pair!r}")

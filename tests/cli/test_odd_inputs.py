@@ -133,3 +133,19 @@ def test_history_names_given_on_the_command_line_must_be_utf8(run_cli, tmp_path)
         assert err == (f"benchlab: argument {option}: 'x\\xff' is not UTF-8 text (see "
                        "benchlab history add --help)\n")
     assert not db.exists()
+
+
+def test_command_line_names_that_are_not_utf8_are_shown_escaped_or_refused(run_cli, tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("1.5\n1.6\n1.7\n")
+    b.write_text("2.5\n2.6\n2.7\n")
+    out_md = tmp_path / "out.md"
+    run_cli("compare", a, b, "--name", "a=x\udcff", "--no-plot", "-o", out_md, "--format",
+            "markdown", expect=0)  # the label b"x\xff" shown as an escape, as file names are
+    assert "x\\\\xff" in out_md.read_text()  # Markdown escapes the backslash itself
+    code, out, err = run_cli("compare", a, b, "--unit", "s\udcff", expect=2)
+    assert err == ("benchlab: argument --unit: 's\\xff' is not UTF-8 text (see benchlab "
+                   "compare --help)\n")
+    design = tmp_path / "d.csv"
+    run_cli("design", "--factor", "a=\udcff,2", "--seed", "1", "-o", design, expect=0)
+    assert b",\xff," in design.read_bytes()  # written back byte for byte, as stdout does
