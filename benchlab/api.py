@@ -248,15 +248,17 @@ def kruskal_test(samples: Any, *, confidence: float = 0.95, posthoc: str = "mann
 
 
 def run_experiment(experiment: str, store: str, *, seed: int | None = None,
-                   resume: bool = False, fail_fast: bool = False):
-    """Run an experiment file into a SQLite store, as `benchlab run` does (quietly).
+                   resume: bool = False, fail_fast: bool = False, timeout: str | None = None):
+    """Run an experiment file into a SQLite store, as `benchlab run` does (quietly);
+    `timeout` as `--timeout` ("30s", "none"; default the file's, else 10 minutes).
 
     Returns a frozen RunResult: `status` (finished, stopped, failed, already-...),
     `counts` of trials by status, `measurements`, `seed`, `failures`, `warnings`.
     """
     from benchlab.runner.session import run_experiment as run
 
-    return run(experiment, store, seed=seed, resume=resume, fail_fast=fail_fast)
+    return run(experiment, store, seed=seed, resume=resume, fail_fast=fail_fast,
+               timeout=timeout)
 
 
 def read_store(store: str, *, metric: str | None = None):

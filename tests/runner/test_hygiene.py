@@ -180,3 +180,11 @@ def test_leftovers_on_a_cluster_worker_are_reported_by_the_driver(tmp_path):
     assert [w for w in said if "left" in w] == [
         "trial 1 (leaky, build 1, execution 1) left 1 process running after it ended; killed "
         "it (SIGTERM, then SIGKILL)"]
+
+
+def test_the_api_takes_a_timeout(tmp_path):
+    import benchlab
+
+    exp = write(tmp_path, 'seed = 1\nexecutions = 1\n[alternatives.a]\ncommand = ["sleep", "5"]\n')
+    result = benchlab.run_experiment(exp, str(tmp_path / "r.db"), timeout="0.2s")
+    assert result.failures[0][2] == "timed out after 0.2 s"
