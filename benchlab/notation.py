@@ -1,4 +1,5 @@
-"""One notation for every number benchlab prints: rounding, changes, levels, p-values.
+"""One notation for every number benchlab prints: rounding, changes, levels, p-values,
+and the numbers of its documents (finite: JSON has no NaN).
 
 Every format (text, Markdown, JSON's sentences, CSV's text, HTML) and the verdict
 sentences of `stats/` print through these functions, so one number reads the
@@ -253,6 +254,15 @@ def fmt_level(level: float) -> str:
 def fmt_share(fraction: float) -> str:
     """A set fraction (a threshold, a target) as the user wrote it: 0.01 → "1%"."""
     return significant(100.0 * fraction, 6) + "%"
+
+
+def finite(x: float | None) -> float | None:
+    """A number for a document (JSON, tidy rows): a float, or None (null) when missing or
+    not finite, since JSON has no NaN or infinity."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 def fmt_pvalue(p: float | None) -> str:

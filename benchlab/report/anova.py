@@ -6,19 +6,11 @@ import math
 from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
-from benchlab.notation import fmt_level
-from benchlab.report.text import fmt_p
+from benchlab.notation import finite, fmt_level, fmt_p, fmt_pvalue
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 from benchlab.version import __version__
 
 PLOT_FORMATS = ("png", "svg", "pdf")
-
-
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _g(x: float | None, digits: int = 5) -> str:
@@ -30,18 +22,12 @@ def _g(x: float | None, digits: int = 5) -> str:
     return f"{x:.{digits}g}"
 
 
-def _p(p: float | None) -> str:
-    if p is None or not math.isfinite(p):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
 def _pct(x: float | None) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
 
 
 def _check(c: Check) -> dict[str, Any]:
-    return {"method": c.method, "statistic": _num(c.statistic), "pvalue": _num(c.pvalue),
+    return {"method": c.method, "statistic": finite(c.statistic), "pvalue": finite(c.pvalue),
             "ok": c.ok}
 
 
@@ -57,19 +43,19 @@ def anova_document(r: AnovaResult) -> dict[str, Any]:
         "n": r.n, "cells": r.cells, "replicates": r.replicates,
         "interactions": r.interactions, "ss_type": r.ss_type, "confidence": r.confidence,
         "effect_definition": EFFECT_NOTE,
-        "effects": [{"term": e.term, "estimate": _num(e.estimate), "se": _num(e.se),
-                     "low": _num(e.low), "high": _num(e.high), "pvalue": _num(e.pvalue),
-                     "ratio": _num(e.ratio), "ratio_low": _num(e.ratio_low),
-                     "ratio_high": _num(e.ratio_high)} for e in r.effects],
-        "anova": [{"term": row.term, "df": row.df, "ss": _num(row.ss), "ms": _num(row.ms),
-                   "f": _num(row.f), "pvalue": _num(row.pvalue),
-                   "variation": _num(row.variation)} for row in r.table],
-        "residual": {"df": r.residual.df, "ss": _num(r.residual.ss), "ms": _num(r.residual.ms),
-                     "variation": _num(r.residual.variation)},
-        "total_ss": _num(r.total_ss), "r_squared": _num(r.r_squared), "s_e": _num(r.s_e),
+        "effects": [{"term": e.term, "estimate": finite(e.estimate), "se": finite(e.se),
+                     "low": finite(e.low), "high": finite(e.high), "pvalue": finite(e.pvalue),
+                     "ratio": finite(e.ratio), "ratio_low": finite(e.ratio_low),
+                     "ratio_high": finite(e.ratio_high)} for e in r.effects],
+        "anova": [{"term": row.term, "df": row.df, "ss": finite(row.ss), "ms": finite(row.ms),
+                   "f": finite(row.f), "pvalue": finite(row.pvalue),
+                   "variation": finite(row.variation)} for row in r.table],
+        "residual": {"df": r.residual.df, "ss": finite(r.residual.ss), "ms": finite(r.residual.ms),
+                     "variation": finite(r.residual.variation)},
+        "total_ss": finite(r.total_ss), "r_squared": finite(r.r_squared), "s_e": finite(r.s_e),
         "diagnostics": {"normality": _check(d.normality),
                         "constant_variance": _check(d.constant_variance),
-                        "cooks_distance": {"max": _num(d.cooks_max),
+                        "cooks_distance": {"max": finite(d.cooks_max),
                                            "row": None if d.cooks_row is None
                                            else d.cooks_row + 1,
                                            "line": d.cooks_line},
@@ -125,7 +111,7 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
         head += ["SS", "variation"]
     rows = [head]
     for e in r.effects:
-        row = [e.term, _g(e.estimate), _ci(e.low, e.high), _p(e.pvalue)]
+        row = [e.term, _g(e.estimate), _ci(e.low, e.high), fmt_pvalue(e.pvalue)]
         if ratio:
             row += [_g(e.ratio, 4) if e.ratio is not None else "",
                     _ci(e.ratio_low, e.ratio_high) if e.ratio is not None else ""]
@@ -142,7 +128,7 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
         lines += ["", f"analysis of variance (type {r.ss_type} sums of squares):"]
         rows = [["term", "df", "SS", "MS", "F", "p", "variation"]]
         for a in r.table:
-            rows.append([a.term, str(a.df), _g(a.ss), _g(a.ms), _g(a.f), _p(a.pvalue),
+            rows.append([a.term, str(a.df), _g(a.ss), _g(a.ms), _g(a.f), fmt_pvalue(a.pvalue),
                          _pct(a.variation)])
         res = r.residual
         rows.append(["Residuals", str(res.df), _g(res.ss), _g(res.ms), "", "",

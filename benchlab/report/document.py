@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from benchlab.notation import finite
 from benchlab.report.hierarchy import summary_document
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
 from benchlab.version import __version__
-
-
-def _num(x: float | None) -> float | None:
-    """A JSON number, or null for a missing or non-finite value."""
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _advice(a) -> dict[str, Any] | None:
@@ -24,7 +16,7 @@ def _advice(a) -> dict[str, Any] | None:
     if a is None:
         return None
     new = a.new_experiment
-    return {"detectable_change": _num(a.detectable), "power": a.power,
+    return {"detectable_change": finite(a.detectable), "power": a.power,
             "new_experiment": None if new is None else {"baseline": new[0],
                                                          "candidate": new[1]}}
 
@@ -33,8 +25,8 @@ def _ratio(c: Comparison) -> dict[str, Any] | None:
     r = c.ratio
     if r is None:
         return None
-    return {"estimate": _num(r.estimate), "low": _num(r.low), "high": _num(r.high),
-            "bounded": r.bounded, "method": r.method, "df": _num(r.df), "note": r.note}
+    return {"estimate": finite(r.estimate), "low": finite(r.low), "high": finite(r.high),
+            "bounded": r.bounded, "method": r.method, "df": finite(r.df), "note": r.note}
 
 
 def headline_method(c: Comparison) -> str | None:
@@ -49,18 +41,18 @@ def _headline(c: Comparison) -> dict[str, Any] | None:
     """The ratio the verdict rests on: of means (Fieller) or of medians (bootstrap)."""
     b = c.headline
     if b is not None:
-        return {"statistic": b.statistic, "estimate": _num(b.estimate), "low": _num(b.low),
-                "high": _num(b.high), "method": headline_method(c),
+        return {"statistic": b.statistic, "estimate": finite(b.estimate), "low": finite(b.low),
+                "high": finite(b.high), "method": headline_method(c),
                 "replicates": b.replicates}
     if c.ratio is None:
         return None
-    return {"statistic": "mean", "estimate": _num(c.ratio.estimate), "low": _num(c.ratio.low),
-            "high": _num(c.ratio.high), "method": headline_method(c), "replicates": None}
+    return {"statistic": "mean", "estimate": finite(c.ratio.estimate), "low": finite(c.ratio.low),
+            "high": finite(c.ratio.high), "method": headline_method(c), "replicates": None}
 
 
 def _difference(d: MeanDifference) -> dict[str, Any]:
-    return {"estimate": _num(d.estimate), "low": _num(d.low), "high": _num(d.high),
-            "pvalue": _num(d.pvalue), "statistic": _num(d.statistic), "df": _num(d.df),
+    return {"estimate": finite(d.estimate), "low": finite(d.low), "high": finite(d.high),
+            "pvalue": finite(d.pvalue), "statistic": finite(d.statistic), "df": finite(d.df),
             "method": d.method}
 
 
@@ -70,9 +62,9 @@ def _test(t: Any) -> dict[str, Any]:
         out["name"] = t.method
         out["note"] = "estimate: difference of means, candidate - baseline"
         return out
-    return {"name": t.name, "statistic": _num(t.statistic), "pvalue": _num(t.pvalue),
-            "method": t.method, "estimate": _num(t.estimate), "low": _num(t.low),
-            "high": _num(t.high), "df": None, "note": t.note}
+    return {"name": t.name, "statistic": finite(t.statistic), "pvalue": finite(t.pvalue),
+            "method": t.method, "estimate": finite(t.estimate), "low": finite(t.low),
+            "high": finite(t.high), "df": None, "note": t.note}
 
 
 def comparison_document(result: CompareResult) -> dict[str, Any]:
@@ -88,9 +80,9 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
         "unit": result.unit.name,
         "higher_is_better": result.unit.higher_is_better,
         "samples": [
-            {"name": s.name, "n": s.n, "mean": _num(s.mean), "median": _num(s.median),
-             "stddev": _num(s.stddev), "min": _num(s.min), "max": _num(s.max),
-             "cv": _num(s.cv), "q1": _num(s.q1), "q3": _num(s.q3)}
+            {"name": s.name, "n": s.n, "mean": finite(s.mean), "median": finite(s.median),
+             "stddev": finite(s.stddev), "min": finite(s.min), "max": finite(s.max),
+             "cv": finite(s.cv), "q1": finite(s.q1), "q3": finite(s.q3)}
             for s in result.samples
         ],
         "comparisons": [
@@ -108,11 +100,11 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
                             "regression": c.verdict.regression,
                             "advice": _advice(c.verdict.advice)},
                 "bootstrap": [
-                    {"statistic": b.statistic, "estimate": _num(b.estimate),
-                     "percentile": {"low": _num(b.low), "high": _num(b.high)},
-                     "bca": {"low": _num(b.bca_low), "high": _num(b.bca_high)},
-                     "studentized": {"low": _num(b.studentized_low),
-                                     "high": _num(b.studentized_high)},
+                    {"statistic": b.statistic, "estimate": finite(b.estimate),
+                     "percentile": {"low": finite(b.low), "high": finite(b.high)},
+                     "bca": {"low": finite(b.bca_low), "high": finite(b.bca_high)},
+                     "studentized": {"low": finite(b.studentized_low),
+                                     "high": finite(b.studentized_high)},
                      "replicates": b.replicates, "seed": b.seed, "note": b.note}
                     for b in c.bootstrap
                 ],
@@ -123,8 +115,8 @@ def comparison_document(result: CompareResult) -> dict[str, Any]:
         "resample": result.resample,
         "hierarchy": [summary_document(h) for h in result.hierarchies],
         "warnings": [
-            {"kind": d.kind, "message": d.message, "statistic": _num(d.statistic),
-             "pvalue": _num(d.pvalue)}
+            {"kind": d.kind, "message": d.message, "statistic": finite(d.statistic),
+             "pvalue": finite(d.pvalue)}
             for d in result.diagnostics
         ],
     }

@@ -9,28 +9,21 @@ import math
 from typing import Any
 
 from benchlab.escape import terminal
-from benchlab.notation import fmt_level
+from benchlab.notation import finite, fmt_level
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.units import Unit
 
 
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
 def levels_document(s: HierarchySummary) -> list[dict[str, Any]]:
     """The per-level table, highest level first."""
-    return [{"level": c.name, "repetitions": _num(c.repetitions), "s2": _num(c.s2),
-             "t2": _num(c.t2), "relative_sd": _num(c.relative_sd), "share": _num(c.share),
+    return [{"level": c.name, "repetitions": finite(c.repetitions), "s2": finite(c.s2),
+             "t2": finite(c.t2), "relative_sd": finite(c.relative_sd), "share": finite(c.share),
              "droppable": c.droppable} for c in s.components]
 
 
 def summary_document(s: HierarchySummary) -> dict[str, Any]:
-    return {"name": s.name, "n": s.n, "mean": _num(s.grand_mean), "low": _num(s.low),
-            "high": _num(s.high), "confidence": s.confidence, "df": _num(s.df),
+    return {"name": s.name, "n": s.n, "mean": finite(s.grand_mean), "low": finite(s.low),
+            "high": finite(s.high), "confidence": s.confidence, "df": finite(s.df),
             "top_units": s.top_units, "balanced": s.balanced, "levels": levels_document(s),
             "warnings": list(s.warnings)}
 
@@ -78,11 +71,11 @@ def plan_document(plan: Plan, unit_mean: float | None = None) -> dict[str, Any]:
     def option(o):
         return {"repetitions": dict(zip(plan.levels, o.repetitions, strict=True)),
                 "cost_per_top_unit": o.cost_per_top_unit, "total_cost": o.total_cost,
-                "relative_halfwidth": _num(o.relative_halfwidth)}
+                "relative_halfwidth": finite(o.relative_halfwidth)}
 
     return {"levels": list(plan.levels), "costs": dict(zip(plan.levels, plan.costs, strict=True)),
-            "t2": dict(zip(plan.levels, map(_num, plan.t2), strict=True)),
-            "unrounded": dict(zip(plan.levels, map(_num, plan.unrounded), strict=True)),
+            "t2": dict(zip(plan.levels, map(finite, plan.t2), strict=True)),
+            "unrounded": dict(zip(plan.levels, map(finite, plan.unrounded), strict=True)),
             "dropped": list(plan.dropped), "budget": plan.budget, "target": plan.target,
             "confidence": plan.confidence, "optimal": option(plan.optimal),
             "single_level": option(plan.single_level), "notes": list(plan.notes)}

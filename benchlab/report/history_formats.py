@@ -6,7 +6,6 @@ benchmark that has no baseline. Keys in docs/history.md."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from benchlab.escape import terminal
@@ -18,21 +17,18 @@ from benchlab.history.compare import (
     Unbaselined,
 )
 from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
+from benchlab.notation import finite
 from benchlab.report.numbers import fmt_quantity
 from benchlab.result import RenderContext, renders
 from benchlab.units import make_unit
 from benchlab.version import __version__
 
 
-def _num(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(float(x)) else float(x)
-
-
 def _change_document(c: Change) -> dict[str, Any]:
     return {"benchmark": c.benchmark, "metric": c.metric, "machine": c.machine,
             "unit": c.unit or None, "commit": c.commit, "previous_commit": c.previous_commit,
-            "ratio": {"estimate": _num(c.ratio.estimate), "low": _num(c.ratio.low),
-                      "high": _num(c.ratio.high), "confidence": c.ratio.confidence,
+            "ratio": {"estimate": finite(c.ratio.estimate), "low": finite(c.ratio.low),
+                      "high": finite(c.ratio.high), "confidence": c.ratio.confidence,
                       "method": c.ratio.method},
             "verdict": {"outcome": c.verdict.outcome, "text": c.verdict.text,
                         "direction": c.verdict.direction, "regression": c.verdict.regression},
@@ -75,8 +71,8 @@ def check_text(result: HistoryCheck, context: RenderContext) -> str:
 def check_rows(result: HistoryCheck, context: RenderContext) -> list[dict[str, Any]]:
     return [{"table": "changes", "benchmark": c.benchmark, "metric": c.metric,
              "machine": c.machine, "commit": c.commit, "previous_commit": c.previous_commit,
-             "term": "ratio after/before", "estimate": _num(c.ratio.estimate),
-             "low": _num(c.ratio.low), "high": _num(c.ratio.high),
+             "term": "ratio after/before", "estimate": finite(c.ratio.estimate),
+             "low": finite(c.ratio.low), "high": finite(c.ratio.high),
              "confidence": c.ratio.confidence, "outcome": c.verdict.outcome,
              "direction": c.verdict.direction, "regression": c.verdict.regression,
              "commits_before": c.commits_before, "commits_after": c.commits_after}
@@ -124,8 +120,8 @@ def sparkline(values: list[float], marks: list[int], width: int = WIDTH) -> tupl
 
 
 def _point_document(p: CommitPoint) -> dict[str, Any]:
-    return {"commit": p.commit, "date": p.date, "mean": _num(p.mean), "low": _num(p.low),
-            "high": _num(p.high), "n": p.n}
+    return {"commit": p.commit, "date": p.date, "mean": finite(p.mean), "low": finite(p.low),
+            "high": finite(p.high), "n": p.n}
 
 
 @renders("json", HistoryShow)
@@ -187,7 +183,7 @@ def show_rows(result: HistoryShow, context: RenderContext) -> list[dict[str, Any
         starts = {c.commit for c in v.changes}
         rows += [{"table": "commits", "benchmark": v.benchmark, "metric": v.metric,
                   "machine": v.machine, "commit": p.commit, "date": p.date, "term": "mean",
-                  "estimate": _num(p.mean), "low": _num(p.low), "high": _num(p.high),
+                  "estimate": finite(p.mean), "low": finite(p.low), "high": finite(p.high),
                   "confidence": result.confidence, "n": p.n, "change": p.commit in starts}
                  for p in v.points]
     return rows
@@ -263,7 +259,7 @@ def _unbaselined_text(rows: tuple[Unbaselined, ...]) -> list[str]:
 
 def _unbaselined_document(u: Unbaselined) -> dict[str, Any]:
     return {"benchmark": u.benchmark, "metric": u.metric, "machine": u.machine,
-            "unit": u.unit or None, "head_mean": _num(u.head_mean), "head_n": u.head_n,
+            "unit": u.unit or None, "head_mean": finite(u.head_mean), "head_n": u.head_n,
             "baseline_commits": u.baseline_commits, "parent_n": u.parent_n,
             "verdict": u.text}
 
@@ -276,10 +272,10 @@ def _parent_document(p: ParentOnly) -> dict[str, Any]:
 def _spread_document(sp) -> dict[str, Any]:
     hv = sp.variance
     return {"benchmark": sp.benchmark, "baseline_commits": hv.k,
-            "baseline_start": sp.baseline_start, "between_commits": _num(hv.between),
-            "commit_variance": _num(hv.commit), "within_variance": _num(hv.within),
+            "baseline_start": sp.baseline_start, "between_commits": finite(hv.between),
+            "commit_variance": finite(hv.commit), "within_variance": finite(hv.within),
             "within_df": hv.df_within, "truncated": hv.truncated, "head_n": hv.head_n,
-            "head_variance": _num(hv.variance), "pivot_df": _num(sp.df),
+            "head_variance": finite(hv.variance), "pivot_df": finite(sp.df),
             "pseudo_units": sp.pseudo_n, **_noise_document(hv)}
 
 
@@ -289,10 +285,10 @@ def _noise_document(hv) -> dict[str, Any]:
     noise = hv.noise
     w_head, df_head = hv.head_within
     return {"head_within_used": "head" if hv.own else "pooled",
-            "head_within_variance": _num(w_head), "head_within_df": df_head,
-            "head_f": None if noise is None else _num(noise.f),
+            "head_within_variance": finite(w_head), "head_within_df": df_head,
+            "head_f": None if noise is None else finite(noise.f),
             "head_f_df": None if noise is None else [noise.df_head, noise.df_baseline],
-            "head_f_p": None if noise is None else _num(noise.p),
+            "head_f_p": None if noise is None else finite(noise.p),
             "head_noisier": None if noise is None else noise.noisier}
 
 
@@ -347,7 +343,7 @@ def _unbaselined_markdown(rows: tuple[Unbaselined, ...]) -> str:
 
 def _unbaselined_rows(rows: tuple[Unbaselined, ...]) -> list[dict[str, Any]]:
     return [{"benchmark": u.benchmark, "table": "unbaselined", "candidate": "head",
-             "statistic": "mean", "estimate": _num(u.head_mean), "n": u.head_n,
+             "statistic": "mean", "estimate": finite(u.head_mean), "n": u.head_n,
              "unit": u.unit, "verdict": u.text} for u in rows]
 
 

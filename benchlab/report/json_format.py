@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from benchlab.notation import finite
 from benchlab.result import RenderContext, renders
 from benchlab.units import make_unit
 from benchlab.version import __version__
@@ -23,10 +22,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
     from benchlab.stats.qreg import QregResult
     from benchlab.stats.suite import SuiteResult
-
-
-def _num(v: float | None) -> float | None:
-    return None if v is None or not np.isfinite(v) else float(v)
 
 
 @renders("json", "benchlab.stats.compare.CompareResult")
@@ -91,8 +86,8 @@ def qreg_json(result: QregResult, context: RenderContext) -> dict[str, Any]:
         rows.append({"tau": float(tau), "objective": float(result.objective[t]),
                      "coefficients": [
                          {"term": name, "estimate": float(result.coef[t, j]),
-                          "low": _num(result.low[t, j]), "high": _num(result.high[t, j]),
-                          "se": _num(result.se[t, j]), "pvalue": _num(result.pvalue[t, j])}
+                          "low": finite(result.low[t, j]), "high": finite(result.high[t, j]),
+                          "se": finite(result.se[t, j]), "pvalue": finite(result.pvalue[t, j])}
                          for j, name in enumerate(result.names)]})
     return {"benchlab_version": __version__, "command": "qreg", "response": result.response,
             "unit": result.unit, "n": result.n, "levels": result.levels, "terms": result.names,

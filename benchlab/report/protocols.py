@@ -9,32 +9,24 @@ import math
 from typing import Any
 
 from benchlab.escape import terminal
-from benchlab.notation import fmt_level
-from benchlab.report.text import fmt_p
+from benchlab.notation import finite, fmt_level, fmt_p, fmt_pvalue
 from benchlab.stats.classic_tests import TestResult
 from benchlab.stats.protocols import KruskalResult, SpeedupSuite, SpeedupTestResult
 from benchlab.units import Unit
 from benchlab.version import __version__
 
 
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
 def _test(t: TestResult) -> dict[str, Any]:
-    return {"name": t.name, "statistic": _num(t.statistic), "pvalue": _num(t.pvalue),
-            "method": t.method, "estimate": _num(t.estimate), "note": t.note}
+    return {"name": t.name, "statistic": finite(t.statistic), "pvalue": finite(t.pvalue),
+            "method": t.method, "estimate": finite(t.estimate), "note": t.note}
 
 
 def speedup_document(r: SpeedupTestResult) -> dict[str, Any]:
     """One Speedup-Test comparison as plain JSON types (docs/test.md)."""
     return {"baseline": r.baseline, "candidate": r.candidate, "n_baseline": r.n_baseline,
             "n_candidate": r.n_candidate,
-            "speedups": {"min": _num(r.speedups.min), "mean": _num(r.speedups.mean),
-                         "median": _num(r.speedups.median)},
+            "speedups": {"min": finite(r.speedups.min), "mean": finite(r.speedups.mean),
+                         "median": finite(r.speedups.median)},
             "checks": [_test(c) for c in r.checks],
             "test": None if r.test is None else _test(r.test),
             "decision": r.decision, "message": r.message, "warnings": list(r.warnings)}
@@ -43,14 +35,15 @@ def speedup_document(r: SpeedupTestResult) -> dict[str, Any]:
 def kruskal_document(r: KruskalResult) -> dict[str, Any]:
     """Kruskal–Wallis, the one-way ANOVA and the pairwise comparisons as JSON types."""
     return {"method": r.method, "posthoc": r.posthoc,
-            "groups": [{"name": g.name, "n": g.n, "median": _num(g.median), "mean": _num(g.mean),
-                        "mean_rank": _num(g.mean_rank)} for g in r.groups],
-            "kruskal": {"statistic": _num(r.statistic), "df": r.df, "pvalue": _num(r.pvalue)},
-            "anova": {"statistic": _num(r.anova_f), "df1": r.anova_df[0], "df2": r.anova_df[1],
-                      "pvalue": _num(r.anova_pvalue)},
-            "pairs": [{"first": p.first, "second": p.second, "statistic": _num(p.statistic),
-                       "pvalue": _num(p.pvalue), "pvalue_holm": _num(p.pvalue_holm),
-                       "shift": _num(p.shift), "significant": p.significant}
+            "groups": [{"name": g.name, "n": g.n, "median": finite(g.median),
+                        "mean": finite(g.mean), "mean_rank": finite(g.mean_rank)}
+                       for g in r.groups],
+            "kruskal": {"statistic": finite(r.statistic), "df": r.df, "pvalue": finite(r.pvalue)},
+            "anova": {"statistic": finite(r.anova_f), "df1": r.anova_df[0], "df2": r.anova_df[1],
+                      "pvalue": finite(r.anova_pvalue)},
+            "pairs": [{"first": p.first, "second": p.second, "statistic": finite(p.statistic),
+                       "pvalue": finite(p.pvalue), "pvalue_holm": finite(p.pvalue_holm),
+                       "shift": finite(p.shift), "significant": p.significant}
                       for p in r.pairs]}
 
 
@@ -58,9 +51,10 @@ def suite_document(r: SpeedupSuite) -> dict[str, Any]:
     """The Speedup-Test over a suite: every benchmark, the gain and the proportion improved."""
     return {"baseline": r.baseline, "candidate": r.candidate,
             "benchmarks": [{"benchmark": b, **speedup_document(x)} for b, x in r.benchmarks],
-            "gain": _num(r.gain), "improved": r.improved, "refused": r.refused,
-            "total": r.total, "proportion": _num(r.proportion),
-            "proportion_low": _num(r.proportion_low), "proportion_high": _num(r.proportion_high)}
+            "gain": finite(r.gain), "improved": r.improved, "refused": r.refused,
+            "total": r.total, "proportion": finite(r.proportion),
+            "proportion_low": finite(r.proportion_low),
+            "proportion_high": finite(r.proportion_high)}
 
 
 def test_document(protocol: str, alpha: float, unit: Unit, result: Any,
@@ -140,7 +134,7 @@ def suite_text(suites: list[SpeedupSuite]) -> list[str]:
             rows.append([bench, f"{x.n_baseline}/{x.n_candidate}",
                          f"{getattr(x.speedups, what):.4g}",
                          x.test.name if x.test is not None else "-",
-                         fmt_p(x.test.pvalue)[2:].lstrip("= ") if x.test is not None else "-",
+                         fmt_pvalue(x.test.pvalue) if x.test is not None else "-",
                          x.decision])
         lines += ["  " + x for x in _table(rows, {1, 2, 4})]
         level = f"{fmt_level(1 - r.alpha)}"

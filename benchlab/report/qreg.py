@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from benchlab.escape import terminal
-from benchlab.notation import fmt_level
+from benchlab.notation import fmt_level, fmt_pvalue
 from benchlab.stats.qreg import QregResult
 
 
@@ -17,9 +17,9 @@ def _cell(value: float, width: int) -> str:
 
 
 def _p(value: float) -> str:
-    if not math.isfinite(value):  # rank-test intervals have no p-value
-        return f"{'-':>9}"
-    return f"{'<1e-16':>9}" if value < 1e-16 else f"{value:>9.3g}"
+    """The p-value column: notation's p-value ("n/a" for rank-test intervals, which have
+    none), right-aligned."""
+    return f"{fmt_pvalue(value):>9}"
 
 
 def qreg_text(result: QregResult, factors_line: str) -> list[str]:

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from benchlab.escape import terminal_lines
-from benchlab.notation import fmt_level
+from benchlab.notation import finite, fmt_level
 from benchlab.result import RenderContext, renders
 from benchlab.stats.hierarchy import HierarchySummary
 from benchlab.stats.summary import FlatSummary, PlanReport, SummaryReport
 from benchlab.version import __version__
 
 
-def _num(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(float(x)) else float(x)
-
-
 def _flat_document(s: FlatSummary) -> dict[str, Any]:
     d = s.descriptives
-    return {"name": d.name, "n": d.n, "mean": _num(d.mean), "low": _num(s.low),
-            "high": _num(s.high), "confidence": s.confidence, "df": float(d.n - 1),
-            "median": _num(d.median), "stddev": _num(d.stddev), "min": _num(d.min),
-            "max": _num(d.max), "levels": [], "warnings": []}
+    return {"name": d.name, "n": d.n, "mean": finite(d.mean), "low": finite(s.low),
+            "high": finite(s.high), "confidence": s.confidence, "df": float(d.n - 1),
+            "median": finite(d.median), "stddev": finite(d.stddev), "min": finite(d.min),
+            "max": finite(d.max), "levels": [], "warnings": []}
 
 
 @renders("json", SummaryReport)
