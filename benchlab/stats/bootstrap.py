@@ -179,7 +179,7 @@ class SortedReplicates:
                          f"(only the {self._low.size:,} at each end)")
 
 
-def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator,
+def mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator,
                      advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
     """B bootstrap means of x: index matrices drawn in row chunks from one stream.
 
@@ -198,7 +198,7 @@ def _mean_replicates(x: np.ndarray, b: int, rng: np.random.Generator,
     return out
 
 
-def _median_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
+def median_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
     """B bootstrap medians of x, drawn exactly through uniform order statistics, O(B).
 
     A resample's indices are floor(n·U_i) for iid uniforms U_i, a monotone map,
@@ -218,7 +218,7 @@ def _median_replicates(x: np.ndarray, b: int, rng: np.random.Generator) -> np.nd
     return 0.5 * (s[i_k] + s[i_next])
 
 
-class _RankMedian:
+class RankMedian:
     """Row medians of resamples of x given their index matrices, via small-integer ranks.
 
     Partitioning int16/int32 ranks and mapping the middle ranks back to values
@@ -255,7 +255,7 @@ def _paired_replicates(base: np.ndarray, cand: np.ndarray, statistic: str, b: in
     if statistic == "mean":
         base_stat = cand_stat = None
     else:
-        base_stat, cand_stat = _RankMedian(base), _RankMedian(cand)
+        base_stat, cand_stat = RankMedian(base), RankMedian(cand)
     for start in range(0, b, rows):
         stop = min(b, start + rows)
         idx = rng.integers(0, n, size=(stop - start, n), dtype=dtype)
@@ -272,8 +272,8 @@ def _paired_replicates(base: np.ndarray, cand: np.ndarray, statistic: str, b: in
 def _replicates(x: np.ndarray, statistic: str, b: int, rng: np.random.Generator,
                 advance: Callable[[int], None] = progress.nothing) -> np.ndarray:
     if statistic == "mean":
-        return _mean_replicates(x, b, rng, advance)
-    out = _median_replicates(x, b, rng)
+        return mean_replicates(x, b, rng, advance)
+    out = median_replicates(x, b, rng)
     advance(b)
     return out
 

@@ -31,8 +31,8 @@ from benchlab import limits, progress
 from benchlab.stats.bootstrap import (
     STATISTICS,
     BootstrapInterval,
+    RankMedian,
     SortedReplicates,
-    _RankMedian,
     interval_from_replicates,
 )
 from benchlab.stats.hierarchy import _nested_codes
@@ -229,10 +229,10 @@ def _top_means(tree: Tree, depth: int, ids: np.ndarray, means: np.ndarray,
             se2[begin + lo:begin + hi] = _squared_se(per_top)
 
 
-class _Median(_RankMedian):
+class _Median(RankMedian):
     """Row medians from index rows via small-integer ranks, gathered into a reused buffer.
 
-    The same medians as _RankMedian (the k-th smallest rank and, for an even count,
+    The same medians as RankMedian (the k-th smallest rank and, for an even count,
     the next), faster: np.take with mode="clip" writes straight to the buffer
     (mode="raise" buffers `out`), and with fewer than 2^16 values the uint16 ranks
     are sorted in place by numpy's radix sort (kind="stable" on 16-bit integers:

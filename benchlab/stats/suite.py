@@ -34,7 +34,7 @@ from benchlab.errors import InputError
 from benchlab.notation import fmt_level
 from benchlab.result import Result
 from benchlab.stats import suite_median
-from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
+from benchlab.stats.bootstrap import interval_from_replicates, mean_replicates
 from benchlab.stats.compare import (
     CompareResult,
     Comparison,
@@ -428,7 +428,7 @@ def _mean_geomean(systems: list, spec: str | None, replicates: int,
         if spec is not None and spec != "flat":
             reps.append(hierarchical_replicates(build_tree(x, levels), spec, replicates, rng))
         else:  # no levels, or flat: the measurements pooled, as if independent
-            reps.append(_mean_replicates(np.asarray(x, dtype=float), replicates, rng))
+            reps.append(mean_replicates(np.asarray(x, dtype=float), replicates, rng))
     return reps
 
 

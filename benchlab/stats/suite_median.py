@@ -55,9 +55,9 @@ from benchlab.notation import fmt_level
 from benchlab.stats.bootstrap import (
     BootstrapInterval,
     SortedReplicates,
-    _mean_replicates,
-    _median_replicates,
     interval_from_replicates,
+    mean_replicates,
+    median_replicates,
 )
 from benchlab.stats.compare import CompareResult, Comparison, median_verdict
 from benchlab.stats.scaling import power_of_two_scale
@@ -110,10 +110,10 @@ def flat_median_ratios(base_x: np.ndarray, cand_x: np.ndarray, *, replicates: in
     """
     rng = np.random.default_rng(seed)
     if means_first and float(np.mean(base_x)) > 0:
-        _mean_replicates(base_x, replicates, rng)  # advance the stream as compare_pair did
-        _mean_replicates(cand_x, replicates, rng)
-    base = _median_replicates(base_x, replicates, rng)
-    cand = _median_replicates(cand_x, replicates, rng)
+        mean_replicates(base_x, replicates, rng)  # advance the stream as compare_pair did
+        mean_replicates(cand_x, replicates, rng)
+    base = median_replicates(base_x, replicates, rng)
+    cand = median_replicates(cand_x, replicates, rng)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.sort(cand / base)
 
@@ -267,5 +267,5 @@ def median_geomean_replicates(systems: list, spec: str | None, replicates: int,
             out.append(hierarchical_replicates(build_tree(x, levels), spec, replicates, rng,
                                                "median"))
         else:
-            out.append(_median_replicates(x, replicates, rng))
+            out.append(median_replicates(x, replicates, rng))
     return out

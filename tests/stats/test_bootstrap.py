@@ -90,7 +90,7 @@ def test_median_replicates_have_the_exact_bootstrap_distribution(n):
     of the two middle values is compared with a brute-force resampling loop.
     """
     x = np.arange(n, dtype=float) * 10.0  # value = 10 × sorted index
-    reps = bs._median_replicates(x, 200_000, np.random.default_rng(1))
+    reps = bs.median_replicates(x, 200_000, np.random.default_rng(1))
     if n % 2:
         k = (n + 1) // 2
         j = np.arange(n)
@@ -126,7 +126,7 @@ def test_percentile_indices_rule():
 def test_rank_median_equals_numpy_median(n):
     x = np.random.default_rng(n).normal(size=n).round(1)  # with ties
     idx = np.random.default_rng(1).integers(0, n, size=(300, n))
-    assert np.array_equal(bs._RankMedian(x)(idx), np.median(x[idx], axis=1))
+    assert np.array_equal(bs.RankMedian(x)(idx), np.median(x[idx], axis=1))
 
 
 def test_refuses_non_positive_baseline_and_notes_small_samples():

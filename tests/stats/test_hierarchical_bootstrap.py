@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchlab.stats import hierarchical_bootstrap as hb
-from benchlab.stats.bootstrap import _mean_replicates, interval_from_replicates
+from benchlab.stats.bootstrap import interval_from_replicates, mean_replicates
 from benchlab.stats.hierarchy import unit_means
 
 
@@ -42,7 +42,7 @@ def test_top_level_only_equals_the_bootstrap_of_top_means():
     x, levels = nested(6, 3, 4)
     tree = hb.build_tree(x, levels)
     got = hb.hierarchical_replicates(tree, "RNN", 500, np.random.default_rng(9))
-    want = _mean_replicates(unit_means(x, levels)[0], 500, np.random.default_rng(9))
+    want = mean_replicates(unit_means(x, levels)[0], 500, np.random.default_rng(9))
     assert np.allclose(got, want, rtol=1e-13)
 
 
