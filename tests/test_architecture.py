@@ -303,14 +303,9 @@ KNOWN_PRIVATE_IMPORTS = {
     ("benchlab.api", "benchlab.data.factor_table", "_ordered_levels"),
     ("benchlab.data.samples", "benchlab.units", "_TIME_SECONDS"),
     ("benchlab.data.readers.asv", "benchlab.data.readers._foreign", "_show"),
-    ("benchlab.stats.hierarchical_bootstrap", "benchlab.stats.bootstrap", "_RankMedian"),
     ("benchlab.stats.hierarchical_bootstrap", "benchlab.stats.hierarchy", "_nested_codes"),
     ("benchlab.stats.hierarchy_diagnostics", "benchlab.stats.hierarchy", "_nested_codes"),
     ("benchlab.stats.mean_checks", "benchlab.stats.classic_tests", "_rank_sum_cdf"),
-    ("benchlab.stats.suite", "benchlab.stats.bootstrap", "_mean_replicates"),
-    ("benchlab.stats.suite", "benchlab.stats.compare", "_verdict_from_difference"),
-    ("benchlab.stats.suite_median", "benchlab.stats.bootstrap", "_mean_replicates"),
-    ("benchlab.stats.suite_median", "benchlab.stats.bootstrap", "_median_replicates"),
 }
 
 

@@ -102,7 +102,7 @@ def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method:
                             f"Fieller ({df_method} df)")
 
 
-def _verdict_from_difference(diff: MeanDifference, base: str, cand: str, threshold: float,
+def verdict_from_difference(diff: MeanDifference, base: str, cand: str, threshold: float,
                              unit: Unit, why: str = "the baseline mean is not positive"
                              ) -> Verdict:
     """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered."""
@@ -161,7 +161,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
     if ratio is None:
         why = ("the baseline mean is not positive" if base.mean <= 0
                else "the ratio is beyond a float's range")
-        verdict = _verdict_from_difference(difference, base.name, cand.name, threshold, unit,
+        verdict = verdict_from_difference(difference, base.name, cand.name, threshold, unit,
                                            why)
     else:
         outcome = classify(ratio.low, ratio.high, threshold)

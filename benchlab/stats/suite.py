@@ -157,7 +157,7 @@ def _pending(bench: str, res: CompareResult, arrays: dict[str, np.ndarray],
 def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) -> tuple[
         Comparison, Decision]:
     """The comparison with its verdict taken on the interval at `level`, and its Decision."""
-    from benchlab.stats.compare import _verdict_from_difference
+    from benchlab.stats.compare import verdict_from_difference
     from benchlab.stats.descriptive import describe
     from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 
@@ -172,7 +172,7 @@ def _decide(item: _Pending, level: float, adjusted: float, m: int, noun: str) ->
         at = replace(diff, low=diff.estimate - half, high=diff.estimate + half, confidence=level)
         why = ("the baseline mean is not positive" if "baseline mean" in (c.ratio_note or "")
                else "the ratio is beyond a float's range")
-        verdict = _verdict_from_difference(at, c.baseline, c.candidate, threshold, unit, why)
+        verdict = verdict_from_difference(at, c.baseline, c.candidate, threshold, unit, why)
         verdict = replace(verdict, text=verdict.text + family)
         decision = Decision(item.benchmark, c.candidate, item.test, item.pvalue, adjusted, level,
                             "difference", diff.estimate, at.low, at.high, verdict.outcome,
