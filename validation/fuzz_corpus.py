@@ -1,4 +1,4 @@
-"""Run the whole fuzz corpus of tests/fuzz (issues 15 and 19) and print tallies.
+"""Run the whole fuzz corpus of tests/fuzz (issues 15, 19 and 20) and print tallies.
 
     python3 validation/fuzz_corpus.py [--timeout 60] [--only PREFIX] [--show N]
 
@@ -8,6 +8,16 @@ or "Traceback" on stderr), hangs (still running after --timeout seconds), exit
 codes, and contract problems (exit 2 without exactly one `benchlab:` line). The
 first cases of each problem are listed. tests/fuzz/test_fuzz_corpus.py runs a
 deterministic sample of the same corpus in the test suite.
+
+The groups: `file/` (malformed files of every format in every reading command;
+`file/odd_*` are issue 20's: JSON integers past 4,300 digits and lone surrogates in
+every JSON format, hex floats that overflow, CSV fields over 131,072 characters,
+10^6-character tokens, UTF-16/UTF-32, Latin-1, NUL bytes, mixed newlines),
+`special/` (FIFOs, sockets, directories, links to /dev/zero and /dev/urandom,
+devices, and standard input of every kind), `history/` (history add of every odd
+file), `toml/` (experiment mutations; `toml/odd_*` run --dry-run and the run itself
+for env placeholders beside a build step), `option/` (option extremes) and `large/`
+(valid inputs at large and extreme sizes).
 """
 
 from __future__ import annotations
