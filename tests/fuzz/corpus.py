@@ -510,6 +510,37 @@ def special_cases() -> Iterator[Case]:
                    {"plain.txt": PLAIN}, specials=SPECIALS, stdin=STDINS["zeros"])
 
 
+# Names given on the command line whose bytes are not UTF-8 (Python holds b"\xff" as the
+# lone surrogate "\udcff"): shown as escapes, written back as given, or refused.
+NON_UTF8 = "x\udcff"
+ARGV_NAME_ARGVS: list[tuple[str, ...]] = [
+    ("compare", "{dir}/plain.txt", "{dir}/other.txt", "--name", "plain=" + NON_UTF8),
+    ("compare", "{dir}/plain.txt", "{dir}/other.txt", "--name", "plain=" + NON_UTF8,
+     "--format", "markdown", "-o", "{dir}/out.md"),
+    ("compare", "{dir}/plain.txt", "{dir}/other.txt", "--name", "plain=" + NON_UTF8,
+     "--format", "csv", "-o", "{dir}/out.csv"),
+    ("compare", "{dir}/plain.txt", "{dir}/other.txt", "--unit", NON_UTF8),
+    ("compare", "{dir}/plain.txt", "{dir}/other.txt", "--baseline", NON_UTF8),
+    ("summary", "{dir}/plain.txt", "--by", NON_UTF8),
+    ("design", "--factor", "a=" + NON_UTF8 + ",2", "-o", "{dir}/d.csv"),
+    ("design", "--factor", "a=" + NON_UTF8 + ",2", "--format", "html", "-o", "{dir}/d.html"),
+    *[("history", "add", "{dir}/plain.txt", "--db", "{dir}/h.db", "--date",
+       "2024-01-01T00:00:00Z", "--commit", "abc", option, NON_UTF8)
+      for option in ("--commit", "--branch", "--machine", "--unit")],
+    ("history", "show", "--db", "{dir}/h.db", "--benchmark", NON_UTF8),
+    ("summary", "{dir}/" + NON_UTF8 + ".txt"),  # a file name that is not UTF-8
+    ("history", "add", "{dir}/" + NON_UTF8 + ".txt", "--db", "{dir}/h.db", "--date",
+     "2024-01-01T00:00:00Z", "--commit", "abc"),
+]
+
+
+def argv_name_cases() -> Iterator[Case]:
+    files = {"plain.txt": PLAIN, "other.txt": b"2.5\n2.7\n2.6\n2.8\n2.55\n2.65\n",
+             NON_UTF8 + ".txt": PLAIN}
+    for k, argv in enumerate(ARGV_NAME_ARGVS):  # ids without the surrogate: pytest prints them
+        yield Case(f"special/argv_not_utf8/{k}_{argv[0]}", argv, files)
+
+
 def history_cases() -> Iterator[Case]:
     """history add of every odd file (the names it stores must print and store)."""
     files = _odd_files()
@@ -772,5 +803,5 @@ def large_cases() -> Iterator[Case]:
 
 def all_cases() -> list[Case]:
     """The full corpus, in a fixed order."""
-    return [*file_cases(), *toml_cases(), *option_cases(), *special_cases(), *history_cases(),
-            *large_cases()]
+    return [*file_cases(), *toml_cases(), *option_cases(), *special_cases(), *argv_name_cases(),
+            *history_cases(), *large_cases()]
