@@ -3,7 +3,7 @@
 Both commands define their analysis options here (`add_options`) and call
 `analyse`, so `benchlab report` runs exactly the comparison `benchlab compare`
 runs on the same inputs and options — a store's design-aware default included
-(cli/store_design.py) — and the two can never give two answers to one question.
+(data/store_design.py) — and the two can never give two answers to one question.
 The commands differ only in what they do with the result: compare
 renders it in the chosen format and sets the exit status; report lays it out
 on one HTML page.
@@ -97,15 +97,14 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     (spec_of). `metric` / `benchmark`: this metric, this benchmark column, instead of
     --metric / --benchmark and the inputs' own (cli/metrics.py: one analysis per
     metric). `command` names the command in errors."""
-    from benchlab.cli import store_design
     from benchlab.data.samples import align_pairs, pick_baseline, rename, unify_units
 
     spec = spec if spec is not None else spec_of(args)
-    if store_design.applies(args):  # a store alone: its design is the default
+    if store_alone(args):  # a store alone: its design is the default
         if spec.statistic.resamples:
             raise UsageError("--statistic median needs the analysis named (a store's default "
                              "design analysis uses the means): add e.g. --by alternative")
-        return store_design.analyse(args, spec, command)
+        return _store(args, spec, command)
     inputs = common.load(args, metric=metric)
     samples = rename(inputs.samples, args.name)
     benchmark = benchmark or args.benchmark or inputs.benchmark  # a suite's files: by bench
@@ -148,6 +147,52 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     named = [(s.name, s.values) for s in samples]
     result = compare_samples(named, spec, baseline=baseline, unit=unit)
     return Analysis(with_note(result, unit_note), {None: named}, None, metric)
+
+
+STORE_FLAGS = ("by", "benchmark", "levels", "paired", "pair_by")  # each names an analysis
+
+
+def store_alone(args: argparse.Namespace) -> bool:
+    """A single store and no flag that says how to analyse it: its design decides
+    (data/store_design.py)."""
+    from benchlab.data.store_design import is_store
+
+    files = list(args.files)
+    if len(files) != 1 or files[0] == "-" or args.input_format not in (None, "store"):
+        return False
+    if any(getattr(args, flag, None) for flag in STORE_FLAGS):
+        return False
+    return is_store(files[0])
+
+
+def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analysis:
+    """The store's default analysis (data/store_design.default_analysis) on its samples
+    by alternative, against the experiment's baseline unless --baseline names one."""
+    from benchlab.data import store_design
+    from benchlab.data.samples import pick_baseline, rename, unify_units
+
+    info = store_design.store_info(args.files[0])
+    samples = rename(common.load(args, by=store_design.BY).samples, args.name)
+    if len(samples) < 2:
+        raise UsageError(f"{command} needs at least two samples: this store has one "
+                         f"alternative ({samples[0].name}); compare its factor levels with "
+                         f"--by {info.factors[0] if info.factors else 'case'}")
+    chosen = args.baseline
+    if chosen is None and info.baseline in {s.name for s in samples}:
+        chosen = info.baseline
+    samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
+    baseline = pick_baseline(samples, chosen)
+    if spec.bootstrap is not None:
+        limits.check_resampled(spec.bootstrap, sum(len(s.values) for s in samples),
+                               "--bootstrap")
+    if spec.resample is not None:  # the hierarchy's bootstrap: its levels, and a B
+        with_levels(spec, list(samples[0].dataset.levels))
+        if spec.bootstrap is None:
+            raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
+    with common.naming_files(samples):
+        found = store_design.analyse(samples, unit, baseline, info, spec)
+    return Analysis(with_note(found.result, unit_note), found.samples, found.benchmark,
+                    samples[0].dataset.metric)
 
 
 def with_levels(spec: AnalysisSpec, names: list[str]) -> AnalysisSpec:

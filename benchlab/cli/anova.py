@@ -97,7 +97,7 @@ def _units(args: argparse.Namespace, table):
     """
     from dataclasses import replace
 
-    from benchlab.cli.store_design import is_store
+    from benchlab.data.store_design import is_store
 
     store = args.file != "-" and is_store(args.file)
     levels = unit_level.data_levels(args, table.columns, store)

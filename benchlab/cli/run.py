@@ -167,7 +167,7 @@ def resume_command(experiment: str, store: str, cluster: str | None = None,
 
 
 def analysis_command(store: str, seed: int) -> list[str]:
-    """`benchlab compare STORE --seed N`: the store's default analysis (cli/store_design.py),
+    """`benchlab compare STORE --seed N`: the store's default analysis (data/store_design.py),
     its bootstrap seeded with the run's seed so that the command reproduces it exactly."""
     return ["benchlab", "compare", store, "--seed", str(seed)]
 

@@ -59,6 +59,7 @@ from benchlab.stats.commit_variance import (
 )
 from benchlab.stats.compare import OPTIONAL_STOPPING
 from benchlab.stats.descriptive import describe
+from benchlab.stats.spec import DEFAULT_REPLICATES
 from benchlab.stats.suite import SuiteResult, compare_suite
 from benchlab.units import make_unit
 
@@ -258,8 +259,8 @@ def _shown(result: SuiteResult, heads: dict[str, np.ndarray]) -> SuiteResult:
 
 def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
                  threshold: float = 0.02, confidence: float = 0.95,
-                 seed: int | None = 0, replicates: int = 10_000, head_spread: bool = True
-                 ) -> HistoryCompare | HeadWithoutBaseline:
+                 seed: int | None = 0, replicates: int = DEFAULT_REPLICATES,
+                 head_spread: bool = True) -> HistoryCompare | HeadWithoutBaseline:
     """The suite comparison of the head with each series' baseline; the head's
     benchmarks without a baseline as rows of their own (see the module docstring).
     `head_spread=False` pools the head's within-commit spread with the baseline's

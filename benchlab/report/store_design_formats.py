@@ -1,6 +1,6 @@
 """Text, Markdown, JSON and HTML of a store's comparison with the design it followed.
 
-`benchlab compare STORE` analyses by the experiment's design (cli/store_design.py)
+`benchlab compare STORE` analyses by the experiment's design (data/store_design.py)
 and says so in one note line above the usual output; the JSON document gets a
 `design` key (docs/compare.md, "Stores"). Everything else is the plain
 comparison's or suite's rendering, reached through `stats.blocks.plain`.

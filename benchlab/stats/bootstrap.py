@@ -18,6 +18,7 @@ import numpy as np
 
 from benchlab import limits, progress
 from benchlab.stats.distributions import normal_cdf, normal_quantile
+from benchlab.stats.spec import DEFAULT_REPLICATES
 
 STATISTICS = ("mean", "median")
 _CHUNK_ELEMENTS = 200_000  # indices per chunk: ~1.6 MB arrays stay in cache (20% faster than 4M)
@@ -318,7 +319,7 @@ def interval_from_replicates(replicates: np.ndarray, confidence: float) -> tuple
 
 
 def bootstrap_ratio(baseline: np.ndarray, candidate: np.ndarray, statistic: str = "mean", *,
-                    replicates: int = 10_000, confidence: float = 0.95,
+                    replicates: int = DEFAULT_REPLICATES, confidence: float = 0.95,
                     seed: int | None = None, paired: bool = False,
                     rng: np.random.Generator | None = None) -> BootstrapInterval:
     """Bootstrap CI of statistic(candidate) / statistic(baseline).

@@ -36,6 +36,7 @@ from benchlab.stats.bootstrap import (
     interval_from_replicates,
 )
 from benchlab.stats.hierarchy import _nested_codes
+from benchlab.stats.spec import DEFAULT_REPLICATES
 
 # Replicates are drawn in chunks of about _CHUNK_ELEMENTS slots (the chunk size fixes
 # which numbers of the stream go to which replicate: keep it, or every seeded interval
@@ -413,7 +414,7 @@ def flat_tree(values: np.ndarray) -> Tree:
 
 
 def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean", *,
-                                 spec: str | None = None, replicates: int = 10_000,
+                                 spec: str | None = None, replicates: int = DEFAULT_REPLICATES,
                                  confidence: float = 0.95,
                                  seed: int | None = None) -> BootstrapInterval:
     """Percentile (and for means studentized) CI of statistic(candidate)/statistic(baseline).
@@ -437,7 +438,7 @@ def hierarchical_bootstrap_ratio(base: Tree, cand: Tree, statistic: str = "mean"
 
 def hierarchical_bootstrap_ratios(base: Tree, cand: Tree,
                                   statistics: tuple[str, ...] = STATISTICS, *,
-                                  spec: str | None = None, replicates: int = 10_000,
+                                  spec: str | None = None, replicates: int = DEFAULT_REPLICATES,
                                   confidence: float = 0.95, seed: int | None = None
                                   ) -> dict[str, BootstrapInterval | None]:
     """hierarchical_bootstrap_ratio for several statistics from one set of draws.

@@ -9,7 +9,7 @@ them, flagged). Samples are named by `alternative`, or, when the experiment has
 factors, by a `case` column ("fast n=10") so that every combination is its own
 sample. A `combination` column names the factor levels alone ("n=10"): the
 benchmark of a suite compared by alternative (`benchlab compare STORE` does so
-by default, cli/store_design.py). `round` is the interleaving round of the
+by default, data/store_design.py). `round` is the interleaving round of the
 trial (`benchlab run` runs every cell once per round, so rounds are blocks) and
 `trial` its place in the run order.
 

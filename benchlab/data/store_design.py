@@ -1,0 +1,235 @@
+"""A store's default analysis: the experiment's design turned into an AnalysisSpec.
+
+A store knows its design (docs/run.md): the alternatives are the groups, the
+factor combinations the benchmarks of a suite, builds and executions the levels,
+and — when the runner interleaved the alternatives — the rounds are blocks.
+Given a single store and no flag that names another analysis, `compare` and
+`report` therefore analyse (through `default_analysis`, the one place this is
+decided)
+
+- by alternative against the experiment's baseline, one comparison per factor
+  combination (a suite with its geometric mean and Holm's adjustment);
+- when the order was interleaved: the top-level unit means paired by the block
+  they share (execution means by round, or build means by build index when the
+  builds are real), Fieller with the covariance (stats/blocks.py); the
+  diagnostics then see those means in round order, as the analysis does;
+- otherwise (sequential order): the hierarchy of builds and executions.
+
+It says which in one note line (the `design` of the result, and its JSON key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from benchlab.stats.spec import AnalysisSpec
+
+BY = "alternative"  # a store's samples: its alternatives
+OVERRIDE = "--by, --benchmark, --levels or --paired choose another analysis"
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What the store says of its design, beyond the measurements."""
+
+    baseline: str | None
+    order: str | None
+    factors: tuple[str, ...]
+    builds: int
+    real_builds: bool  # a build step, or a command using {build}: builds vary on their own
+
+
+def is_store(path: str) -> bool:
+    from benchlab.output_file import is_sqlite
+
+    return is_sqlite(path)
+
+
+def store_info(path: str) -> StoreInfo:
+    """The baseline, run order, factors and kind of builds recorded in the store."""
+    from benchlab.runner.store import Store
+
+    store = Store.open(path)
+    try:
+        meta = store.meta
+        factors = tuple(store.factor_names())
+        built = store.conn.execute("SELECT COUNT(*) FROM trials WHERE kind = 'build'"
+                                   ).fetchone()[0]
+        builds = store.conn.execute("SELECT COUNT(DISTINCT build) FROM trials").fetchone()[0]
+    finally:
+        store.close()
+    uses_build = "{build}" in meta.get("experiment_text", "")
+    return StoreInfo(meta.get("baseline") or None, meta.get("order") or None, factors,
+                     int(builds), bool(built) or uses_build)
+
+
+def benchmark_column(info: StoreInfo) -> str | None:
+    """The column naming a suite's benchmarks: the factor combination (None: no factors)."""
+    from benchlab.data.readers.store import combination_column
+
+    return combination_column(info.factors) if info.factors else None
+
+
+@dataclass(frozen=True)
+class StorePlan:
+    """What the design says to analyse: the spec to run (paired by block, or the levels of
+    the hierarchy), the design note, the benchmark column (None: one comparison) and the
+    blocks paired per benchmark (None: the hierarchy is analysed)."""
+
+    spec: AnalysisSpec
+    design: Any  # stats.blocks.Design
+    benchmark: str | None
+    paired: dict | None
+
+
+@dataclass(frozen=True)
+class StoreAnalysis:
+    """The result (with its design), the samples compared per benchmark as (name, values)
+    — for a blocked store the block means, as the analysis used them — and the benchmark
+    column (None: not a suite)."""
+
+    result: Any
+    samples: dict[str | None, list[tuple[str, Any]]]
+    benchmark: str | None
+
+
+def default_analysis(info: StoreInfo, samples, spec: AnalysisSpec) -> StorePlan:
+    """The store's design (blocking by round, pairing, levels) turned into the spec of its
+    analysis: `spec` (the user's confidence, threshold, bootstrap, ...) with the pairing
+    and levels the design calls for. samples: the store's samples by alternative."""
+    from benchlab.stats.blocks import Design
+
+    benchmark = benchmark_column(info)
+    levels = list(samples[0].dataset.levels)
+    paired = _blocked(info, samples, benchmark) if spec.resample is None else None
+    if paired is not None:
+        column, paired_unit = _block_kind(info, samples)
+        pairs = min(p.blocks.size for p in paired.values())
+        dropped = tuple(sorted({b for p in paired.values() for b in p.dropped}))
+        what = (f"{paired_unit} means paired by interleaving round" if column == "round"
+                else "build means paired by build (each build's rounds interleave the "
+                     "alternatives)")
+        note = (f"{_what(benchmark, info)}; {what} ({pairs} {column}s, Fieller with the "
+                f"covariance); {OVERRIDE}")
+        if dropped:
+            note += (f"; {column}{'s' if len(dropped) > 1 else ''} "
+                     f"{', '.join(map(str, dropped[:10]))}"
+                     f"{' ...' if len(dropped) > 10 else ''} "
+                     "left out: some alternative has no finished execution there")
+        design = Design(note, BY, benchmark, (), column, paired_unit, pairs, dropped)
+        return StorePlan(replace(spec, paired=True, df_method=None, levels=()), design,
+                         benchmark, paired)
+    if spec.resample:
+        why = "--resample: the hierarchy's bootstrap"
+    elif info.order == "interleaved-random":
+        why = "fewer than two rounds hold every alternative: no blocks to pair"
+    else:
+        why = "the runs were not interleaved in rounds: no blocks to pair"
+    shown = f"levels {','.join(levels)}" if levels else "no levels"
+    note = f"{_what(benchmark, info)}; {shown} ({why}); {OVERRIDE}"
+    return StorePlan(replace(spec, levels=tuple(levels)), Design(note, BY, benchmark,
+                                                                  tuple(levels)),
+                     benchmark, None)
+
+
+def analyse(samples, unit, baseline: int, info: StoreInfo,
+            spec: AnalysisSpec) -> StoreAnalysis:
+    """The store's default analysis (default_analysis) run on its samples by alternative,
+    samples[baseline] the baseline."""
+    from benchlab.stats.blocks import designed
+
+    plan = default_analysis(info, samples, spec)
+    if plan.paired is not None:
+        result, per_bench = _blocked_analysis(plan, samples, unit, baseline)
+    else:
+        result, per_bench = _levels_analysis(plan, samples, unit, baseline)
+    return StoreAnalysis(designed(result, plan.design), per_bench, plan.benchmark)
+
+
+def _what(benchmark: str | None, info: StoreInfo) -> str:
+    per = ""
+    if benchmark is not None:
+        per = f", one comparison per combination of {', '.join(info.factors)}"
+    return f"store analysed by alternative{per}"
+
+
+def _block_kind(info: StoreInfo, samples) -> tuple[str, str]:
+    """(block column, unit paired): builds when they are real and several, else rounds."""
+    if info.real_builds and info.builds >= 2 and "build" in samples[0].dataset.levels:
+        return "build", "build"
+    return "round", "execution"
+
+
+def _blocked(info: StoreInfo, samples, benchmark: str | None):
+    """{benchmark: Paired} when the runs were interleaved and every benchmark has two
+    common blocks or more; None otherwise (the hierarchy is analysed instead)."""
+    from benchlab.stats.blocks import block_means, pair_blocks
+
+    if info.order != "interleaved-random":
+        return None
+    column, _ = _block_kind(info, samples)
+    per_bench: dict = {}
+    for s in samples:
+        parts = s.dataset.split(benchmark) if benchmark else [(None, s.dataset)]
+        for bench, d in parts:
+            units = np.asarray(d.columns["trial"], dtype=np.int64)
+            blocks = np.asarray(d.columns[column], dtype=np.int64)
+            ids, means = block_means(d.values, units, blocks)
+            per_bench.setdefault(bench, []).append((s.name, ids, means))
+    out = {bench: pair_blocks(found) for bench, found in per_bench.items()}
+    if any(len(p.names) < 2 or p.blocks.size < 2 for p in out.values()):
+        return None
+    return out
+
+
+def _blocked_analysis(plan: StorePlan, samples, unit, baseline: int):
+    """The top-level unit means paired by block, Fieller with the covariance."""
+    names = [s.name for s in samples]
+    per_bench = {bench: [(n, p.means[p.names.index(n)]) for n in names]
+                 for bench, p in plan.paired.items()}
+    if plan.benchmark is None:
+        from benchlab.stats.compare import compare_samples
+
+        result = compare_samples(per_bench[None], plan.spec, baseline=baseline, unit=unit,
+                                 noun=f"{plan.design.blocks}s")
+        return result, per_bench
+    from benchlab.stats.suite import compare_suite
+
+    data = {bench: [(n, p.means[i], []) for i, n in enumerate(p.names)]
+            for bench, p in plan.paired.items()}
+    return compare_suite(data, [], plan.spec, baseline=names[baseline], unit=unit), per_bench
+
+
+def _levels_analysis(plan: StorePlan, samples, unit, baseline: int):
+    """The hierarchical analysis (sequential runs, or rounds that cannot be paired)."""
+    levels = list(plan.spec.levels or ())
+    benchmark = plan.benchmark
+    if benchmark is None:
+        from benchlab.stats.compare import compare_hierarchical, compare_samples
+
+        named = [(s.name, s.values) for s in samples]
+        if levels:
+            data = [(s.name, s.values, [s.dataset.columns[n] for n in levels])
+                    for s in samples]
+            result = compare_hierarchical(data, levels, plan.spec, baseline=baseline,
+                                          unit=unit,
+                                          ordered=[s.dataset.ordered for s in samples])
+        else:
+            result = compare_samples(named, plan.spec, baseline=baseline, unit=unit)
+        return result, {None: named}
+    from benchlab.stats.suite import compare_suite
+
+    data: dict = {}
+    per_bench: dict = {}
+    for s in samples:
+        arrays = [s.dataset.columns[n] for n in levels]
+        for bench, part in s.dataset.split(benchmark):
+            mask = s.dataset.columns[benchmark] == bench
+            data.setdefault(bench, []).append((s.name, part.values, [a[mask] for a in arrays]))
+            per_bench.setdefault(bench, []).append((s.name, part.values))
+    result = compare_suite(data, levels, plan.spec, baseline=samples[baseline].name,
+                           unit=unit, ordered={s.name: s.dataset.ordered for s in samples})
+    return result, per_bench
