@@ -12,8 +12,6 @@ from dataclasses import dataclass, field, replace
 
 from benchlab.stats.distributions import critical_t
 
-DF_METHODS = ("welch", "conservative", "pooled")
-
 
 @dataclass(frozen=True)
 class FiellerInputs:

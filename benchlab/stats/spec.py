@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from benchlab.errors import ParameterError
-from benchlab.stats.fieller import DF_METHODS
 
 DEFAULT_REPLICATES = 10_000  # bootstrap size B when none is given (STATS.md, "Bootstrap")
+DF_METHODS = ("welch", "conservative", "pooled")  # Fieller's df rules (STATS.md §3)
 ADJUSTMENTS = ("holm", "none")  # a suite's family-wise rule (stats/suite.py)
 
 
