@@ -295,7 +295,6 @@ RENDERER_LOOKUP = {("benchlab.result", "benchlab.report.renderers")}
 # does an entry here that is gone (remove it). Issue 21 started with 5 circles.
 KNOWN_CIRCLES = {
     frozenset({"benchlab.notation", "benchlab.units"}),
-    frozenset({"benchlab.cli.analysis", "benchlab.cli.store_design"}),
 }
 # Private names (`_x`) a module takes from another, not removed yet; the same rules.
 # Issue 21 started with 43.
