@@ -6,11 +6,18 @@ or a full disk leaves the old file or the new one, never a mix. Before that,
 the target is checked: an existing benchlab store (any SQLite file) or one of
 the command's own inputs is refused unless the caller passes `force=True`
 (the commands' `--force`), since replacing it loses what a user recorded.
+
+A target that is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
+is written straight into, as a shell's `>` does: renaming over it would
+replace the device itself (as root, `-o /dev/null` once replaced the machine's
+/dev/null with a regular file). A symbolic link is followed, so the link stays
+and the file it names is replaced.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO
@@ -49,9 +56,17 @@ def check_target(path: str, inputs: Iterable[str] = (), *, force: bool = False) 
                          "would replace it (choose another file, or add --force)", path)
 
 
+def _is_special(path: str) -> bool:
+    """True when `path` names an existing file that is not a regular file (a device, a FIFO)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _temporary_name(path: str) -> str:
     """A name beside `path` with the same extension (figure writers choose by extension)."""
-    head, tail = os.path.split(os.path.abspath(path))
+    head, tail = os.path.split(path)
     stem, ext = os.path.splitext(tail)
     return os.path.join(head, f".{stem}.partial-{os.getpid()}{ext}")
 
@@ -63,12 +78,19 @@ def replacing(path: str, inputs: Iterable[str] = (), *, force: bool = False) -> 
     For writers that take a file name (matplotlib's savefig, pyarrow).
     """
     check_target(path, inputs, force=force)
-    tmp = _temporary_name(path)
+    if _is_special(path):
+        try:
+            yield path
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
+        return
+    target = os.path.realpath(path)
+    tmp = _temporary_name(target)
     try:
         yield tmp
         if not os.path.exists(tmp):
             raise RuntimeError(f"the writer of {path} wrote nothing")
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
     finally:

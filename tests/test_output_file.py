@@ -77,3 +77,40 @@ def test_export_over_its_store_and_design_over_a_store(tmp_path, capsys):
     assert main(["design", "--factor", "a=1,2", "--seed", "1", "-o", str(store),
                  "--force"]) == 0
     assert "run,id,a,replicate" in store.read_text()
+
+
+def test_device_and_fifo_targets_are_written_into_not_replaced(tmp_path):
+    """`-o /dev/null` must not rename a regular file over the device (as root it did)."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write_text(str(fifo), "through the pipe\n")
+    reader.join(timeout=30)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+    write_text(os.devnull, "discarded\n")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_full_device_is_one_line(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("this system has no /dev/full to write to")
+    with pytest.raises(InputError, match="cannot write"):
+        write_text("/dev/full", "x" * 100_000)
+
+
+def test_symbolic_link_target_keeps_the_link(tmp_path):
+    real = tmp_path / "real.txt"
+    real.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    write_text(str(link), "new\n")
+    assert link.is_symlink()
+    assert real.read_text() == "new\n"
