@@ -56,9 +56,7 @@ def store_info(path: str) -> StoreInfo:
     try:
         meta = store.meta
         factors = tuple(store.factor_names())
-        built = store.conn.execute("SELECT COUNT(*) FROM trials WHERE kind = 'build'"
-                                   ).fetchone()[0]
-        builds = store.conn.execute("SELECT COUNT(DISTINCT build) FROM trials").fetchone()[0]
+        built, builds = store.build_counts()
     finally:
         store.close()
     uses_build = "{build}" in meta.get("experiment_text", "")

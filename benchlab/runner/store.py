@@ -352,9 +352,19 @@ class Store:
         return {k: float(np.median(v)) for k, v in groups.items()}
 
     def failures(self, limit: int = 5) -> list[tuple[int, str, str, str]]:
-        cur = self.conn.execute("SELECT seq, alternative, error, stderr_tail FROM trials WHERE "
-                                "status = 'failed' ORDER BY seq LIMIT ?", (limit,))
-        return [(r[0], r[1], r[2] or "", r[3] or "") for r in cur]
+        with sqlite_file.reading(self.path, STORE, "trials"):
+            rows = self.conn.execute("SELECT seq, alternative, error, stderr_tail FROM trials "
+                                     "WHERE status = 'failed' ORDER BY seq LIMIT ?",
+                                     (limit,)).fetchall()
+        return [(r[0], r[1], r[2] or "", r[3] or "") for r in rows]
+
+    def build_counts(self) -> tuple[int, int]:
+        """(build steps planned, distinct build numbers) of the plan."""
+        with sqlite_file.reading(self.path, STORE, "trials"):
+            steps, builds = self.conn.execute(
+                "SELECT COALESCE(SUM(kind = 'build'), 0), COUNT(DISTINCT build) FROM "
+                "trials").fetchone()
+        return int(steps), int(builds)
 
     # -- measurements --------------------------------------------------------------
     def execution_means(self, metric: str) -> list[tuple[str, tuple, int, int, float]]:
