@@ -29,8 +29,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
-from benchlab.units import Unit
+if TYPE_CHECKING:  # a type only: units.py uses this module's rounding
+    from benchlab.units import Unit
 
 DEFAULT_SIGNIFICANT = 4  # no uncertainty known: as benchstat shows its values
 MIN_SIGNIFICANT = 2  # a value is never cut below two significant digits by a wide CI

@@ -95,7 +95,7 @@ class Unit:
     def format(self, value: float | None, digits: int = 6, like: float | None = None) -> str:
         """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value),
         to `digits` significant digits by notation.py's rounding rule."""
-        from benchlab.notation import significant  # notation imports this module
+        from benchlab.notation import significant
 
         if value is None or not math.isfinite(value):
             return "n/a"
