@@ -58,6 +58,13 @@ class Kind:
     again: str  # "free space and run again with --resume"
 
 
+def timestamp() -> str:
+    """The time now as both stores record it: UTC, ISO 8601 to the second, sorting as text."""
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
 def is_sqlite(path: str) -> bool:
     """True when `path` starts with SQLite's header (False when it cannot be read)."""
     try:

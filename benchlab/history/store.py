@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -33,7 +32,7 @@ import numpy as np
 from benchlab import sqlite_file
 from benchlab.data.samples import conversion
 from benchlab.errors import InputError, UsageError
-from benchlab.sqlite_file import transaction
+from benchlab.sqlite_file import timestamp, transaction
 
 FORMAT = "benchlab-history"
 HISTORY = sqlite_file.Kind("history", "free space and add again (this add wrote nothing)")
@@ -132,9 +131,6 @@ def normalize_date(text: str | None, what: str = "date") -> str | None:
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
 
 class History:
     """An open history store: `open` an existing file, or `open_or_create`."""
@@ -228,7 +224,7 @@ class History:
                            (c.sha,)).fetchone()
         if row is None:
             cid = conn.execute("INSERT INTO commits (sha, date, branch, added) VALUES "
-                               "(?, ?, ?, ?)", (c.sha, date, c.branch, _now())).lastrowid
+                               "(?, ?, ?, ?)", (c.sha, date, c.branch, timestamp())).lastrowid
         else:
             cid = row[0]
             if date is not None and row[1] is not None and date != row[1]:
@@ -462,7 +458,7 @@ def _create(path: str) -> None:
     def fill(conn: sqlite3.Connection) -> None:
         conn.executemany("INSERT INTO history_meta VALUES (?, ?)",
                          [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
-                          ("created", _now())])
+                          ("created", timestamp())])
 
     try:
         sqlite_file.create(path, HISTORY, _SCHEMA, fill).close()

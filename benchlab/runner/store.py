@@ -17,7 +17,6 @@ import json
 import math
 import os
 import sqlite3
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ from benchlab import sqlite_file
 from benchlab.errors import InputError, UsageError
 from benchlab.runner import store_checks
 from benchlab.runner.plan import Trial
-from benchlab.sqlite_file import transaction
+from benchlab.sqlite_file import timestamp, transaction
 
 FORMAT = "benchlab-store"
 SCHEMA_VERSION = 1
@@ -67,9 +66,6 @@ class Row:
     machine: str | None = None
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
 
 class Store:
     """An open store. Use `create` for a new experiment, `open` for an existing one."""
@@ -104,7 +100,7 @@ class Store:
         def fill(conn: sqlite3.Connection) -> None:
             conn.executemany("INSERT INTO benchlab_meta VALUES (?, ?)",
                              [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
-                              ("created", _now()), ("status", "running"), *meta.items()])
+                              ("created", timestamp()), ("status", "running"), *meta.items()])
             conn.executemany(
                 "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
                 "execution, warmup, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -233,13 +229,13 @@ class Store:
         with self._writing(), transaction(self.conn):
             cur = self.conn.execute(
                 "INSERT INTO sessions (started, argv, environment, warnings) VALUES (?, ?, ?, ?)",
-                (_now(), json.dumps(argv), json.dumps(environment), json.dumps(warnings)))
+                (timestamp(), json.dumps(argv), json.dumps(environment), json.dumps(warnings)))
         return int(cur.lastrowid or 0)
 
     def finish_session(self, session: int, outcome: str) -> None:
         with self._writing(), transaction(self.conn):
             self.conn.execute("UPDATE sessions SET finished = ?, outcome = ? WHERE id = ?",
-                              (_now(), outcome, session))
+                              (timestamp(), outcome, session))
 
     def sessions(self) -> list[dict]:
         """Every run session, its argv, environment and warnings checked to be JSON."""
