@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 
 from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
@@ -19,8 +18,10 @@ from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, machine_o
 
 
 def utc_now() -> str:
-    """The time a trial starts, as the store records it (UTC, to the second)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    """The time a trial starts, as the store records every time (`sqlite_file.timestamp`)."""
+    from benchlab.sqlite_file import timestamp
+
+    return timestamp()
 
 
 def base_environment(e: Experiment) -> dict[str, str]:
