@@ -43,15 +43,14 @@ def reachable(g: dict[str, set[str]], start: str) -> set[str]:
 def test_no_import_circle_in_the_runner():
     g = graph()
     circles = sorted(m for m in g if m in reachable(g, m))
-    # the store and its checks are untangled with the one SQLite module (issue 21, item 3)
-    assert set(circles) <= {"store", "store_checks"}, f"modules on an import circle: {circles}"
+    assert circles == [], f"modules on an import circle: {circles}"
 
 
 def test_a_worker_imports_the_trial_and_not_the_driver():
     g = graph()
     assert "trial" in g["worker"]
     assert reachable(g, "worker").isdisjoint(
-        {"store", "store_checks", "rounds", "session", "cluster", "render"})
+        {"store", "store_checks", "rounds", "session", "cluster"})
     assert reachable(g, "trial").isdisjoint({"store", "rounds", "session", "cluster", "worker"})
 
 
