@@ -153,7 +153,7 @@ def _factor_columns(command: str, table: Any, response: str, factors: Sequence[s
                     level_order: dict[str, Sequence[str]] | None
                     ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
     """The response, the (n, k) level codes and the level names of a factorial table."""
-    from benchlab.data.factor_table import _ordered_levels
+    from benchlab.data.factor_table import ordered_levels
 
     orders = dict(level_order or {})
     try:
@@ -166,7 +166,7 @@ def _factor_columns(command: str, table: Any, response: str, factors: Sequence[s
         raise ValueError(f"{response!r} is the response and cannot also be a factor")
     levels, codes = [], []
     for name, column in zip(factors, columns, strict=True):
-        lv, code = _ordered_levels(name, column, orders.get(name), "table")
+        lv, code = ordered_levels(name, column, orders.get(name), "table")
         levels.append(lv)
         codes.append(code)
     return y, np.stack(codes, axis=1), levels

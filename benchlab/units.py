@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-_TIME_SECONDS = {
+TIME_SECONDS = {
     "ns": 1e-9,
     "us": 1e-6,
     "µs": 1e-6,
@@ -37,7 +37,7 @@ class Unit:
 
     @property
     def is_time(self) -> bool:
-        return self.name in _TIME_SECONDS
+        return self.name in TIME_SECONDS
 
     @property
     def _speaks_time(self) -> bool:
@@ -70,17 +70,17 @@ class Unit:
 
     def format_seconds(self, value: float) -> float:
         """A time value of this unit in seconds (time units only)."""
-        return value * _TIME_SECONDS[self.name or "s"]
+        return value * TIME_SECONDS[self.name or "s"]
 
     def _scale(self, magnitude: float) -> tuple[str, float]:
         """The display unit for values of this magnitude and its factor from the input unit."""
-        seconds = magnitude * _TIME_SECONDS[self.name or "s"]
+        seconds = magnitude * TIME_SECONDS[self.name or "s"]
         name, factor = _TIME_LADDER[-1]
         for cand, f in _TIME_LADDER:
             if seconds < f * 1000:
                 name, factor = cand, f
                 break
-        return name, factor / _TIME_SECONDS[self.name or "s"]
+        return name, factor / TIME_SECONDS[self.name or "s"]
 
     def display(self, magnitude: float) -> tuple[str | None, float]:
         """The unit to show values of this magnitude in, and what to divide them by.
@@ -112,7 +112,7 @@ def make_unit(name: str | None, higher_is_better: bool | None = None) -> Unit:
         name = name.strip() or None
     if higher_is_better is None and name is not None:
         lowered = name.lower()
-        if name in _TIME_SECONDS:
+        if name in TIME_SECONDS:
             higher_is_better = False
         elif any(word in lowered for word in _RATE_WORDS):
             higher_is_better = True

@@ -295,15 +295,8 @@ RENDERER_LOOKUP = {("benchlab.result", "benchlab.report.renderers")}
 # does an entry here that is gone (remove it). There were 5 when this check began; none now.
 KNOWN_CIRCLES: set[frozenset[str]] = set()
 # Private names (`_x`) a module takes from another, not removed yet; the same rules.
-# There were 43 when this check began.
-KNOWN_PRIVATE_IMPORTS = {
-    ("benchlab.api", "benchlab.data.factor_table", "_ordered_levels"),
-    ("benchlab.data.samples", "benchlab.units", "_TIME_SECONDS"),
-    ("benchlab.data.readers.asv", "benchlab.data.readers._foreign", "_show"),
-    ("benchlab.stats.hierarchical_bootstrap", "benchlab.stats.hierarchy", "_nested_codes"),
-    ("benchlab.stats.hierarchy_diagnostics", "benchlab.stats.hierarchy", "_nested_codes"),
-    ("benchlab.stats.mean_checks", "benchlab.stats.classic_tests", "_rank_sum_cdf"),
-}
+# There were 43 when this check began; none now.
+KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
 
 
 def test_no_import_circles():

@@ -79,7 +79,7 @@ def _numeric_key(labels: Sequence[str]) -> list[float] | None:
         return None
 
 
-def _ordered_levels(name: str, column: np.ndarray, given: Sequence[str] | None,
+def ordered_levels(name: str, column: np.ndarray, given: Sequence[str] | None,
                     source: str) -> tuple[tuple[str, ...], np.ndarray]:
     labels = column.astype(str)
     uniques, inverse = np.unique(labels, return_inverse=True)
@@ -158,7 +158,7 @@ def load_factor_table(path: str, response: str, factors: Sequence[str], *,
         raise UsageError(f"level order given for {unknown[0]!r}, which is not in --factors")
     levels, codes = [], []
     for name in factors:
-        names, code = _ordered_levels(name, data.columns[name], order.get(name), data.source)
+        names, code = ordered_levels(name, data.columns[name], order.get(name), data.source)
         levels.append(names)
         codes.append(code)
     return FactorTable(response=np.asarray(data.values, dtype=np.float64),

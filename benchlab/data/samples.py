@@ -15,8 +15,7 @@ from benchlab.data import readers
 from benchlab.data.dataset import Dataset
 from benchlab.data.source import display_name
 from benchlab.errors import InputError, UsageError
-from benchlab.units import _TIME_SECONDS as TIME_SECONDS
-from benchlab.units import Unit, make_unit
+from benchlab.units import TIME_SECONDS, Unit, make_unit
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def _has_ties(*arrays: np.ndarray) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _rank_sum_cdf(m: int, n: int) -> np.ndarray:
+def rank_sum_cdf(m: int, n: int) -> np.ndarray:
     """Exact null CDF of the Mann–Whitney U for sample sizes m, n (no ties).
 
     The counts are the coefficients of the Gaussian binomial [m+n choose m](q):
@@ -114,7 +114,7 @@ def mann_whitney(base: np.ndarray, cand: np.ndarray, confidence: float = 0.95) -
     method = "exact" if exact else "normal approximation with continuity correction"
     m, n = cand.size, base.size
     total = m * n
-    cdf = _rank_sum_cdf(m, n) if exact else None
+    cdf = rank_sum_cdf(m, n) if exact else None
     k, level_note = _lower_rank(cdf, total, math.sqrt(m * n * (m + n + 1) / 12.0), confidence)
     a_s, b_s = np.sort(base), np.sort(cand)
     low = kth_difference(a_s, b_s, min(k, total))

@@ -35,7 +35,7 @@ from benchlab.stats.bootstrap import (
     SortedReplicates,
     interval_from_replicates,
 )
-from benchlab.stats.hierarchy import _nested_codes
+from benchlab.stats.hierarchy import nested_codes
 from benchlab.stats.spec import DEFAULT_REPLICATES
 
 # Replicates are drawn in chunks of about _CHUNK_ELEMENTS slots (the chunk size fixes
@@ -82,7 +82,7 @@ class Tree:
 
 def build_tree(values: np.ndarray, levels: list[np.ndarray]) -> Tree:
     """Sort measurements by their nested units and index each unit's children."""
-    codes = _nested_codes(levels)
+    codes = nested_codes(levels)
     order = np.lexsort(tuple(reversed(codes)))
     x = np.asarray(values, dtype=float)[order]
     codes = [c[order] for c in codes]

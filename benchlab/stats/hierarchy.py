@@ -108,7 +108,7 @@ def _label_codes(labels: np.ndarray) -> np.ndarray:
     return rank[local.reshape(-1)]
 
 
-def _nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
+def nested_codes(levels: list[np.ndarray]) -> list[np.ndarray]:
     """Integer unit ids per depth: labels nest in their parent (run 1 of build 1 ≠ of build 2)."""
     codes = []
     prev = np.zeros(len(levels[0]), dtype=np.int64)
@@ -152,7 +152,7 @@ def unit_means(values: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]
     Returns one array per level column, plus the means' parent ids are not
     needed by callers; the top-level means come first.
     """
-    codes = _nested_codes(levels)
+    codes = nested_codes(levels)
     means, _ = _group_mean(values, codes[-1], int(codes[-1].max()) + 1)
     out = [means]
     for depth in range(len(codes) - 2, -1, -1):
@@ -182,7 +182,7 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
     # underflow near 1e-200); means and variances are scaled back at the end.
     scale = power_of_two_scale(x)
     x = x * scale
-    codes = _nested_codes(levels)
+    codes = nested_codes(levels)
     k = len(codes)
     # Depth k is the measurements; depth d < k are the units of level column d.
     sizes = [int(c.max()) + 1 for c in codes]

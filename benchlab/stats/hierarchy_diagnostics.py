@@ -15,12 +15,12 @@ import numpy as np
 from benchlab.notation import fmt_p
 from benchlab.stats.diagnostics import ALPHA, Diagnostic, average_ranks
 from benchlab.stats.distributions import normal_cdf, t_two_sided_p
-from benchlab.stats.hierarchy import _nested_codes
+from benchlab.stats.hierarchy import nested_codes
 
 
 def _executions(values: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
     """Each lowest-level unit's measurements in recorded order; units in order of appearance."""
-    code = _nested_codes(levels)[-1]
+    code = nested_codes(levels)[-1]
     _, first = np.unique(code, return_index=True)
     order = np.argsort(first)
     return [values[code == u] for u in order]
@@ -52,7 +52,7 @@ def warmup_iterations(runs: list[np.ndarray], max_check: int = 10) -> tuple[int,
 def _unit_means_in_order(values: np.ndarray, levels: list[np.ndarray]
                          ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The lowest-level units' means in recorded order, with their parents' labels."""
-    code = _nested_codes(levels)[-1]
+    code = nested_codes(levels)[-1]
     _, first = np.unique(code, return_index=True)
     first = np.sort(first)
     sums = np.bincount(code, weights=values)

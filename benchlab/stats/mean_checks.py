@@ -5,7 +5,7 @@ The headline of `compare` is the ratio of means. On skewed data the mean can say
 signals, each cheap enough to run on every comparison (no scipy.stats import):
 
 * the two-sided Wilcoxon–Mann–Whitney test, exact for small untied samples (the
-  null distribution of classic_tests._rank_sum_cdf), else the normal approximation
+  null distribution of classic_tests.rank_sum_cdf), else the normal approximation
   with tie and continuity corrections — the settings of R's wilcox.test and
   scipy.stats.mannwhitneyu, which the tests check it against;
 * the ratio of medians' bootstrap CI, where one was computed;
@@ -68,7 +68,7 @@ def rank_sum_pvalue(base: np.ndarray, cand: np.ndarray) -> float | None:
     z = (|U − mn/2| − 1/2) / σ with σ² = mn/12 · (N + 1 − Σ(t³ − t)/(N(N − 1))).
     None when a sample is over RANK_TEST_LIMIT values.
     """
-    from benchlab.stats.classic_tests import _rank_sum_cdf
+    from benchlab.stats.classic_tests import rank_sum_cdf
     from benchlab.stats.diagnostics import average_ranks
 
     m, n = cand.size, base.size
@@ -80,7 +80,7 @@ def rank_sum_pvalue(base: np.ndarray, cand: np.ndarray) -> float | None:
     _, counts = np.unique(joined, return_counts=True)
     ties = counts.size < joined.size
     if m < 50 and n < 50 and not ties:
-        cdf = _rank_sum_cdf(m, n)
+        cdf = rank_sum_cdf(m, n)
         k = int(round(u))
         lower = float(cdf[k])
         upper = 1.0 - float(cdf[k - 1]) if k > 0 else 1.0

@@ -104,10 +104,10 @@ def test_labels_nest_within_their_parent():
 
 def test_numeric_looking_labels_keep_their_identity():
     # "1.1", "1.10" and "01" are three different runs, though 1.1 == 1.10 and 01 == 1 as numbers
-    from benchlab.stats.hierarchy import _nested_codes
+    from benchlab.stats.hierarchy import nested_codes
 
     runs = np.array(["1.1", "1.10", "01", "1", "1.1", "01", "2", "10"])
-    code = _nested_codes([runs])[0]
+    code = nested_codes([runs])[0]
     assert len(set(code.tolist())) == 6
     assert code[0] == code[4] and code[2] == code[5] and code[0] != code[1]
     # numeric order is kept for ordering: 01, 1, 1.1, 1.10, 2, 10
@@ -201,10 +201,10 @@ def test_label_codes_are_the_sorted_texts_ids_numeric_where_all_are_numbers(labe
 
 
 def test_nested_codes_keep_runs_of_different_builds_apart():
-    from benchlab.stats.hierarchy import _nested_codes
+    from benchlab.stats.hierarchy import nested_codes
 
     build = np.array(["1", "1", "2", "2", "10", "10"])
     run = np.array(["a", "b", "a", "b", "a", "a"])
-    top, child = _nested_codes([build, run])
+    top, child = nested_codes([build, run])
     np.testing.assert_array_equal(top, [0, 0, 1, 1, 2, 2])
     np.testing.assert_array_equal(child, [0, 1, 2, 3, 4, 4])

@@ -127,7 +127,7 @@ def _cut_short(text: str, exc: Any) -> bool:
     return not exc.msg.startswith("Extra data") and _PARTIAL_TOKEN.fullmatch(rest) is not None
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     import json
 
     try:
@@ -140,13 +140,13 @@ def _show(value: Any) -> str:
 def number(value: Any, path: str, source: Source) -> float:
     """A finite JSON number, else an InputError naming the JSON path."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{path} is {_show(value)}, not a number", source.name)
+        raise InputError(f"{path} is {show(value)}, not a number", source.name)
     try:
         result = float(value)
     except OverflowError:
         result = math.inf
     if not math.isfinite(result):
-        raise InputError(f"{path} is {_show(value)}, not a finite number", source.name)
+        raise InputError(f"{path} is {show(value)}, not a finite number", source.name)
     return result
 
 
@@ -154,7 +154,7 @@ def get(obj: Any, key: str, path: str, source: Source, kind: type | tuple[type, 
         what: str, *, required: bool = True) -> Any:
     """obj[key] checked to be of `kind`; a missing required key names the format (`what`)."""
     if not isinstance(obj, dict):
-        raise InputError(f"{path or 'the document'} is {_show(obj)}, not an object "
+        raise InputError(f"{path or 'the document'} is {show(obj)}, not an object "
                          f"(not a {what} file?)", source.name)
     if key not in obj:
         if required:
@@ -165,7 +165,7 @@ def get(obj: Any, key: str, path: str, source: Source, kind: type | tuple[type, 
     if not isinstance(value, kind) or isinstance(value, bool) and bool not in _kinds(kind):
         names = "/".join(k.__name__ for k in _kinds(kind))
         names = names.replace("dict", "object").replace("list", "array").replace("str", "string")
-        raise InputError(f"{path + '.' if path else ''}{key} is {_show(value)}, not "
+        raise InputError(f"{path + '.' if path else ''}{key} is {show(value)}, not "
                          f"{'an' if names[0] in 'aeiou' else 'a'} {names}", source.name)
     return value
 

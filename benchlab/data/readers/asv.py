@@ -79,7 +79,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     for name, entry in results.items():
         path = f"results[{quoted(name)}]"
         if not isinstance(entry, list):
-            raise InputError(f"{path} is {_foreign._show(entry)}, not a list of column values",
+            raise InputError(f"{path} is {_foreign.show(entry)}, not a list of column values",
                              source.name)
         if len(entry) > len(columns):
             raise InputError(f"{path} has {len(entry)} values for {len(columns)} "
@@ -102,7 +102,7 @@ def _add_benchmark(rows: _foreign.Rows, name: str, entry: dict[str, Any], path: 
     """The samples of every parameter combination of one benchmark that ran."""
     params = entry.get("params") or []
     if not isinstance(params, list) or not all(isinstance(p, list) and p for p in params):
-        raise InputError(f"{path}: params is {_foreign._show(params)}, not a list of value "
+        raise InputError(f"{path}: params is {_foreign.show(params)}, not a list of value "
                          "lists", source.name)
     count = 1
     for values in params:
@@ -129,7 +129,7 @@ def _add_benchmark(rows: _foreign.Rows, name: str, entry: dict[str, Any], path: 
             raise InputError(f"{where} ({quoted(label)}) has a result but no samples: run asv "
                              "again with `asv run --record-samples`", source.name)
         if not isinstance(values, list):
-            raise InputError(f"{where} is {_foreign._show(values)}, not a list", source.name)
+            raise InputError(f"{where} is {_foreign.show(values)}, not a list", source.name)
         if not values:
             raise InputError(f"{where} ({quoted(label)}) is empty: no sample was recorded",
                              source.name)
@@ -144,7 +144,7 @@ def _per_combination(entry: dict[str, Any], key: str, path: str, combos: list[st
     if value is None:
         return None
     if not isinstance(value, list):
-        raise InputError(f"{path}.{key} is {_foreign._show(value)}, not a list", source.name)
+        raise InputError(f"{path}.{key} is {_foreign.show(value)}, not a list", source.name)
     if len(value) != len(combos):
         raise InputError(f"{path}.{key} has {len(value)} entries for {len(combos)} parameter "
                          "combination" + ("s" if len(combos) != 1 else ""), source.name)
