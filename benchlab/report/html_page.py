@@ -21,7 +21,8 @@ mail attachment or years later. Its parts, top to bottom:
 - for each store, the machine's environment record per session, with its
   warnings (a run on Dask: the machines side by side, differing values marked ≠);
 - a provenance footer: benchlab's version, the command line, every input with
-  its SHA-256, the seed, the date.
+  its SHA-256, the seed, the date, and the analysis specification in one line
+  (what the JSON keeps under `analysis`).
 
 Data-borne text is escaped by the section renderers (report/html_format.py).
 """
@@ -39,6 +40,7 @@ from benchlab.report.figures.run_order import RunOrder, run_order_svg
 from benchlab.report.figures.strip import strip_svg
 from benchlab.result import RenderContext
 from benchlab.stats.compare import CompareResult
+from benchlab.stats.spec import AnalysisSpec
 from benchlab.stats.suite import SuiteResult
 from benchlab.version import __version__
 
@@ -183,6 +185,31 @@ def seed_text(seed: int | None) -> str:
     return "seed: none (analysis is deterministic)" if seed is None else f"seed: {seed}"
 
 
+def analysis_text(spec: AnalysisSpec) -> str:
+    """The analysis specification in one line for the footer: every choice that shapes
+    the numbers (stats/spec.py), the defaults said too, so the page alone reproduces them."""
+    parts = [spec.statistic.phrase, f"{fmt_level(spec.confidence)} confidence",
+             f"threshold {fmt_share(spec.threshold)}", f"df {spec.df_rule}",
+             f"adjust {spec.adjust}"]
+    if spec.bootstrap:
+        parts.append(f"bootstrap {spec.bootstrap}")
+    if spec.resamples or spec.bootstrap:
+        parts.append(f"replicates {spec.headline_replicates}")
+    if spec.levels:
+        parts.append("levels " + " › ".join(spec.levels))
+    if spec.resample:
+        parts.append(f"resample {spec.resample}")
+    if spec.pair_by:
+        parts.append(f"paired by {spec.pair_by}")
+    elif spec.paired:
+        parts.append("paired")
+    if spec.tests:
+        parts.append("classical tests")
+    if not spec.diagnostics:
+        parts.append("no diagnostics")
+    return " · ".join(parts)
+
+
 def _footer(page: PageInput, context: RenderContext) -> str:
     seed = getattr(page.result, "seed", None)
     date = page.date or datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -191,10 +218,13 @@ def _footer(page: PageInput, context: RenderContext) -> str:
         [hf.cell(path, cls="name"), hf.cell(sha or "(not a file)")]
         for path, sha in context.inputs], cls="inputs")
     command = " ".join(["benchlab", context.command or "report", *context.argv])
+    spec = getattr(page.result, "analysis", None)
+    analysis = (f'<p class="analysis">analysis: {hf.esc(analysis_text(spec))}</p>'
+                if spec is not None else "")
     return (f'<footer class="provenance"><h3>provenance</h3>'
             f"<p>benchlab {hf.esc(__version__)} · {hf.esc(date)} · "
             f"{hf.esc(seed_text(seed))}</p>"
-            f"<p>command: <code>{hf.esc(command)}</code></p>{inputs}</footer>")
+            f"<p>command: <code>{hf.esc(command)}</code></p>{analysis}{inputs}</footer>")
 
 
 def build_page(page: PageInput, context: RenderContext) -> str:

@@ -330,3 +330,27 @@ def test_api_suite_on_medians_and_without_adjustment():
     assert {d.statistic for d in medians.decisions} == {"median"}
     alone = benchlab.compare_suite(table, by="system", benchmark="bench", adjust="none")
     assert alone.adjust == "none" and {d.level for d in alone.decisions} == {0.95}
+
+
+def test_report_footer_says_the_analysis_the_json_keeps(run_cli, tmp_path):
+    """The provenance footer carries the analysis specification in one line, the same
+    choices `compare --format json` keeps under `analysis`."""
+    from benchlab.report.html_page import analysis_text
+    from benchlab.stats.spec import AnalysisSpec
+
+    args = (ROOT / "docs/examples/aa-suite.csv", "--by", "system", "--benchmark", "benchmark",
+            "--seed", "1", "--no-diagnostics", "--statistic", "median", "--threshold", "2%")
+    page = Page(_report(run_cli, tmp_path, *args, "--no-figures"))
+    assert page.open == []
+    footer = page.all_text().split("provenance", 1)[1]
+    line = re.search(r"analysis: ([^\n]*?)input", footer).group(1)
+    code, out, _ = run_cli("compare", *args, "--format", "json", expect=0)
+    spec = json.loads(out)["analysis"]
+    assert line == analysis_text(AnalysisSpec(**{**spec, "df_method": None,
+                                                 "levels": spec["levels"] or None}))
+    assert line.startswith("ratio of medians · 95% confidence · threshold 2% · df welch")
+    assert "no diagnostics" in line and "replicates 10000" in line
+    paired = analysis_text(AnalysisSpec(levels=("build", "run"), resample="RNR",
+                                        pair_by="commit", bootstrap=200))
+    assert "levels build › run" in paired and "resample RNR" in paired
+    assert "paired by commit" in paired and "df paired" in paired and "bootstrap 200" in paired
