@@ -110,13 +110,26 @@ def dry_run_text(planned: Planned, context: RenderContext) -> str:
     lines = [*_header_lines(planned), ""]
     header = f"{'trial':>5} {'round':>5}  {'what':<30} {'build':>5} {'exec':>4}  command"
     lines.append(header)
+    head = terminal_lines(lines)
+    # One line per trial (50,000 and more): its data-borne parts (what, command) are made
+    # inert by `terminal` once per distinct text rather than per line; the numbers are inert.
+    whats: dict[tuple, str] = {}
+    commands: dict[str, str] = {}
+    rows = []
     for t in planned.trials:
-        what = terminal(_what(t))
-        kind = "build" if t.kind == "build" else str(t.execution)
-        lines.append(f"{t.seq:>5} {t.round:>5}  {what:<30} {t.build:>5} {kind:>4}  "
-                     f"{command_for(e, t).show()}")
-    lines += ["", _estimate_line(planned)]
-    return terminal_lines(lines) + "\n"
+        key = (t.alternative, t.factors, t.machine, t.warmup)
+        what = whats.get(key)
+        if what is None:
+            what = whats[key] = f"{terminal(_what(t)):<30}" if t.factors or t.warmup \
+                or t.machine is not None else f"{terminal(t.alternative):<30}"
+        command = command_for(e, t).show()
+        shown = commands.get(command)
+        if shown is None:
+            shown = commands[command] = terminal(command)
+        kind = "build" if t.kind == "build" else t.execution
+        rows.append(f"{t.seq:>5} {t.round:>5}  {what} {t.build:>5} {kind:>4}  {shown}")
+    tail = terminal_lines(["", _estimate_line(planned)])
+    return "\n".join([head, *rows, tail]) + "\n"
 
 
 def _trial_doc(e, t: Trial) -> dict:
