@@ -803,8 +803,9 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
     for a in e.alternatives:
         keys = ("alternatives", a.name)
         check(a.command.argv, (*keys, "command"), run_names)
-        check(tuple(v for _, v in a.env), (*keys, "env"),  # a build runs with the env too
-              build_env if a.build else run_names, a.name if a.build else None)
+        if a.env:
+            check(tuple(v for _, v in a.env), (*keys, "env"),  # a build runs with the env too
+                  build_env if a.build else run_names, a.name if a.build else None)
         if a.build:
             check(a.build.argv, (*keys, "build"), build_names)
     built = next((a.name for a in e.alternatives if a.build), None)
@@ -831,7 +832,7 @@ def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str,
     """Refuse a program that does not exist (argv[0] without placeholders; shells are not
     checked: the shell finds its programs). `found` remembers the PATH lookups of one file,
     so 50,000 alternatives running one program search PATH once."""
-    if command.shell or placeholders(command.argv[0]):
+    if command.shell or ("{" in command.argv[0] and placeholders(command.argv[0])):
         return
     program = command.argv[0]
     if os.sep in program:

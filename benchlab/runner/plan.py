@@ -63,8 +63,8 @@ def cells(e: Experiment) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """Every alternative × factor-level combination, in the file's order."""
     names = e.factor_names
     combos = list(itertools.product(*(levels for _, levels in e.factors)))
-    return [(a.name, tuple(zip(names, combo, strict=True))) for a in e.alternatives
-            for combo in combos]
+    levels = [tuple(zip(names, combo, strict=True)) for combo in combos]  # once, not per name
+    return [(a.name, named) for a in e.alternatives for named in levels]
 
 
 def plan_size(e: Experiment) -> tuple[int, dict[str, int]]:
@@ -174,12 +174,15 @@ class _Layout:
         self.build_machines: tuple[str | None, ...] = machines or (None,)
         self.index = {m: i for i, m in enumerate(machines)}
         self.count = len(machines) if self.level else 1
+        self.machine_factor = MACHINE_FACTOR in e.factor_names
 
     def run_machines(self, cell) -> tuple[str | None, ...]:
         """The machines a cell runs on: all of them with role "level", its `machine` factor
         with role "factor", none without machines."""
         if self.level:
             return self.build_machines
+        if not self.machine_factor:  # no cell has one (50,000 cells need no dict each)
+            return (None,)
         return (dict(cell[1]).get(MACHINE_FACTOR),)
 
     def build(self, b: int, machine: str | None) -> int:
