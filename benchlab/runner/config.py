@@ -670,15 +670,17 @@ def _alternatives(r: _Reader, doc: dict, shell: bool, base_dir: str) -> tuple[Al
             raise r.fail(keys, "an alternative needs a non-empty name")
         r.kind(spec, keys, dict, "a table with command = [...]")
         r.table(spec, keys, _ALTERNATIVE)
-        own_shell = spec.get("shell", shell)
-        r.kind(own_shell, (*keys, "shell"), bool, "true or false")
+        own_shell = shell  # the file's, checked once; the keys below only when given
+        if "shell" in spec:
+            own_shell = r.kind(spec["shell"], (*keys, "shell"), bool, "true or false")
         if "command" not in spec:
             raise r.fail(keys, f"alternative {name!r} has no command")
         command = r.command(spec["command"], (*keys, "command"), own_shell)
         build = r.command(spec["build"], (*keys, "build"), own_shell) if "build" in spec \
             else None
-        cwd = r.string(spec, (*keys, "cwd"), None)
-        out.append(Alternative(name, command, build, r.env(spec.get("env", {}), (*keys, "env")),
+        cwd = r.string(spec, (*keys, "cwd"), None) if "cwd" in spec else None
+        env = r.env(spec["env"], (*keys, "env")) if "env" in spec else ()
+        out.append(Alternative(name, command, build, env,
                                r.directory(cwd, (*keys, "cwd"), base_dir, "setup" in doc)
                                if cwd else None))
     return tuple(out)
