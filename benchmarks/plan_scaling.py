@@ -3,7 +3,8 @@
 What it measures
     An experiment file of N alternatives (each `command = ["true"]`, one
     execution, so N trials) for N = 1,000, 10,000 and 50,000, timed in this
-    process phase by phase, best of --repeats:
+    process phase by phase (the process's CPU time: on a shared, loaded
+    machine a wall clock here measures the neighbours), best of --repeats:
 
       toml      tomllib.loads of the file alone (the standard library's
                 parser: a floor benchlab cannot go below)
@@ -56,9 +57,9 @@ def write_experiment(folder: str, n: int) -> str:
 def best(function, repeats: int) -> tuple[float, object]:
     times, value = [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         value = function()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times), value
 
 
@@ -111,8 +112,8 @@ def main() -> int:
     if args.json:
         print(json.dumps({str(n): row for n, row in rows.items()}, indent=2))
         return 0
-    print(f"load average {os.getloadavg()[0]:.1f}; best of {args.repeats} in process, "
-          "median of the --dry-run walls")
+    print(f"load average {os.getloadavg()[0]:.1f}; in process: best CPU time of "
+          f"{args.repeats}; --dry-run in a fresh process: median wall and CPU of {args.repeats}")
     print(f"{'alternatives':>12} {'toml s':>7} {'load s':>7} {'plan s':>7} {'cmds s':>7} "
           f"{'planning s':>10} {'µs/alt':>7} {'text s':>7} {'dry-run s':>9} {'cpu s':>6}")
     for n, r in rows.items():
