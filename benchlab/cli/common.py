@@ -107,11 +107,13 @@ def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
 
 
 def resolved_levels(args: argparse.Namespace, samples) -> list[str]:
-    """--levels, else the levels every sample's format records; `--levels none` for none."""
+    """--levels, else the levels every sample's format records (for a store, the levels its
+    default analysis uses: data/store_design.recorded_levels); `--levels none` for none."""
+    from benchlab.data.store_design import recorded_levels
+
     if args.levels is not None:
         return [] if args.levels.strip().lower() == "none" else levels(args.levels)
-    declared = {s.dataset.levels for s in samples}
-    return list(declared.pop()) if len(declared) == 1 else []
+    return list(recorded_levels(samples))
 
 
 def load(args: argparse.Namespace, min_values: int = 2, *, by: str | None = None,

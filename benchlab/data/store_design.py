@@ -94,6 +94,15 @@ class StoreAnalysis:
     benchmark: str | None
 
 
+def recorded_levels(samples) -> tuple[str, ...]:
+    """The hierarchy the samples record (a store's build, execution; a format's declared
+    levels), highest first; () when they disagree. Decided here once: the levels
+    default_analysis analyses when it pairs nothing, and those `summary` and `history add`
+    describe and keep (through cli/common.resolved_levels) unless --levels says otherwise."""
+    declared = {tuple(s.dataset.levels) for s in samples}
+    return declared.pop() if len(declared) == 1 else ()
+
+
 def default_analysis(info: StoreInfo, samples, spec: AnalysisSpec) -> StorePlan:
     """The store's design (blocking by round, pairing, levels) turned into the spec of its
     analysis: `spec` (the user's confidence, threshold, bootstrap, ...) with the pairing
@@ -101,7 +110,7 @@ def default_analysis(info: StoreInfo, samples, spec: AnalysisSpec) -> StorePlan:
     from benchlab.stats.blocks import Design
 
     benchmark = benchmark_column(info)
-    levels = list(samples[0].dataset.levels)
+    levels = list(recorded_levels(samples))
     paired = _blocked(info, samples, benchmark) if spec.resample is None else None
     if paired is not None:
         column, paired_unit = _block_kind(info, samples)
