@@ -33,7 +33,7 @@ from benchlab.stats.mean_checks import (
     skewness,
 )
 from benchlab.stats.scaling import power_of_two_scale
-from benchlab.stats.spec import AnalysisSpec
+from benchlab.stats.spec import MEDIAN, AnalysisSpec, statistic_of
 from benchlab.stats.verdict import Verdict, advice, classify, verdict_sentence
 from benchlab.units import Unit, make_unit
 
@@ -181,7 +181,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
     boot: list[BootstrapInterval] = []
     rng = np.random.default_rng(spec.seed)
     for name in spec.statistic.bootstraps(spec.bootstrap):
-        denominator = base.mean if name == "mean" else base.median
+        denominator = getattr(base, name)  # Descriptives keeps .mean and .median
         if denominator > 0:
             boot.append(bootstrap_ratio(base_x, cand_x, name,
                                         replicates=spec.headline_replicates,
@@ -218,7 +218,7 @@ def compare_pair(base_x: np.ndarray, cand_x: np.ndarray, base: Descriptives,
 
 def _median_headline(boot: list[BootstrapInterval], base: Descriptives,
                      scale: float) -> BootstrapInterval:
-    found = next((b for b in boot if b.statistic == "median"), None)
+    found = next((b for b in boot if statistic_of(b) is MEDIAN), None)
     if found is None:
         raise InputError(f"the baseline median of {base.name} is {base.median / scale:.6g}: "
                          "a ratio of medians needs a positive baseline median")
@@ -261,7 +261,8 @@ def _mean_check(c: Comparison, base_x: np.ndarray, cand_x: np.ndarray, confidenc
     """The one warning line when the mean-based verdict may mislead (stats/mean_checks)."""
     if c.ratio is None:
         return []
-    median = next(((b.low, b.high) for b in c.bootstrap if b.statistic == "median"), None)
+    median = next(((b.low, b.high) for b in c.bootstrap if statistic_of(b) is MEDIAN),
+                  None)
     if c.paired:
         rank_name = "Wilcoxon signed-rank"
         rank_p = next((t.pvalue for t in c.tests if getattr(t, "name", "") == rank_name), None)

@@ -37,6 +37,7 @@ from benchlab.stats.bootstrap import (
 )
 from benchlab.stats.hierarchy import nested_codes
 from benchlab.stats.spec import DEFAULT_REPLICATES
+from benchlab.stats.spec import statistic as statistic_of_name
 
 # Replicates are drawn in chunks of about _CHUNK_ELEMENTS slots (the chunk size fixes
 # which numbers of the stream go to which replicate: keep it, or every seeded interval
@@ -491,7 +492,8 @@ def _interval(statistic: str, observed_b: tuple[float, float], observed_c: tuple
     """One statistic's percentile (and, for the mean, studentized) interval and note."""
     (base_reps, base_se2), (cand_reps, cand_se2) = base, cand
     (stat_b, se2_b), (stat_c, se2_c) = observed_b, observed_c
-    studentize = (statistic == "mean" and spec != "flat" and spec_b[0] == spec_c[0] == "R"
+    studentize = (statistic_of_name(statistic).studentized and spec != "flat"
+                  and spec_b[0] == spec_c[0] == "R"
                   and min(base_tree.top_units, cand_tree.top_units) > 1)
     estimate = stat_c / stat_b
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -33,16 +33,32 @@ class SpecError(ParameterError, ValueError):
 
 @dataclass(frozen=True)
 class Statistic:
-    """What the headline ratio is of: `name` (mean, median), `phrase` (as a verdict says
-    it) and `resamples` — True when its CI is a bootstrap percentile interval (the ratio
-    of medians), False when it is Fieller's (the ratio of means)."""
+    """What the headline ratio is of, and everything that depends on it, so that no
+    caller branches on its name: `name` (mean, median; also numpy's reducer and the name
+    results keep in their JSON), `phrase` (as a verdict says it), `resamples` (its CI is
+    a bootstrap percentile interval, the ratio of medians, rather than Fieller's),
+    `values` / `ratios` / `change` (the words a report uses: "medians", "median ratios",
+    "median change"), `drawing` (arrays of B one system's suite draw holds:
+    stats/suite_memory) and `studentized` (the hierarchical bootstrap has a studentized
+    interval for it: stats/hierarchical_bootstrap)."""
 
     name: str
     phrase: str
     resamples: bool
+    values: str
+    ratios: str
+    change: str
+    drawing: int
+    studentized: bool
 
     def __str__(self) -> str:
         return self.name
+
+    def of(self, x: Any) -> float:
+        """The statistic of the values x (numpy's mean or median)."""
+        import numpy as np
+
+        return float(getattr(np, self.name)(x))
 
     def bootstraps(self, bootstrap: int | None) -> tuple[str, ...]:
         """The statistics a comparison bootstraps: both with `bootstrap`, else what the
@@ -52,8 +68,9 @@ class Statistic:
         return (self.name,) if self.resamples else ()
 
 
-MEAN = Statistic("mean", "ratio of means", False)
-MEDIAN = Statistic("median", "ratio of medians", True)
+MEAN = Statistic("mean", "ratio of means", False, "means", "ratios", "change", 2, True)
+MEDIAN = Statistic("median", "ratio of medians", True, "medians", "median ratios",
+                   "median change", 5, False)
 STATISTICS = {s.name: s for s in (MEAN, MEDIAN)}
 
 
@@ -65,6 +82,12 @@ def statistic(value: str | Statistic) -> Statistic:
     if found is None:
         raise SpecError(f"{{param}} must be one of {tuple(STATISTICS)}", "statistic")
     return found
+
+
+def statistic_of(result: Any) -> Statistic:
+    """The strategy of a result, interval or decision from the statistic name it keeps
+    (results keep the name, as their JSON does); one without a `statistic` is of means."""
+    return statistic(getattr(result, "statistic", MEAN.name))
 
 
 def resample_spec(value: str | None, levels: tuple[str, ...] | None = None) -> str | None:

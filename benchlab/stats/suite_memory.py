@@ -15,6 +15,7 @@ from __future__ import annotations
 from benchlab import limits
 from benchlab.stats.bootstrap import tail_keep
 from benchlab.stats.spec import DEFAULT_REPLICATES
+from benchlab.stats.spec import statistic as statistic_of_name
 
 _DOUBLE = 8
 
@@ -44,11 +45,12 @@ def suite_bytes(*, benchmarks: int, systems: int, replicates: int, bootstrap: in
       (tail_size) its intervals keep for .at() at the suite's confidence and above.
     """
     candidates = max(systems - 1, 1)
-    drawing = 5 if statistic == "median" else 2
+    strategy = statistic_of_name(statistic)
+    drawing = strategy.drawing
     geomean = (candidates + systems + drawing + 2) * replicates
     final = (candidates + 3) * replicates
-    own = bootstrap or (DEFAULT_REPLICATES if statistic == "median" else 0)
-    intervals = 2 if bootstrap else 1 if statistic == "median" else 0
+    own = bootstrap or (DEFAULT_REPLICATES if strategy.resamples else 0)
+    intervals = 2 if bootstrap else 1 if strategy.resamples else 0
     held = ((16 if levels else 4) * own + (candidates * intervals + 1) * own
             + benchmarks * candidates * intervals * 2 * tail_size(own, confidence))
     return _DOUBLE * (max(geomean, final) + held)
