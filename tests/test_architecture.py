@@ -357,3 +357,54 @@ def test_no_tracker_numbers_in_the_code(path):
 def test_the_tracker_checker_catches_numbers():
     assert ISSUE.search("(issue 12, item 6)") and ISSUE.search("see Issue #41")
     assert not ISSUE.search("the issuer's key") and not ISSUE.search("an issue, 3 times")
+
+
+STATISTIC_NAMES = {"mean", "median"}
+STRATEGY_MODULE = PACKAGE / "stats" / "spec.py"
+
+
+def _names_statistic(node: ast.AST) -> bool:
+    """Whether an operand is something named statistic: `statistic`, `x.statistic`, or
+    `getattr(x, "statistic", ...)`."""
+    if isinstance(node, ast.Name):
+        return "statistic" in node.id
+    if isinstance(node, ast.Attribute):
+        return "statistic" in node.attr
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "getattr" and len(node.args) >= 2:
+        name = node.args[1]
+        return isinstance(name, ast.Constant) and "statistic" in str(name.value)
+    return False
+
+
+def statistic_branches(source: str) -> list[int]:
+    """Lines comparing something named statistic with "mean" or "median" (== or !=)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        if not any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            continue
+        named = any(isinstance(o, ast.Constant) and o.value in STATISTIC_NAMES
+                    for o in operands)
+        if named and any(_names_statistic(o) for o in operands):
+            found.append(node.lineno)
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p != STRATEGY_MODULE],
+                         ids=lambda p: str(p.relative_to(PACKAGE.parent)))
+def test_no_branches_on_a_statistic_name(path):
+    """The statistic is a strategy (stats/spec.Statistic: its reducer, its words, its
+    draws): code asks it (`statistic_of(result).ratios`) rather than comparing its name,
+    so a third statistic is one new object, not a hunt through report/."""
+    found = statistic_branches(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name}: compares a statistic's name at lines {found}"
+
+
+def test_the_statistic_checker_catches_a_branch():
+    assert statistic_branches('x = 1 if result.statistic == "median" else 2') == [1]
+    assert statistic_branches('if "mean" != statistic:\n    pass') == [1]
+    assert statistic_branches('of = getattr(r, "statistic", "mean") == "median"') == [1]
+    assert statistic_branches('x = kind == "median"\ny = statistic == "max"') == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from benchlab.stats.bootstrap import BootstrapInterval
+from benchlab.stats.spec import statistic_of
 
 
 def fmt_ratio_ci(low: float | None, high: float | None) -> str:
@@ -25,7 +26,7 @@ def interval_kinds(intervals: Iterable[BootstrapInterval]) -> list[str]:
     items = list(intervals)
     if any(not b.hierarchical for b in items):
         kinds.append("BCa")
-    if any(b.hierarchical and b.statistic == "mean" for b in items):
+    if any(b.hierarchical and statistic_of(b).studentized for b in items):
         kinds.append("studentized")
     return kinds
 
@@ -39,7 +40,7 @@ def interval_cells(b: BootstrapInterval, kinds: list[str]) -> list[str]:
         elif kind == "BCa":
             cells.append("n/a" if b.hierarchical or b.bca_low is None
                          else fmt_ratio_ci(b.bca_low, b.bca_high))
-        elif not (b.hierarchical and b.statistic == "mean"):
+        elif not (b.hierarchical and statistic_of(b).studentized):
             cells.append("n/a")
         else:
             cells.append(fmt_ratio_ci(b.studentized_low, b.studentized_high)

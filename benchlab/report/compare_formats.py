@@ -11,6 +11,7 @@ from typing import Any
 
 from benchlab.result import RenderContext, renders
 from benchlab.stats.compare import CompareResult, Comparison
+from benchlab.stats.spec import statistic_of
 from benchlab.stats.suite import SuiteResult
 
 
@@ -102,7 +103,7 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
     for g in result.geometric_means:
         rows.append({"benchmark": "(geometric mean)", "table": "geometric_means",
                      "candidate": g.candidate, "statistic": "geometric mean of ratios"
-                     + (" of medians" if g.statistic == "median" else ""),
+                     + (" of medians" if statistic_of(g).resamples else ""),
                      "estimate": g.estimate, "low": g.low, "high": g.high,
                      "confidence": result.confidence, "method": "percentile bootstrap"})
     for bench, candidate, p, q, significant in result.holm:

@@ -31,6 +31,7 @@ from benchlab.notation import change_parts, fixed, fmt_level, fmt_pvalue
 from benchlab.result import RenderContext, Result, render, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.hierarchy import HierarchySummary, Plan
+from benchlab.stats.spec import statistic_of
 from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
 from benchlab.version import __version__
@@ -172,7 +173,7 @@ def verdict_interval(c: Comparison, confidence: float, decision: Decision | None
 
     holm = "; Holm step-down" if decision is not None and adjust == "holm" else ""
     if decision is not None and decision.scale == "ratio":
-        median = decision.statistic == "median"
+        median = statistic_of(decision).resamples
         method = ("bootstrap percentile, ratio of medians" if median
                   else headline_method(c) or "n/a")
         return VerdictInterval(decision.estimate, decision.low, decision.high, decision.level,
@@ -201,7 +202,7 @@ def comparison_cells(c: Comparison, unit: Unit, confidence: float,
     `data-high`, `data-level`).
     """
     v = verdict_interval(c, confidence, decision, adjust)
-    if v.statistic == "median":
+    if statistic_of(v).resamples:
         est = v.estimate
         ratio_attrs = {"data-estimate": exact(est), "data-statistic": "median"}
     else:
@@ -261,8 +262,8 @@ def comparisons_table(result: CompareResult, decisions: Sequence[Decision] = (),
 
 
 def _headers(result: CompareResult | None, decisions: Sequence[Decision]) -> list[str]:
-    median = (any(d.statistic == "median" for d in decisions)
-              or (result is not None and result.statistic == "median"))
+    median = (any(statistic_of(d).resamples for d in decisions)
+              or (result is not None and statistic_of(result).resamples))
     return ["baseline", "candidate", "ratio of medians" if median else "ratio",
             *COMPARISON_HEADERS[3:], "in words"]
 
@@ -359,7 +360,7 @@ def geomean_table(result: SuiteResult) -> str:
              cell(f"{num(g.low)} .. {num(g.high)}", cls="num"),
              cell(f"B = {g.replicates}, seed = {g.seed}")] for g in result.geometric_means]
     level = f"bootstrap {fmt_level(result.confidence)} CI"
-    of = "of median ratios" if getattr(result, "statistic", "mean") == "median" else "of ratios"
+    of = f"of {statistic_of(result).ratios}"
     return table(("candidate", "benchmarks", f"geometric mean {of}", level, "bootstrap"),
                  rows, cls="geomean") if rows else ""
 

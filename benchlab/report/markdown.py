@@ -14,6 +14,7 @@ from benchlab.notation import change_parts, fmt_level, fmt_pvalue, fmt_share
 from benchlab.report.numbers import fmt_row
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.hierarchy import HierarchySummary
+from benchlab.stats.spec import statistic_of
 from benchlab.units import Unit
 
 ICONS = {"regression": "⚠️", "change": "✅", "equivalent": "✅", "inconclusive": "❔"}
@@ -77,9 +78,9 @@ def render_markdown(result: CompareResult) -> str:
         lines += [f"- {md(d.message)}" for d in result.diagnostics]
         lines += ["", "</details>"]
     method = result.comparisons[0].ratio.method if result.comparisons[0].ratio else "n/a"
-    what = "means"
-    if result.statistic == "median":
-        what, method = "medians", "a bootstrap percentile CI"
+    what = statistic_of(result).values
+    if statistic_of(result).resamples:
+        method = "a bootstrap percentile CI"
     lines += ["", f"<sub>ratio of {what} with {md(method)}; threshold "
                   f"{fmt_share(result.threshold)}; benchlab</sub>", ""]
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from benchlab.report.numbers import (
 )
 from benchlab.stats.compare import CompareResult
 from benchlab.stats.descriptive import Descriptives
+from benchlab.stats.spec import statistic_of
 from benchlab.stats.suite import Decision, SuiteResult
 from benchlab.units import Unit
 from benchlab.version import __version__
@@ -183,7 +184,7 @@ def suite_rows(result: SuiteResult) -> list[SuiteRow]:
     holm = {(b, c): (p, q) for b, c, p, q, _ in result.holm}
     decided = {(d.benchmark, d.candidate): d for d in result.decisions}
     family = _family(result)
-    median = result.statistic == "median"
+    median = statistic_of(result).resamples
     rows = []
     for bench, r in result.benchmarks:
         by_name = {d.name: d for d in r.samples}
@@ -215,7 +216,7 @@ def _geomean_rows(result: SuiteResult) -> list[SuiteRow]:
 
     first = result.benchmarks[0][1]
     unit = first.unit
-    median = result.statistic == "median"
+    median = statistic_of(result).resamples
     rows = []
     for g in result.geometric_means:
         pairs = []
@@ -261,7 +262,7 @@ def _head(result: SuiteResult) -> list[str]:
         middle = [first.baseline, "candidate", "value"]
     else:
         middle = [first.baseline, first.candidate]
-    change = "median change" if result.statistic == "median" else "change"
+    change = statistic_of(result).change
     if _family(result):
         return ["benchmark", *middle, f"{change} (Holm CI)", "CI level", "Holm p", "verdict"]
     level = f"{fmt_level(result.confidence)} CI"
@@ -276,7 +277,7 @@ def _cells(result: SuiteResult, row: SuiteRow) -> list[str]:
 
 
 def _legend(result: SuiteResult) -> str:
-    if result.statistic == "median":
+    if statistic_of(result).resamples:
         return _median_legend(result)
     level = f"{fmt_level(result.confidence)}"
     m = len(result.benchmarks)
@@ -367,7 +368,7 @@ def suite_text(result: SuiteResult, legend: bool = True) -> str:
         lines += [f"note: {n}" for n in notes] + [""]
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        of = "median ratios " if g.statistic == "median" else ""
+        of = "median ratios " if statistic_of(g).resamples else ""
         lines.append(f"geometric mean {'of the ' + of if of else ''}over {g.benchmarks} "
                      f"benchmark{plural}, "
                      f"{terminal(g.candidate)}: "
@@ -435,7 +436,7 @@ def suite_markdown(result: SuiteResult) -> str:
         lines += [""] + [f"_note: {md(n)}_" for n in notes] + ([""] if notes else [])
     for g in result.geometric_means:
         plural = "s" if g.benchmarks != 1 else ""
-        of = "median ratios" if g.statistic == "median" else "ratios"
+        of = statistic_of(g).ratios
         lines.append(f"- **{md(g.candidate)}**: geometric mean of the {of} over {g.benchmarks} "
                      f"benchmark{plural}: "
                      f"{md(fmt_change(g.estimate, g.low, g.high, _unit(result)))}, "

@@ -18,6 +18,7 @@ from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.descriptive import mean_interval
+from benchlab.stats.spec import statistic_of
 from benchlab.stats.suite import SuiteResult
 
 
@@ -184,7 +185,7 @@ def suite_figure(result: SuiteResult, context: RenderContext):
         tick.set_fontweight("bold")
     if len(result.benchmarks) > 30:
         ax.tick_params(axis="y", labelsize=7)
-    of = "medians" if getattr(result, "statistic", "mean") == "median" else "means"
+    of = statistic_of(result).values
     if any(d.level != result.confidence for d in result.decisions):
         level = "CI its verdict was read from (Holm's levels)"
     else:
