@@ -18,7 +18,7 @@ from typing import Any
 from benchlab import limits
 from benchlab.cli import common, option_types
 from benchlab.errors import UsageError
-from benchlab.stats.spec import DEFAULT_REPLICATES, AnalysisSpec
+from benchlab.stats.spec import DEFAULT_REPLICATES, STATISTICS, AnalysisSpec
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
                    metavar="B", help="bootstrap CIs of the ratios of means and medians "
                    f"(B = {DEFAULT_REPLICATES}); a suite's geometric mean and --statistic "
                    "median use B replicates")
-    a.add_argument("--statistic", choices=["mean", "median"], default="mean",
+    a.add_argument("--statistic", choices=list(STATISTICS), default="mean",
                    help="the headline verdict's ratio: of means (Fieller's CI; default) or of "
                    f"medians (bootstrap percentile CI, B = --bootstrap or {DEFAULT_REPLICATES}; "
                    "a suite with --levels decides on Welch's t of the log top-level unit "
