@@ -157,3 +157,42 @@ def test_an_export_over_the_store_is_refused_before_running(tmp_path, run_cli, f
     code, out, err = run_cli("run", exp, "-o", db, "--format", fmt, "--export-json", db)
     assert code == 2 and "is the store this run writes" in err
     assert not db.exists() and err.count("\n") == 1
+
+
+ODD = """
+    seed = 2
+    executions = 2
+    [warmup]
+    executions = 1
+    [factors]
+    size = ["1", "2\\u001b[31m"]
+    [alternatives."fast\\u001b]0;x"]
+    command = ["echo", "{size}", "a b"]
+    [alternatives.plain]
+    command = ["true"]
+"""
+
+
+def test_dry_run_text_shows_each_trials_own_command_made_inert(tmp_path, run_cli):
+    """Each line of the text names its own trial's command (a placeholder substituted per
+    trial, even when two trials' commands differ only by a level) and its alternative and
+    levels, with control characters shown as escapes: line by line the JSON plan's
+    commands and labels, passed through escape.terminal."""
+    from benchlab.escape import terminal
+
+    exp = write(tmp_path, ODD)
+    _, out, _ = run_cli("run", exp, "-o", tmp_path / "r.db", "--dry-run", expect=0)
+    _, js, _ = run_cli("run", exp, "-o", tmp_path / "r.db", "--dry-run", "--json", expect=0)
+    trials = json.loads(js)["trials"]
+    assert "\x1b" not in out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("trial round")) + 1
+    rows = lines[start:start + len(trials)]
+    assert len(trials) == 2 * 2 * 3 and rows[-1].strip() and lines[start + len(trials)] == ""
+    for row, t in zip(rows, trials, strict=True):
+        assert row.endswith("  " + terminal(t["command"]))
+        label = " ".join([t["alternative"], *(f"{k}={v}" for k, v in t["factors"].items())])
+        assert f"  {terminal(label)}" in row
+        assert row.split()[0] == str(t["trial"])
+    assert {r.rsplit("  ", 1)[1] for r in rows if "fast" in r} == \
+        {"echo 1 'a b'", "echo '2\\x1b[31m' 'a b'"}
