@@ -25,7 +25,7 @@ class ComparisonReport(CompareResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document `benchlab compare --json` prints for the same data."""
-        from benchlab.report.document import comparison_document
+        from benchlab.report.compare.document import comparison_document
 
         return comparison_document(self)
 

@@ -13,7 +13,7 @@ What it measures
       plan      runner.plan.make_plan (the seeded interleaved order)
       commands  runner.plan.command_for of every trial (what --dry-run
                 prints and what each trial runs)
-      text      the plan rendered as --dry-run's text (report/run_formats.py:
+      text      the plan rendered as --dry-run's text (report/run.py:
                 one line per trial, made inert for a terminal)
 
     and the whole `python3 -m benchlab run FILE --dry-run --seed 1` in a
@@ -66,7 +66,7 @@ def best(function, repeats: int) -> tuple[float, object]:
 def measure(path: str, repeats: int) -> dict[str, float]:
     import tomllib
 
-    import benchlab.report.run_formats  # noqa: F401  (registers the Planned renderers)
+    import benchlab.report.run  # noqa: F401  (registers the Planned renderers)
     from benchlab.result import render
     from benchlab.runner.config import load_experiment
     from benchlab.runner.plan import command_for, make_plan

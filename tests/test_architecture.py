@@ -76,7 +76,7 @@ def test_no_upward_import(path):
 def test_the_checker_catches_an_upward_import(tmp_path):
     """The test above can fail: a stats module importing report/ is found."""
     bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from benchlab.report.text import render_text\n")
+    bad.write_text("def f():\n    from benchlab.report.compare.text import render_text\n")
     assert [layer_of(m) for m in imports(bad)] == ["report"]
     assert "report" not in ALLOWED["stats"]
 

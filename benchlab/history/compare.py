@@ -137,7 +137,7 @@ class Spread:
 
 
 @dataclass(frozen=True)
-class HistoryCompare(SuiteResult):  # the renderers: report/history_formats.py
+class HistoryCompare(SuiteResult):  # the renderers: report/history.py
     """The suite comparison of the head with its baselines (SuiteResult), plus the
     benchmarks without a baseline, each compared benchmark's spread, and those compared
     with their parent alone."""

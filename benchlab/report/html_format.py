@@ -169,7 +169,7 @@ def verdict_interval(c: Comparison, confidence: float, decision: Decision | None
     """What the verdict of `c` rests on: a suite's decision (at Holm's level of its step when
     `adjust` is "holm"), else the ratio of medians' bootstrap (--statistic median), else
     Fieller's interval of the ratio of means — named as the JSON names it."""
-    from benchlab.report.document import headline_method
+    from benchlab.report.compare.document import headline_method
 
     holm = "; Holm step-down" if decision is not None and adjust == "holm" else ""
     if decision is not None and decision.scale == "ratio":

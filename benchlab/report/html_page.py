@@ -163,8 +163,8 @@ def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageI
 def _environment(store: StoreRecord) -> str:
     """Each session of a store: when, how it ended, its command, the machine (a run on
     Dask: every machine side by side, identical machines' differences warned about above
-    the table), its noise warnings (report/environment_formats.py)."""
-    from benchlab.report.environment_formats import store_html_body
+    the table), its noise warnings (report/environment.py)."""
+    from benchlab.report.environment import store_html_body
     from benchlab.runner.environment import store_environments
 
     return store_html_body(store_environments(store.path, store.sessions, store.meta))

@@ -26,14 +26,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @renders("json", "benchlab.stats.compare.CompareResult")
 def compare_json(result: CompareResult, context: RenderContext) -> dict[str, Any]:
-    from benchlab.report.document import comparison_document
+    from benchlab.report.compare.document import comparison_document
 
     return with_analysis(comparison_document(result), result)
 
 
 @renders("json", "benchlab.stats.suite.SuiteResult")
 def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
-    from benchlab.report.suite import suite_document
+    from benchlab.report.compare.suite import suite_document
 
     return with_analysis(suite_document(result), result)
 

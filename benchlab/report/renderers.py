@@ -17,30 +17,30 @@ import importlib
 FORMATS: dict[str, tuple[str, ...]] = {
     "json": ("benchlab.report.json_format",),
     "csv": ("benchlab.report.csv_format",),
-    "markdown": ("benchlab.report.markdown_rows",),
+    "markdown": ("benchlab.report.markdown_format",),
     "html": ("benchlab.report.html_format",),
     "figure": ("benchlab.report.figures.registered",),
 }
 # The modules that render the result types defined in a module (every format).
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "benchlab.stats.compare": ("benchlab.report.compare_formats",),
-    "benchlab.stats.suite": ("benchlab.report.compare_formats",),
-    "benchlab.stats.metrics": ("benchlab.report.metrics_formats",
-                               "benchlab.report.compare_formats"),
-    "benchlab.stats.blocks": ("benchlab.report.store_design_formats",
-                              "benchlab.report.compare_formats"),
+    "benchlab.stats.compare": ("benchlab.report.compare.formats",),
+    "benchlab.stats.suite": ("benchlab.report.compare.formats",),
+    "benchlab.stats.metrics": ("benchlab.report.metrics",
+                               "benchlab.report.compare.formats"),
+    "benchlab.stats.blocks": ("benchlab.report.store_design",
+                              "benchlab.report.compare.formats"),
     "benchlab.stats.summary": ("benchlab.report.summary_formats",),
     "benchlab.stats.hierarchy": ("benchlab.report.summary_formats",),
     "benchlab.stats.anova": ("benchlab.report.model_formats",),
     "benchlab.stats.qreg": ("benchlab.report.model_formats",),
     "benchlab.design.factorial": ("benchlab.report.design_formats",),
     "benchlab.stats.protocols": ("benchlab.report.protocol_formats",),
-    "benchlab.stats.power": ("benchlab.report.power_formats",),
-    "benchlab.history.check": ("benchlab.report.history_formats",),
-    "benchlab.history.compare": ("benchlab.report.history_formats",),
-    "benchlab.history.show": ("benchlab.report.history_formats",),
-    "benchlab.runner.environment": ("benchlab.report.environment_formats",),
-    "benchlab.runner.session": ("benchlab.report.run_formats",),
+    "benchlab.stats.power": ("benchlab.report.power",),
+    "benchlab.history.check": ("benchlab.report.history",),
+    "benchlab.history.compare": ("benchlab.report.history",),
+    "benchlab.history.show": ("benchlab.report.history",),
+    "benchlab.runner.environment": ("benchlab.report.environment",),
+    "benchlab.runner.session": ("benchlab.report.run",),
 }
 EVERYTHING = tuple(sorted({m for mods in (*FORMATS.values(), *FAMILIES.values())
                            for m in mods}))

@@ -29,7 +29,7 @@ from benchlab.runner.trial import base_environment
 @dataclass(frozen=True)
 class Planned(Result):
     """What a run would do: the trials left, the seed, and the estimated duration
-    (rendered by report/run_formats.py)."""
+    (rendered by report/run.py)."""
 
     experiment: Experiment
     seed: int
@@ -44,7 +44,7 @@ class Planned(Result):
 
 @dataclass(frozen=True)
 class RunResult(Result):
-    """A run's outcome (rendered by report/run_formats.py)."""
+    """A run's outcome (rendered by report/run.py)."""
 
     store: str
     seed: int

@@ -7,7 +7,7 @@ import pytest
 
 from benchlab.history.show import commit_intervals
 from benchlab.history.store import Series
-from benchlab.report.history_formats import BLOCKS, sparkline
+from benchlab.report.history import BLOCKS, sparkline
 
 
 def test_sparkline_spans_the_blocks_and_bins_long_series():

@@ -1,4 +1,4 @@
-"""`benchlab run` and `run --dry-run` in every format (report/run_formats.py): text and JSON
+"""`benchlab run` and `run --dry-run` in every format (report/run.py): text and JSON
 as before, Markdown, CSV and HTML through the registry, exports beside the main format."""
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchlab.report.plot import distribution_plot
-from benchlab.report.text import fmt_p, render_text
+from benchlab.report.compare.plot import distribution_plot
+from benchlab.report.compare.text import fmt_p, render_text
 from benchlab.stats.compare import compare_samples
 from benchlab.stats.descriptive import describe
 from benchlab.units import make_unit

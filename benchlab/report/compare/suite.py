@@ -21,7 +21,7 @@ from typing import Any
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import fmt_level, fmt_share
-from benchlab.report.document import comparison_document
+from benchlab.report.compare.document import comparison_document
 from benchlab.report.numbers import (
     fmt_change,
     fmt_pvalue,
@@ -92,7 +92,7 @@ def _bootstrap_table(result: SuiteResult) -> tuple[list[str], list[tuple[str, ..
     shared by every interval is given once; any other note names the benchmarks
     it belongs to. No rows: no per-benchmark bootstrap ran.
     """
-    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+    from benchlab.report.compare.bootstrap_cells import interval_cells, interval_kinds
 
     rows, by_note = [], {}
     kinds = interval_kinds(b for _, r in result.benchmarks for c in r.comparisons
@@ -411,7 +411,7 @@ def _method(result: SuiteResult) -> str:
 
 def suite_markdown(result: SuiteResult) -> str:
     """The suite as a pull-request comment: one row per benchmark, the geometric means."""
-    from benchlab.report.markdown import ICONS
+    from benchlab.report.compare.markdown import ICONS
 
     head = _head(result)
     right = [False, *([True, False, True] if _several_candidates(result) else [True, True]),

@@ -1,7 +1,7 @@
 """Text, Markdown and tidy rows of `compare` results (single comparisons and suites).
 
-The functions that lay the text and Markdown out live in report/text.py,
-report/markdown.py and report/suite.py; this module registers them for their
+The functions that lay the text and Markdown out live in report/compare/text.py,
+report/compare/markdown.py and report/compare/suite.py; this module registers them for their
 result types. Rows are tidy: one per estimate, with the table it belongs to.
 """
 
@@ -17,7 +17,7 @@ from benchlab.stats.suite import SuiteResult
 
 @renders("text", CompareResult)
 def compare_text(result: CompareResult, context: RenderContext) -> str:
-    from benchlab.report.text import render_text
+    from benchlab.report.compare.text import render_text
 
     samples = context.option("samples") or []
     return render_text(result, samples, plot=bool(samples) and context.option("plot", True))
@@ -25,21 +25,21 @@ def compare_text(result: CompareResult, context: RenderContext) -> str:
 
 @renders("markdown", CompareResult)
 def compare_markdown(result: CompareResult, context: RenderContext) -> str:
-    from benchlab.report.markdown import render_markdown
+    from benchlab.report.compare.markdown import render_markdown
 
     return render_markdown(result)
 
 
 @renders("text", SuiteResult)
 def suite_text(result: SuiteResult, context: RenderContext) -> str:
-    from benchlab.report.suite import suite_text as text
+    from benchlab.report.compare.suite import suite_text as text
 
     return text(result)
 
 
 @renders("markdown", SuiteResult)
 def suite_markdown(result: SuiteResult, context: RenderContext) -> str:
-    from benchlab.report.suite import suite_markdown as markdown
+    from benchlab.report.compare.suite import suite_markdown as markdown
 
     return markdown(result)
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import fmt_level, fmt_p
-from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+from benchlab.report.compare.bootstrap_cells import interval_cells, interval_kinds
+from benchlab.report.compare.plot import distribution_plot
 from benchlab.report.numbers import (
     decimals,
     fixed,
@@ -19,7 +20,6 @@ from benchlab.report.numbers import (
     shorten,
     terminal_width,
 )
-from benchlab.report.plot import distribution_plot
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.difference import MeanDifference
 from benchlab.units import Unit

@@ -88,7 +88,7 @@ def render_markdown(result: CompareResult) -> str:
 
 def _bootstrap_markdown(result: CompareResult) -> list[str]:
     """The bootstrap intervals (`--bootstrap`) as a second table, their notes below it."""
-    from benchlab.report.bootstrap_cells import interval_cells, interval_kinds
+    from benchlab.report.compare.bootstrap_cells import interval_cells, interval_kinds
 
     boots = [(c, b) for c in result.comparisons for b in c.bootstrap]
     if not boots:

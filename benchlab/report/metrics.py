@@ -37,7 +37,7 @@ def heading(metric: str, inner: Result) -> str:
 @renders("text", PerMetric)
 def per_metric_text(result: PerMetric, context: RenderContext) -> str:
     """A section per metric; suite tables explain their columns once, after the last."""
-    from benchlab.report.suite import suite_text
+    from benchlab.report.compare.suite import suite_text
 
     parts = []
     last = result.results[-1][0]

@@ -1,7 +1,7 @@
 """Text, JSON, tidy rows and Markdown of `history check` (its HTML from the generic renderer
 of the rows, html_format.py), every format of `history show`: a sparkline per series in
 text and Markdown, its HTML timeline through the figure (report/figures/history.py), and
-`history compare`: the suite of `compare --benchmark` (report/suite.py) with a row per
+`history compare`: the suite of `compare --benchmark` (report/compare/suite.py) with a row per
 benchmark that has no baseline. Keys in docs/history.md."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def check_markdown(result: HistoryCheck, context: RenderContext) -> str:
     """The generic table of the rows (a PR comment), under a line that says what was checked
     and followed by the notes; a line saying so when there is no change."""
     from benchlab.escape import markdown as md
-    from benchlab.report.markdown_rows import rows_markdown
+    from benchlab.report.markdown_format import rows_markdown
 
     head = (f"**{len(result.changes)} change{'s' if len(result.changes) != 1 else ''}** "
             f"beyond ±{100 * result.threshold:g}% at {100 * result.confidence:g}% confidence "
@@ -294,7 +294,7 @@ def _noise_document(hv) -> dict[str, Any]:
 
 @renders("json", HistoryCompare)
 def head_json(result: HistoryCompare, context: RenderContext) -> dict[str, Any]:
-    from benchlab.report.suite import suite_document
+    from benchlab.report.compare.suite import suite_document
 
     doc = suite_document(result)
     doc.update({"command": "history compare", "head": result.head,
@@ -308,7 +308,7 @@ def head_json(result: HistoryCompare, context: RenderContext) -> dict[str, Any]:
 def head_text(result: HistoryCompare, context: RenderContext) -> str:
     """The suite's text, with the rows of the benchmarks without a baseline after its
     table."""
-    from benchlab.report.suite import suite_text
+    from benchlab.report.compare.suite import suite_text
 
     text = suite_text(result)
     if not result.unbaselined:
@@ -321,7 +321,7 @@ def head_text(result: HistoryCompare, context: RenderContext) -> str:
 
 @renders("markdown", HistoryCompare)
 def head_markdown(result: HistoryCompare, context: RenderContext) -> str:
-    from benchlab.report.suite import suite_markdown
+    from benchlab.report.compare.suite import suite_markdown
 
     text = suite_markdown(result)
     if not result.unbaselined:
@@ -349,7 +349,7 @@ def _unbaselined_rows(rows: tuple[Unbaselined, ...]) -> list[dict[str, Any]]:
 
 @renders("rows", HistoryCompare)
 def head_rows(result: HistoryCompare, context: RenderContext) -> list[dict[str, Any]]:
-    from benchlab.report.compare_formats import suite_rows
+    from benchlab.report.compare.formats import suite_rows
 
     return suite_rows(result, context) + _unbaselined_rows(result.unbaselined)
 

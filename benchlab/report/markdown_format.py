@@ -1,7 +1,7 @@
 """Markdown of any result that has tidy rows and no layout of its own: one GFM table per
 part of the result (its `table` column), every cell escaped (escape.markdown).
 
-compare and design have their own Markdown (report/markdown.py, suite.py,
+compare and design have their own Markdown (report/compare/markdown.py, suite.py,
 design_formats.py); this one serves summary, plan, test, anova and qreg, so that
 `--format markdown` works for every analysis command.
 """
