@@ -8,7 +8,12 @@ mail attachment or years later. Its parts, top to bottom:
   note);
 - the headline table of every comparison (benchmark, baseline, candidate,
   ratio, the CI its verdict was read from with that CI's level and method,
-  verdict with its direction), sortable by any column;
+  verdict with its direction), sortable by any column, each benchmark's name a
+  link to its section (ids made from the names: `section_ids`, stable across
+  runs of the same suite);
+- "how to read this page": what the CI, the verdict, Holm's adjustment and the
+  variance shares mean, said for this page's level and threshold, with links to
+  the docs pages (`docs_href`);
   verdict colours differ in lightness and every verdict has a symbol and a
   word, so it reads in grey and without colour;
 - for a suite, the geometric means (and the suite's figure when one is
@@ -30,8 +35,10 @@ Data-borne text is escaped by the section renderers (report/html_format.py).
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from benchlab.notation import fmt_level, fmt_share, plural
@@ -40,7 +47,7 @@ from benchlab.report.figures.run_order import RunOrder, run_order_svg
 from benchlab.report.figures.strip import strip_svg
 from benchlab.result import RenderContext
 from benchlab.stats.compare import CompareResult
-from benchlab.stats.spec import AnalysisSpec
+from benchlab.stats.spec import AnalysisSpec, statistic_of
 from benchlab.stats.suite import SuiteResult
 from benchlab.version import __version__
 
@@ -81,7 +88,16 @@ body{margin:0 auto;max-width:1100px;padding:1em 1.5em}
 .benchlab section.bench{border-top:2px solid #ccc;margin-top:1.5em}
 .benchlab footer{border-top:2px solid #ccc;margin-top:2em;padding-top:.5em;font-size:.9em}
 .benchlab code{font-size:.95em;word-break:break-all}
+.benchlab section.bench h2 a.self{color:#777;text-decoration:none;font-weight:normal}
+.benchlab p.back{margin:.2em 0;font-size:.9em}
+.benchlab section.how{background:#f6f6f6;padding:.2em 1em .6em;margin:1em 0}
+.benchlab section.how dt{font-weight:bold;margin-top:.4em}
+.benchlab section.how dd{margin:0 0 0 1.2em}
 """
+
+# The docs beside the package (a source checkout); a page links its explanations there
+# and names the page in words too, so an installation without them still says where to read.
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 # Up to this many benchmarks each gets report/figures' matplotlib figure (about 0.15 s
@@ -132,11 +148,35 @@ def figure_html(result: Any, context: RenderContext) -> str:
     return f'<figure class="figure">{svg[start:] if start >= 0 else svg}</figure>'
 
 
-def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageInput,
+def section_ids(names: Sequence[str | None]) -> list[str]:
+    """The id of each benchmark's section: "bench-" and the name with every run of
+    characters outside [A-Za-z0-9_.-] made one "-" (at most 60 of them), "-2", "-3", ...
+    after a repeat; "comparison" for the one comparison that is not a suite. The same
+    names give the same ids, so a link to page.html#bench-NAME keeps working."""
+    ids: list[str] = []
+    taken: set[str] = set()
+    for k, name in enumerate(names):
+        if name is None:
+            base = "comparison"
+        else:
+            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:60]
+            base = f"bench-{slug}" if slug else f"bench-{k + 1}"
+        anchor, n = base, 1
+        while anchor in taken:
+            n += 1
+            anchor = f"{base}-{n}"
+        taken.add(anchor)
+        ids.append(anchor)
+    return ids
+
+
+def _bench_section(anchor: str, bench: str | None, result: CompareResult, page: PageInput,
                    context: RenderContext) -> str:
-    """One benchmark's part: heading, figure, tables, run-order plots."""
+    """One benchmark's part: heading (a link to itself), figure, tables, run-order plots."""
     title = "the comparison" if bench is None else f"benchmark {bench}"
-    parts = [f'<section class="bench" id="b{k}"><h2>{hf.esc(title)}</h2>']
+    parts = [f'<section class="bench" id="{hf.esc(anchor)}"><h2>{hf.esc(title)} '
+             f'<a class="self" href="#{hf.esc(anchor)}" title="link to this section">#</a>'
+             '</h2><p class="back"><a href="#headline">↑ headline</a></p>']
     if page.figures:
         samples = page.samples.get(bench, [])
         figure = ""
@@ -158,6 +198,75 @@ def _bench_section(k: int, bench: str | None, result: CompareResult, page: PageI
                              f'<figure class="figure">{run_order_svg(plot)}</figure>')
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
+
+
+def docs_href(page: str, heading: str = "") -> str:
+    """A link to a docs page (and a heading's GitHub-style anchor): the page's file beside
+    the package when the docs are there, else the page named in words only."""
+    name = f"docs/{page}" + (f" § {heading}" if heading else "")
+    path = DOCS / page
+    if not path.is_file():
+        return f"({hf.esc(name)})"
+    fragment = ""
+    if heading:
+        fragment = "#" + re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    return f'(<a href="{hf.esc(path.as_uri() + fragment)}">{hf.esc(name)}</a>)'
+
+
+def how_to_read(result: CompareResult | SuiteResult, figures: bool) -> str:
+    """What the page's numbers mean, said with this page's level, threshold and adjustment:
+    the ratio and its CI, the verdict, Holm (a family-wise suite), the variance shares
+    (hierarchical data) and the distribution panels (figures shown)."""
+    items = result.benchmarks if isinstance(result, SuiteResult) else [(None, result)]
+    first = items[0][1]
+    level, threshold = fmt_level(result.confidence), first.threshold
+    of = statistic_of(result).values
+    band = (f"1 ± {fmt_share(threshold)}" if threshold > 0 else "1")
+    parts = [
+        ("ratio and its CI",
+         f"ratio = candidate / baseline, of the {of} (below 1: the candidate's values are "
+         "lower; for times, faster). The CI of the verdict is the range of ratios the data "
+         "support at the CI level beside it: at 95%, intervals made this way hold the true "
+         "ratio 95 times in 100. The method column says how it was computed (Fieller's "
+         "interval of a ratio of means, or a bootstrap). "
+         + docs_href("compare.md", "A threshold: change, equivalence or inconclusive")),
+        ("verdict",
+         (f"▲ or ▼ a change: the whole CI lies outside {band} (the threshold); "
+          "≈ equivalent: the whole CI lies within it; ? inconclusive: the CI reaches across "
+          "an edge of the band" if threshold > 0 else
+          "▲ or ▼ a change: the CI excludes 1 (no threshold: any change counts); "
+          "? inconclusive: the CI holds 1")
+         + " — the data cannot tell, more measurements can. Colour repeats the symbol: "
+         "dark for worse, light for better. "
+         + docs_href("STATS.md", "4. The verdict against a threshold (Kalibera & Jones §4.2)")),
+    ]
+    if isinstance(result, SuiteResult) and result.adjust == "holm":
+        m = len(result.benchmarks)
+        parts.append((
+            "Holm",
+            f"{m} benchmarks decided one by one at {level} would give some false verdicts by "
+            f"chance; Holm's step-down decides them as a family, so the chance of any false "
+            f"verdict in the suite stays near {fmt_level(1 - result.confidence)}. The benchmark "
+            f"with the smallest p is read at the strictest level and each next one at a "
+            f"milder level: that is the CI level beside each verdict, and Holm p is the "
+            "adjusted p-value. " + docs_href("compare.md", "Family-wise verdicts (--no-adjust)")))
+    if any(r.hierarchies for _, r in items):
+        parts.append((
+            "variance shares",
+            "with levels (builds, runs, iterations) the table per benchmark says which part "
+            "of the variance of the mean each level adds in this experiment: repeating the "
+            "level with the largest share narrows the CI most; a level that adds nothing "
+            "can be dropped. " + docs_href("summary.md", "Two systems, builds × runs × "
+                                           "iterations")))
+    if figures:
+        parts.append((
+            "distributions",
+            "each benchmark on its own axis: the shaded shape is the density of the values, "
+            "the dots the values themselves (many are thinned to evenly spaced ones), the "
+            f"diamond the mean with its {level} CI. "
+            + docs_href("report.md", "What the page holds")))
+    body = "".join(f"<dt>{hf.esc(term)}</dt><dd>{text}</dd>" for term, text in parts)
+    return f'<section class="how"><h2>how to read this page</h2><dl>{body}</dl></section>'
 
 
 def _environment(store: StoreRecord) -> str:
@@ -234,9 +343,9 @@ def build_page(page: PageInput, context: RenderContext) -> str:
     if isinstance(result, SuiteResult):
         items = list(result.benchmarks)
         confidence = result.confidence
-        headline = hf.headline_table(result.benchmarks, confidence, result.holm,
-                                     [f"b{k}" for k in range(len(items))], result.decisions,
-                                     result.adjust)
+        anchors = section_ids([bench for bench, _ in items])
+        headline = hf.headline_table(result.benchmarks, confidence, result.holm, anchors,
+                                     result.decisions, result.adjust)
         extra = [hf.geomean_table(result)]
         if page.figures:
             extra.append(figure_html(result, replace(
@@ -244,10 +353,11 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         warnings = hf.suite_warnings(result)
     else:
         items = [(None, result)]
+        anchors = section_ids([None])
         confidence = result.confidence
         label = " vs ".join(s.name for s in result.samples[:2])
         headline = hf.headline_table([(label if len(result.samples) == 2 else "(all)",
-                                       result)], confidence, anchors=["b0"])
+                                       result)], confidence, anchors=anchors)
         extra, warnings = [], []
     unit = next((r.unit.name for _, r in items if r.unit.name), None)
     threshold = items[0][1].threshold if items else 0.0
@@ -259,9 +369,10 @@ def build_page(page: PageInput, context: RenderContext) -> str:
     how = (f'<p class="note design">analysis: {hf.esc(design.note)}</p>' if design is not None
            else "")
     body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>', how,
-            "<h2>headline</h2>", headline, *extra,
-            hf.warnings_list(warnings)]
-    body += [_bench_section(k, bench, r, page, context) for k, (bench, r) in enumerate(items)]
+            '<h2 id="headline">headline</h2>', headline, how_to_read(result, page.figures),
+            *extra, hf.warnings_list(warnings)]
+    body += [_bench_section(anchor, bench, r, page, context)
+             for anchor, (bench, r) in zip(anchors, items, strict=True)]
     if page.stores:
         body.append('<section class="environment"><h2>machine</h2>'
                     + "\n".join(_environment(s) for s in page.stores) + "</section>")

@@ -147,8 +147,14 @@ def test_report_of_a_store(run_cli, tmp_path):
     assert "noise warnings" in words  # the store recorded a busy machine and ASLR
     sha = hashlib.sha256(STORE.read_bytes()).hexdigest()
     assert sha in words and f"benchlab report {STORE}" in words
-    hrefs = [a.get("href") or a.get("src") for _, a in page.tags if "href" in a or "src" in a]
-    assert hrefs and all(h.startswith("#") for h in hrefs)
+    links = [(t, a.get("href") or a.get("src")) for t, a in page.tags if "href" in a or "src" in a]
+    inside = [h for _, h in links if h.startswith("#")]
+    docs = [(t, h) for t, h in links if not h.startswith("#")]
+    assert inside and docs  # the page's own anchors, and "how to read"'s links to the docs
+    for tag, href in docs:  # links (never a fetched src) to the docs pages beside the package
+        path, _, fragment = href.partition("#")
+        assert tag == "a" and path.startswith((ROOT / "docs").as_uri() + "/"), href
+        assert (ROOT / "docs" / path.rsplit("/", 1)[1]).is_file() and fragment, href
 
 
 def test_run_order_marks_warmup_and_keeps_time_order():
@@ -354,3 +360,33 @@ def test_report_footer_says_the_analysis_the_json_keeps(run_cli, tmp_path):
                                         pair_by="commit", bootstrap=200))
     assert "levels build › run" in paired and "resample RNR" in paired
     assert "paired by commit" in paired and "df paired" in paired and "bootstrap 200" in paired
+
+
+def test_section_ids_are_stable_unique_and_inert():
+    from benchlab.report.html_page import section_ids
+
+    names = ["<script>alert(1)</script>", "a|b", "a b", "two\nlines", "", "µs/op", None]
+    ids = section_ids(names)
+    assert ids == ["bench-script-alert-1-script", "bench-a-b", "bench-a-b-2", "bench-two-lines",
+                   "bench-5", "bench-s-op", "comparison"]
+    assert section_ids(names) == ids and len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", i) for i in ids)
+
+
+def test_headline_links_every_benchmark_to_its_section(run_cli, tmp_path):
+    data = tmp_path / "hostile.csv"
+    rng = np.random.default_rng(2)
+    lines = ["bench,system,value"]
+    for name in HOSTILE:
+        quoted = '"' + name.replace('"', '""') + '"'
+        lines += [f"{quoted},{system},{v:.5f}" for system in ("old", "new")
+                  for v in rng.normal(10, 0.5, 5)]
+    data.write_text("\n".join(lines) + "\n")
+    page = Page(_report(run_cli, tmp_path, data, "--by", "system", "--value", "value",
+                        "--benchmark", "bench", "--no-figures"))
+    sections = [a["id"] for t, a in page.tags if t == "section" and "id" in a
+                and "bench" in (a.get("class") or "")]
+    targets = [a["href"][1:] for t, a in page.tags if t == "a"
+               and a.get("href", "").startswith("#bench-") and a.get("class") != "self"]
+    assert len(sections) == len(HOSTILE) and targets == sections
+    assert "how to read this page" in page.all_text() and "Holm" in page.all_text()
