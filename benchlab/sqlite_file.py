@@ -188,10 +188,11 @@ def _writable(path: str) -> bool:
 
 
 def _uri(path: str, **params: str) -> str:
-    from urllib.parse import urlencode
-    from urllib.request import pathname2url
+    """A file: URI of `path` (urllib.parse's quote, as pathname2url on POSIX, without the
+    25 ms of importing urllib.request)."""
+    from urllib.parse import quote, urlencode
 
-    return f"file:{pathname2url(os.path.abspath(path))}?{urlencode(params)}"
+    return f"file:{quote(os.path.abspath(path))}?{urlencode(params)}"
 
 
 def connect(path: str, kind: Kind, *, write: bool) -> tuple[sqlite3.Connection, set[str]]:

@@ -1,13 +1,15 @@
-"""The runner's own numpy and scipy on one BLAS thread, the commands' environment untouched.
+"""The runner's own numpy (and scipy) on one BLAS thread, the commands' environment untouched.
 
 numpy's and scipy's OpenBLAS each start a worker thread per extra core when
 they are loaded. A runner that holds idle threads pays about 20 µs more per
 spawned command (on `true`, 687 against 666 µs, interleaved fresh processes on
 this project's 2-core machine: benchmarks/runner_overhead.py measures the
 runner), and the runner needs no parallel linear algebra. So `benchlab run`
-loads them with OPENBLAS_NUM_THREADS (and the OpenMP and MKL equivalents) set
+loads numpy with OPENBLAS_NUM_THREADS (and the OpenMP and MKL equivalents) set
 to 1 and restores the variables at once, before any command's environment is
-built from os.environ.
+built from os.environ. scipy.special (the t quantiles of the stopping rule) is
+loaded the same way, only when a stopping rule first needs it: importing it
+costs about 0.2-0.5 s of start-up, more than 200 executions of `true`.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ import sys
 _VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def load_single_threaded() -> None:
-    """Import numpy and scipy.special with one BLAS thread; no-op for what is loaded already."""
-    if "numpy" in sys.modules and "scipy.special" in sys.modules:
+def load_single_threaded(scipy: bool = False) -> None:
+    """Import numpy (and scipy.special with `scipy`) with one BLAS thread; a no-op for what
+    is loaded already."""
+    if "numpy" in sys.modules and (not scipy or "scipy.special" in sys.modules):
         return
     saved = {name: os.environ.get(name) for name in _VARIABLES}
     try:
         for name in _VARIABLES:
             os.environ[name] = "1"
         import numpy  # noqa: F401
-        import scipy.special  # noqa: F401  (the stopping rule's t quantiles)
+
+        if scipy:
+            import scipy.special  # noqa: F401  (the stopping rule's t quantiles)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -138,6 +138,9 @@ def should_stop(e: Experiment, store) -> str | None:
 
         return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
     if e.stop.halfwidth is not None:
+        from benchlab.runner.blas import load_single_threaded
+
+        load_single_threaded(scipy=True)  # its t quantiles, with no idle BLAS threads
         check = stopping.check(_stop_groups(store, e, e.stop.metric), e.baseline,
                                e.stop.halfwidth, e.stop.confidence)
         if check.narrow:

@@ -1,4 +1,5 @@
-"""benchlab run loads numpy and scipy with one BLAS thread and leaves the environment alone."""
+"""benchlab run loads numpy (then scipy, for a stopping rule) with one BLAS thread and
+leaves the environment alone."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ import json, os
 os.environ["OMP_NUM_THREADS"] = "3"
 before = dict(os.environ)
 from benchlab.runner.blas import load_single_threaded
+import sys
 load_single_threaded()
-print(json.dumps({"same_env": dict(os.environ) == before,
+plain = "scipy.special" not in sys.modules
+load_single_threaded(scipy=True)
+print(json.dumps({"same_env": dict(os.environ) == before, "numpy_only_first": plain,
                   "threads": len(os.listdir("/proc/self/task"))}))
 """
 
@@ -27,4 +31,4 @@ def test_runner_loads_numpy_without_blas_threads_and_restores_the_environment():
     out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
                          check=True, env=env).stdout
     doc = json.loads(out)
-    assert doc == {"same_env": True, "threads": 1}
+    assert doc == {"same_env": True, "numpy_only_first": True, "threads": 1}
