@@ -22,7 +22,7 @@ COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli
                    "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export",
                    "benchlab.cli.anova", "benchlab.cli.report",
                    "benchlab.cli.history", "benchlab.cli.worker",
-                   "benchlab.cli.cluster")
+                   "benchlab.cli.cluster", "benchlab.cli.completion")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).add_parser(sub)
+    parser.set_defaults(parser=parser)  # for `completion`, which writes a script from it
     return parser
 
 
