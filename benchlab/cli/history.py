@@ -91,9 +91,13 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
                    "(all the history is still used)")
     w.add_argument("--last", type=int, metavar="N", help="report only changes in the last N "
                    "commits (all the history is still used)")
+    a.add_argument("--min-segment", type=int, default=2, metavar="N",
+                   help="fewest commits a short segment (an episode) may have, 2 to 32 "
+                   "(default 2); one commit is a transient, never a change")
     o = output_options.add(p, plot=False)
     o.add_argument("--fail-on", choices=["change", "regression"],
-                   help="exit 1 if a reported change is a regression / any change")
+                   help="exit 1 if a reported change (a step, an episode, a change at the "
+                   "head) is a regression / any change; transients never trip it")
     p.set_defaults(history_run=_run_check)
 
 
@@ -278,10 +282,14 @@ def _series(bench: str, dataset, names: list[str], machine: str):
 def _run_check(args: argparse.Namespace) -> int:
     from benchlab.history.check import check
     from benchlab.history.store import History
+    from benchlab.stats.window_scan import MAX_LENGTH
 
     confidence = common.confidence(args.confidence)
     if args.last is not None and args.last < 1:
         raise UsageError(f"--last must be 1 or more, not {args.last}")
+    if not 2 <= args.min_segment <= MAX_LENGTH:
+        raise UsageError(f"--min-segment must be between 2 and {MAX_LENGTH}, not "
+                         f"{args.min_segment}")
     output_options.check(args, [args.db])
     with History.open(args.db) as history:
         commits = history.commits()
@@ -295,7 +303,7 @@ def _run_check(args: argparse.Namespace) -> int:
     elif args.last is not None:
         since = max(0, len(commits) - args.last)
     result = check(series, commits, threshold=args.threshold, confidence=confidence,
-                   since=since, seed=args.seed)
+                   since=since, seed=args.seed, min_segment=args.min_segment)
     output_options.emit(args, result, output_options.context(args, "history check",
                                                              [args.db]), [args.db])
     from benchlab.stats.verdict import trips

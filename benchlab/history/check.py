@@ -12,6 +12,15 @@ Fieller's CI of the ratio of means and the verdict against the threshold
 (STATS.md §3-4). A candidate whose CI does not clear the threshold is dropped,
 the weakest first, and its neighbours' segments merge before the others are
 judged again, so a spurious split does not halve the data of a real change.
+
+E-Divisive misses a level that lasts a few commits and a change with fewer than 3
+commits after it, so the segments it leaves are then scanned (stats/window_scan.py):
+windows of 1 .. 32 commits against the rest of their segment, each by Fieller's CI at
+a Bonferroni level over every window of the series; a window of `min_segment` commits
+or more is an episode (a change and its undoing, one report), a window of one commit
+a transient (a spike, reported apart and never a change). The newest 1 .. 5 commits
+are a family of their own: a change there is reported as recent, with how large a
+change the next commits could show.
 """
 
 from __future__ import annotations
@@ -26,16 +35,35 @@ from benchlab.result import Result
 from benchlab.stats.changepoint import e_divisive, minimum_length, segments
 from benchlab.stats.compare import Comparison, compare_samples
 from benchlab.stats.fieller import RatioInterval
-from benchlab.stats.verdict import Verdict
-from benchlab.units import make_unit
+from benchlab.stats.verdict import Verdict, verdict_sentence
+from benchlab.stats.window_scan import (
+    HEAD_LENGTH,
+    MAX_LENGTH,
+    MIN_CONTEXT,
+    Window,
+    detectable,
+    family_size,
+    head_change,
+    scan,
+)
+from benchlab.units import Unit, make_unit
 
 MIN_SIZE = 3  # commits on each side of a change, at least
+MIN_SEGMENT = 2  # the fewest commits an episode (a short segment) may have
+KINDS = ("step", "episode", "head")
 
 
 @dataclass(frozen=True)
 class Change:
     """One reported change: where it starts (`commit`, the first commit of the new level)
-    and the ratio after/before of the segments' means, with its CI and verdict."""
+    and the ratio after/before of the segments' means, with its CI and verdict.
+
+    kind: "step" (a persistent change: the segment after against the segment before),
+    "episode" (a short segment of `commits_after` commits against the `commits_before`
+    other commits of its segment, ending at `end_commit`, the first commit back at that
+    level: a regression and its fix, one report) or "head" (the newest `commits_after`
+    commits against the `commits_before` before them). `recent`: at most HEAD_LENGTH
+    commits have come since, so its size may still move."""
 
     benchmark: str
     metric: str
@@ -47,11 +75,45 @@ class Change:
     verdict: Verdict
     commits_before: int
     commits_after: int
+    kind: str = "step"
+    end_commit: str | None = None
+    recent: bool = False
+
+
+@dataclass(frozen=True)
+class Transient:
+    """A one-commit spike: the commit's mean against the `commits_compared` other commits
+    of its segment, with the CI at the scan's family-wise level. Never a change."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    unit: str
+    commit: str
+    ratio: RatioInterval
+    verdict: Verdict
+    commits_compared: int
+
+
+@dataclass(frozen=True)
+class HeadPower:
+    """What the newest commits of a series can show: the `commits` since its last change
+    (the head's baseline), their spread (relative SD of a commit's mean), and per k = 1 ..
+    HEAD_LENGTH commits at a new level the smallest change the head test reports with 80%
+    power (`detectable[k - 1]`, a ratio minus 1)."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    commits: int
+    spread: float
+    detectable: tuple[float, ...]
 
 
 @dataclass(frozen=True)
 class HistoryCheck(Result):
-    """Every change whose CI clears the threshold, oldest first per series."""
+    """Every change whose CI clears the threshold, oldest first per series; the one-commit
+    spikes apart (`transients`); what the head of each series can show (`heads`)."""
 
     changes: tuple[Change, ...]
     threshold: float
@@ -60,6 +122,9 @@ class HistoryCheck(Result):
     commits: int
     notes: tuple[str, ...] = ()
     seed: int | None = None
+    transients: tuple[Transient, ...] = ()
+    heads: tuple[HeadPower, ...] = ()
+    min_segment: int = MIN_SEGMENT
 
 
 def commit_means(s: Series) -> tuple[np.ndarray, np.ndarray]:
@@ -87,72 +152,201 @@ def _strength(c: Comparison) -> float:
         else 0.0
 
 
-def series_changes(s: Series, history: list[Commit], *, threshold: float, confidence: float,
-                   seed=0, significance: float | None = None, test: str = "ttest",
-                   permutations: int = 199) -> tuple[list[Change], str | None]:
-    """The confirmed changes of one series, or a note saying why it has none to offer."""
-    at, means = commit_means(s)
-    name = f"{s.benchmark} ({s.metric}, {s.machine})"
-    need = minimum_length(MIN_SIZE)
-    if means.size < need:
-        return [], (f"{name}: {means.size} commit{'s' if means.size != 1 else ''}; finding a "
-                    f"change needs at least {need} ({MIN_SIZE} on each side), so none is "
-                    "reported")
+def _persistent(means: np.ndarray, unit: Unit, *, threshold: float, confidence: float,
+                seed, significance: float | None, test: str, permutations: int
+                ) -> tuple[list[int], list[Comparison]]:
+    """E-Divisive's cuts that survive the judgement, and each one's comparison."""
     cuts = list(e_divisive(means, min_size=MIN_SIZE, significance=significance, test=test,
                            permutations=permutations, seed=seed).indices)
-    unit = make_unit(s.unit or None, s.higher_is_better)
     while True:
         judged = [(cut, _judge(means, cuts, cut, unit, threshold, confidence)) for cut in cuts]
         weak = [(cut, c) for cut, c in judged if c.verdict.outcome != "change"]
         if not weak:
-            break
+            return cuts, [c for _, c in judged]
         cuts.remove(min(weak, key=lambda item: _strength(item[1]))[0])
-    edges = segments(means.size, tuple(cuts))
-    out = []
-    for (cut, c), (a, _), (_, b) in zip(judged, edges[:-1], edges[1:], strict=True):
-        out.append(Change(s.benchmark, s.metric, s.machine, s.unit,
-                          history[at[cut]].sha, history[at[cut - 1]].sha, c.ratio, c.verdict,
-                          cut - a, b - cut))
-    return out, None
+
+
+def _too_short(s: Series, size: int) -> str | None:
+    need = minimum_length(MIN_SIZE)
+    if size >= need:
+        return None
+    name = f"{s.benchmark} ({s.metric}, {s.machine})"
+    return (f"{name}: {size} commit{'s' if size != 1 else ''}; finding a change needs at "
+            f"least {need} ({MIN_SIZE} on each side), so none is reported")
+
+
+def series_changes(s: Series, history: list[Commit], *, threshold: float, confidence: float,
+                   seed=0, significance: float | None = None, test: str = "ttest",
+                   permutations: int = 199) -> tuple[list[Change], str | None]:
+    """The confirmed persistent changes (steps) of one series, or a note saying why it has
+    none to offer: what `history compare` starts its baseline after."""
+    at, means = commit_means(s)
+    note = _too_short(s, means.size)
+    if note:
+        return [], note
+    unit = make_unit(s.unit or None, s.higher_is_better)
+    cuts, judged = _persistent(means, unit, threshold=threshold, confidence=confidence,
+                               seed=seed, significance=significance, test=test,
+                               permutations=permutations)
+    return _steps(s, history, at, means.size, cuts, judged), None
+
+
+def _steps(s: Series, history: list[Commit], at: np.ndarray, n: int, cuts: list[int],
+           judged: list[Comparison]) -> list[Change]:
+    edges = segments(n, tuple(cuts))
+    return [Change(s.benchmark, s.metric, s.machine, s.unit, history[at[cut]].sha,
+                   history[at[cut - 1]].sha, c.ratio, c.verdict, cut - a, b - cut,
+                   recent=b - cut <= HEAD_LENGTH)
+            for cut, c, (a, _), (_, b) in zip(cuts, judged, edges[:-1], edges[1:],
+                                             strict=True)]
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What `history check` finds in one series: its changes (steps, episodes, a change at
+    the head; oldest first), its transients, what its head can show, or a note."""
+
+    changes: tuple[Change, ...]
+    transients: tuple[Transient, ...]
+    head: HeadPower | None
+    note: str | None
+
+
+def _verdict(w: Window, unit: Unit, threshold: float, candidate: str, baseline: str
+             ) -> Verdict:
+    r = w.ratio
+    above = r.estimate > 1.0
+    text = verdict_sentence(w.outcome, baseline, candidate, r.estimate, r.low, r.high,
+                            threshold, r.confidence, unit, None, noun="commits")
+    return Verdict(w.outcome, text, threshold, "increase" if above else "decrease",
+                   unit.is_regression(above))
+
+
+def _lengths(min_segment: int) -> tuple[int, ...]:
+    return (1, *range(max(2, min_segment), MAX_LENGTH + 1))
+
+
+def _head_power(s: Series, means: np.ndarray, start: int, mask: np.ndarray, *,
+                threshold: float, confidence: float) -> HeadPower | None:
+    """How large a change 1 .. HEAD_LENGTH new commits show, from the last segment's own
+    spread (its commits less the changes and spikes found in it)."""
+    rest = means[start:][~mask[start:]]
+    if rest.size < MIN_CONTEXT or not rest.mean() > 0:
+        return None
+    base, var = float(rest.mean()), float(rest.var(ddof=1))
+    level = 1.0 - (1.0 - confidence) / HEAD_LENGTH
+    return HeadPower(s.benchmark, s.metric, s.machine, int(rest.size),
+                     float(np.sqrt(var) / base),
+                     tuple(detectable(var, base, int(rest.size), k, threshold=threshold,
+                                      level=level) for k in range(1, HEAD_LENGTH + 1)))
+
+
+def series_findings(s: Series, history: list[Commit], *, threshold: float, confidence: float,
+                    seed=0, min_segment: int = MIN_SEGMENT, significance: float | None = None,
+                    test: str = "ttest", permutations: int = 199) -> Findings:
+    """Every change of one series (module docstring): E-Divisive's judged steps; the
+    windows of the segments they leave that differ from the rest of their segment
+    (episodes of `min_segment` .. 32 commits, transients of one), first those ending
+    HEAD_LENGTH commits or more before the head; then the newest 1 .. HEAD_LENGTH commits
+    (unless a step is that recent) against the rest of the last segment; then the windows
+    left near the head."""
+    at, means = commit_means(s)
+    note = _too_short(s, means.size)
+    if note:
+        return Findings((), (), None, note)
+    unit = make_unit(s.unit or None, s.higher_is_better)
+    cuts, judged = _persistent(means, unit, threshold=threshold, confidence=confidence,
+                               seed=seed, significance=significance, test=test,
+                               permutations=permutations)
+    n = means.size
+    bounds = segments(n, tuple(cuts))
+    lengths = _lengths(min_segment)
+    m = family_size(bounds, n, lengths)
+    found, mask = scan(means, bounds, threshold=threshold, confidence=confidence,
+                       lengths=lengths, stop_before=n - HEAD_LENGTH, family=m)
+    head = None
+    last_start = bounds[-1][0]
+    if n - last_start > HEAD_LENGTH:
+        head = head_change(means, last_start, threshold=threshold, confidence=confidence,
+                           excluded=mask)
+        if head is not None:
+            mask[head.start:] = True
+    more, mask = scan(means, bounds, threshold=threshold, confidence=confidence,
+                      lengths=lengths, excluded=mask, family=m)
+    sha = [history[i].sha for i in at]
+    changes = _steps(s, history, at, n, cuts, judged)
+    transients = []
+    for w in [*found, *more]:
+        if w.length == 1:
+            transients.append(Transient(
+                s.benchmark, s.metric, s.machine, s.unit, sha[w.start], w.ratio,
+                _verdict(w, unit, threshold, f"commit {sha[w.start]}",
+                         "the commits around it"), w.context))
+            continue
+        changes.append(Change(
+            s.benchmark, s.metric, s.machine, s.unit, sha[w.start], sha[w.start - 1],
+            w.ratio, _verdict(w, unit, threshold, "the episode", "the commits around it"),
+            w.context, w.length, kind="episode", end_commit=sha[w.end],
+            recent=n - w.end <= HEAD_LENGTH))
+    if head is not None:
+        changes.append(Change(
+            s.benchmark, s.metric, s.machine, s.unit, sha[head.start], sha[head.start - 1],
+            head.ratio, _verdict(head, unit, threshold, "the head", "the commits before it"),
+            head.context, head.length, kind="head", recent=True))
+    position = {c: i for i, c in enumerate(sha)}
+    changes.sort(key=lambda c: position[c.commit])
+    transients.sort(key=lambda t: position[t.commit])
+    power = _head_power(s, means, last_start, mask, threshold=threshold,
+                        confidence=confidence)
+    return Findings(tuple(changes), tuple(transients), power, None)
 
 
 def confirmed_changes(series: list[Series], history: list[Commit], *, threshold: float,
                       confidence: float, seed: int | None = 0, permutations: int = 199,
-                      only: set[tuple[str, str, str]] | None = None
-                      ) -> list[tuple[Series, list[Change], str | None]]:
-    """Every series' confirmed changes and its note: the one answer `history check` and
-    `history show` give. Each series draws from its own stream of `seed`, spawned over the
-    whole history's series in order, so a series gets the same changes whether it is judged
-    with the others or alone (`only`: the keys of the series to judge, all when None)."""
+                      only: set[tuple[str, str, str]] | None = None,
+                      min_segment: int = MIN_SEGMENT
+                      ) -> list[tuple[Series, Findings]]:
+    """Every series' findings: the one answer `history check` and `history show` give.
+    Each series draws from its own stream of `seed`, spawned over the whole history's
+    series in order, so a series gets the same changes whether it is judged with the
+    others or alone (`only`: the keys of the series to judge, all when None)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
     if threshold < 0 or not math.isfinite(threshold):
         raise ValueError("threshold must be a finite number >= 0")
+    if not 2 <= min_segment <= MAX_LENGTH:
+        raise ValueError(f"min_segment must be between 2 and {MAX_LENGTH}")
     seeds = np.random.SeedSequence(seed).spawn(len(series)) if series else []
     out = []
     for s, stream in zip(series, seeds, strict=True):
         if only is not None and s.key not in only:
             continue
-        found, note = series_changes(s, history, threshold=threshold, confidence=confidence,
-                                     seed=np.random.default_rng(stream),
-                                     permutations=permutations)
-        out.append((s, found, note))
+        out.append((s, series_findings(s, history, threshold=threshold,
+                                       confidence=confidence,
+                                       seed=np.random.default_rng(stream),
+                                       min_segment=min_segment, permutations=permutations)))
     return out
 
 
 def check(series: list[Series], history: list[Commit], *, threshold: float = 0.02,
           confidence: float = 0.95, since: int = 0, seed: int | None = 0,
-          permutations: int = 199) -> HistoryCheck:
-    """The changes of every series whose CI clears `threshold`; only those starting at
-    position `since` of the history or later are reported (all the data is used)."""
+          permutations: int = 199, min_segment: int = MIN_SEGMENT) -> HistoryCheck:
+    """The changes of every series whose CI clears `threshold`, and its transients; only
+    those starting at position `since` of the history or later are reported (all the data
+    is used)."""
     position = {c.sha: i for i, c in enumerate(history)}
     changes: list[Change] = []
+    transients: list[Transient] = []
+    heads: list[HeadPower] = []
     notes: list[str] = []
-    for _, found, note in confirmed_changes(series, history, threshold=threshold,
-                                            confidence=confidence, seed=seed,
-                                            permutations=permutations):
-        if note:
-            notes.append(note)
-        changes.extend(c for c in found if position[c.commit] >= since)
+    for _, f in confirmed_changes(series, history, threshold=threshold,
+                                  confidence=confidence, seed=seed,
+                                  permutations=permutations, min_segment=min_segment):
+        if f.note:
+            notes.append(f.note)
+        changes.extend(c for c in f.changes if position[c.commit] >= since)
+        transients.extend(t for t in f.transients if position[t.commit] >= since)
+        if f.head is not None:
+            heads.append(f.head)
     return HistoryCheck(tuple(changes), threshold, confidence, len(series), len(history),
-                        tuple(notes), seed)
+                        tuple(notes), seed, tuple(transients), tuple(heads), min_segment)

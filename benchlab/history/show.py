@@ -95,10 +95,10 @@ def show(series: list[Series], history: list[Commit], *, benchmark: str | None =
             raise InputError(f"no benchmark {benchmark!r} in the history")
     start = 0 if last is None else max(0, len(history) - last)
     views, notes = [], []
-    for s, found, note in confirmed_changes(series, history, threshold=threshold,
-                                            confidence=confidence, seed=seed, only=only):
-        if note:
-            notes.append(note)
+    for s, findings in confirmed_changes(series, history, threshold=threshold,
+                                         confidence=confidence, seed=seed, only=only):
+        if findings.note:
+            notes.append(findings.note)
         at, mean, low, high, n = commit_intervals(s, confidence)
         keep = at >= start
         if not keep.any():
@@ -111,5 +111,5 @@ def show(series: list[Series], history: list[Commit], *, benchmark: str | None =
                                        strict=True))
         shown = {p.commit for p in points}
         views.append(SeriesView(s.benchmark, s.metric, s.machine, s.unit, points,
-                                tuple(c for c in found if c.commit in shown)))
+                                tuple(c for c in findings.changes if c.commit in shown)))
     return HistoryShow(tuple(views), threshold, confidence, len(history), tuple(notes), seed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchlab.escape import terminal
-from benchlab.history.check import Change, HistoryCheck
+from benchlab.history.check import Change, HeadPower, HistoryCheck, Transient
 from benchlab.history.compare import (
     HeadWithoutBaseline,
     HistoryCompare,
@@ -32,7 +32,27 @@ def _change_document(c: Change) -> dict[str, Any]:
                       "method": c.ratio.method},
             "verdict": {"outcome": c.verdict.outcome, "text": c.verdict.text,
                         "direction": c.verdict.direction, "regression": c.verdict.regression},
-            "commits_before": c.commits_before, "commits_after": c.commits_after}
+            "commits_before": c.commits_before, "commits_after": c.commits_after,
+            "kind": c.kind, "end_commit": c.end_commit, "recent": c.recent}
+
+
+def _ratio_document(r) -> dict[str, Any]:
+    return {"estimate": finite(r.estimate), "low": finite(r.low), "high": finite(r.high),
+            "confidence": r.confidence, "method": r.method}
+
+
+def _transient_document(t: Transient) -> dict[str, Any]:
+    return {"benchmark": t.benchmark, "metric": t.metric, "machine": t.machine,
+            "unit": t.unit or None, "commit": t.commit, "ratio": _ratio_document(t.ratio),
+            "direction": t.verdict.direction, "text": t.verdict.text,
+            "commits_compared": t.commits_compared}
+
+
+def _head_document(h: HeadPower) -> dict[str, Any]:
+    return {"benchmark": h.benchmark, "metric": h.metric, "machine": h.machine,
+            "commits": h.commits, "spread": finite(h.spread),
+            "detectable": [{"commits": k, "change": finite(d)}
+                           for k, d in enumerate(h.detectable, start=1)]}
 
 
 @renders("json", HistoryCheck)
@@ -40,11 +60,14 @@ def check_json(result: HistoryCheck, context: RenderContext) -> dict[str, Any]:
     return {"benchlab_version": __version__, "command": "history check",
             "seed": result.seed, "threshold": result.threshold, "confidence": result.confidence,
             "series": result.series, "commits": result.commits,
+            "min_segment": result.min_segment,
             "changes": [_change_document(c) for c in result.changes],
+            "transients": [_transient_document(t) for t in result.transients],
+            "heads": [_head_document(h) for h in result.heads],
             "notes": list(result.notes)}
 
 
-def _ratio_text(c: Change) -> str:
+def _ratio_text(c: Change | Transient) -> str:
     r = c.ratio
     if r.low is None or r.high is None:
         return f"{r.estimate:.4f} [unbounded]"
@@ -59,12 +82,44 @@ def check_text(result: HistoryCheck, context: RenderContext) -> str:
     lines = [head]
     for c in result.changes:
         lines.append(f"  {terminal(c.benchmark)} ({terminal(c.metric)}, "
-                     f"{terminal(c.machine)}): from {terminal(c.commit)} (after "
-                     f"{terminal(c.previous_commit)}; {c.commits_before} commits before, "
-                     f"{c.commits_after} after) ratio {_ratio_text(c)}: "
+                     f"{terminal(c.machine)}): {_where(c)} ratio {_ratio_text(c)}: "
                      f"{terminal(c.verdict.text)}")
+        if c.recent:
+            lines.append(f"    {'possible change at the head' if c.kind == 'head' else 'recent'}"
+                         f", {c.commits_after} commit{'s' if c.commits_after != 1 else ''} "
+                         f"since: may still move; confirm with more commits"
+                         f"{_needs(result, c)}")
+    if result.transients:
+        lines.append(f"transients (one-commit spikes, not changes): {len(result.transients)}")
+        lines += [f"  {terminal(t.benchmark)} ({terminal(t.metric)}, {terminal(t.machine)}): "
+                  f"at {terminal(t.commit)} ratio {_ratio_text(t)}: {terminal(t.verdict.text)}"
+                  for t in result.transients]
     lines += [f"note: {terminal(n)}" for n in result.notes]
     return "\n".join(lines) + "\n"
+
+
+def _where(c: Change) -> str:
+    """Where a change is and what it was compared with, by its kind."""
+    if c.kind == "episode":
+        word = "fixed at" if c.verdict.regression else "back at"
+        return (f"episode from {terminal(c.commit)} to {terminal(c.end_commit or '')}, "
+                f"{word} {terminal(c.end_commit or '')} ({c.commits_after} commits against "
+                f"the {c.commits_before} around them)")
+    if c.kind == "head":
+        return (f"at the head from {terminal(c.commit)} (after {terminal(c.previous_commit)}; "
+                f"the last {c.commits_after} against the {c.commits_before} before)")
+    return (f"from {terminal(c.commit)} (after {terminal(c.previous_commit)}; "
+            f"{c.commits_before} commits before, {c.commits_after} after)")
+
+
+def _needs(result: HistoryCheck, c: Change) -> str:
+    """The series' detectable changes at the head after 1 and HEAD_LENGTH commits."""
+    for h in result.heads:
+        if (h.benchmark, h.metric, h.machine) == (c.benchmark, c.metric, c.machine):
+            last = len(h.detectable)
+            return (f" (the head test shows ±{100 * h.detectable[0]:.1f}% after 1 commit, "
+                    f"±{100 * h.detectable[-1]:.1f}% after {last}, with 80% power)")
+    return ""
 
 
 @renders("rows", HistoryCheck)
@@ -75,8 +130,15 @@ def check_rows(result: HistoryCheck, context: RenderContext) -> list[dict[str, A
              "low": finite(c.ratio.low), "high": finite(c.ratio.high),
              "confidence": c.ratio.confidence, "outcome": c.verdict.outcome,
              "direction": c.verdict.direction, "regression": c.verdict.regression,
-             "commits_before": c.commits_before, "commits_after": c.commits_after}
-            for c in result.changes]
+             "commits_before": c.commits_before, "commits_after": c.commits_after,
+             "kind": c.kind, "end_commit": c.end_commit, "recent": c.recent}
+            for c in result.changes] + [
+        {"table": "transients", "benchmark": t.benchmark, "metric": t.metric,
+         "machine": t.machine, "commit": t.commit, "term": "ratio commit/around",
+         "estimate": finite(t.ratio.estimate), "low": finite(t.ratio.low),
+         "high": finite(t.ratio.high), "confidence": t.ratio.confidence,
+         "direction": t.verdict.direction, "commits_before": t.commits_compared}
+        for t in result.transients]
 
 
 @renders("markdown", HistoryCheck)
@@ -89,7 +151,7 @@ def check_markdown(result: HistoryCheck, context: RenderContext) -> str:
     head = (f"**{len(result.changes)} change{'s' if len(result.changes) != 1 else ''}** "
             f"beyond ±{100 * result.threshold:g}% at {100 * result.confidence:g}% confidence "
             f"in {result.series} series over {result.commits} commits")
-    body = rows_markdown(result, context) if result.changes else ""
+    body = rows_markdown(result, context) if result.changes or result.transients else ""
     notes = "".join(f"- {md(n)}\n" for n in result.notes)
     return "\n\n".join(part.rstrip("\n") for part in (head, body, notes) if part) + "\n"
 

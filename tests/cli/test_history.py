@@ -556,3 +556,46 @@ def test_a_store_run_on_machines_gives_each_machine_its_series(run_cli, tmp_path
         rows = conn.execute("SELECT benchmark, machine, levels FROM series").fetchall()
     assert sorted(r[:2] for r in rows) == [("full", "default"), ("half", "default")]
     assert all("machine" in json.loads(r[2]) for r in rows)
+
+
+def test_check_gives_episodes_head_changes_and_transients(run_cli, tmp_path):
+    """A 4-commit regression that was fixed, a spike, and a +6% change 2 commits before the
+    head: an episode, a transient and a recent change at the head that --fail-on trips."""
+    sort = [1.0] * 60
+    sort[20:24] = [1.08] * 4
+    parse = [2.0] * 60
+    parse[40] = 2.6
+    parse[58:] = [2.12] * 2
+    csv = write_past(tmp_path / "p.csv", {"sort": sort, "parse": parse}, noise=0.005)
+    db = str(tmp_path / "h.db")
+    assert bulk(run_cli, csv, db)[0] == 0
+    code, out, err = run_cli("history", "check", "--db", db, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    kinds = {c["benchmark"]: c for c in doc["changes"]}
+    episode, head = kinds["sort"], kinds["parse"]
+    assert (episode["kind"], episode["commit"], episode["end_commit"],
+            episode["commits_after"], episode["recent"]) == ("episode", "c020", "c024", 4, False)
+    assert (head["kind"], head["commit"], head["commits_after"], head["recent"]) == \
+        ("head", "c058", 2, True)
+    assert head["ratio"]["low"] > 1.02 and head["verdict"]["regression"]
+    [spike] = doc["transients"]
+    assert (spike["benchmark"], spike["commit"]) == ("parse", "c040")
+    assert spike["ratio"]["low"] > 1.02 and spike["commits_compared"] > 40
+    assert doc["min_segment"] == 2
+    sizes = {h["benchmark"]: [d["change"] for d in h["detectable"]] for h in doc["heads"]}
+    assert sizes["sort"][0] > sizes["sort"][-1] > 0.02
+    code, out, _ = run_cli("history", "check", "--db", db)
+    assert code == 0
+    assert "episode from c020 to c024, fixed at c024" in out
+    assert "possible change at the head, 2 commits since: may still move" in out
+    assert "transients (one-commit spikes, not changes): 1" in out
+    assert run_cli("history", "check", "--db", db, "--last", "3", "--fail-on",
+                   "regression")[0] == 1
+    code, out, _ = run_cli("history", "check", "--db", db, "--min-segment", "5", "--json")
+    # no window shorter than 5: the 4 commits are seen in a 5-commit window, diluted
+    wide = [c for c in json.loads(out)["changes"] if c["kind"] == "episode"]
+    assert code == 0 and [c["commits_after"] for c in wide] == [5]
+    assert wide[0]["ratio"]["estimate"] < episode["ratio"]["estimate"]
+    code, _, err = run_cli("history", "check", "--db", db, "--min-segment", "1")
+    assert code == 2 and "--min-segment must be between 2 and 32, not 1" in err

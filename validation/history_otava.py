@@ -1,0 +1,156 @@
+"""`history check` on Apache Otava's public test-data generators (issue 28).
+
+The series come from `otava-test-data` (installed here, never a dependency of
+benchlab: `pip install otava-test-data`), one value per commit, 500 commits,
+15 series of each kind, every one with its own seed:
+
+    steps +3%        step_function(100 -> 103, sigma 1) at a random commit
+    steps +5%        step_function(100 -> 105, sigma 1) at a random commit
+    several changes  multiple_changes([100, 105, 102, 107], sigma 1) at random commits
+    fixed regression regression_fix(100 -> 110 for 10 commits -> 100, sigma 2), 2 changes
+    spike            outlier(100, 130 at one commit, sigma 1)
+    noise            noise_normal(100, sigma 2)
+    banding          banding(100 / 105, sigma 1)
+
+and, at the newest commits, step_function(100 -> 105, sigma 1) 1, 2, 3 and 5
+commits before the head (10 series each). A change counts as found when
+`history check` reports a change (a step, an episode's start or its fix, a
+change at the head) within ±2 commits of it; a spike when a transient (or a
+change) is reported there. Every other report is a false alarm (transients
+counted apart), over the commits of all 105 series less the 5 around each
+true change. `--runs R` gives every commit R runs instead of one value (each
+run the commit's value × (1 + N(0, 1%))), to check the method with runs.
+
+Run: python3 validation/history_otava.py [--runs 1] [--seed 28] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchlab.history.check import check  # noqa: E402
+from benchlab.history.store import Commit, Series  # noqa: E402
+
+COMMITS, PER_KIND, LATE = 500, 15, 10
+NEAR = 2  # a report within ±2 commits of a true change finds it
+
+
+def generate(seed: int) -> list[tuple[str, np.ndarray, list[int], list[int]]]:
+    """(kind, values, true change indices, true spike indices) of every series."""
+    from otava_test_data import (
+        banding,
+        multiple_changes,
+        noise_normal,
+        outlier,
+        regression_fix,
+        step_function,
+    )
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(PER_KIND):
+        s = int(rng.integers(2**31))
+        at = int(rng.integers(50, COMMITS - 50))
+        out.append(("steps +3%", step_function(COMMITS, 100, 103, at, 1.0, s).data, [at], []))
+        at = int(rng.integers(50, COMMITS - 50))
+        out.append(("steps +5%", step_function(COMMITS, 100, 105, at, 1.0, s + 1).data, [at],
+                    []))
+        cuts = sorted(int(x) for x in rng.choice(np.arange(60, COMMITS - 60, 20), 3, False))
+        out.append(("several changes", multiple_changes(COMMITS, [100, 105, 102, 107], cuts,
+                                                        1.0, s + 2).data, cuts, []))
+        at = int(rng.integers(50, COMMITS - 60))
+        out.append(("fixed regression", regression_fix(COMMITS, 100, 110, 100, at, 10, 2.0,
+                                                       s + 3).data, [at, at + 10], []))
+        at = int(rng.integers(20, COMMITS - 20))
+        out.append(("spike", outlier(COMMITS, 100, 130, at, 1.0, s + 4).data, [], [at]))
+        out.append(("noise", noise_normal(COMMITS, 100, 2.0, s + 5).data, [], []))
+        out.append(("banding", banding(COMMITS, 100, 105, 1.0, s + 6).data, [], []))
+    for back in (1, 2, 3, 5):
+        for _ in range(LATE):
+            s = int(rng.integers(2**31))
+            out.append((f"late step, {back} before head",
+                        step_function(COMMITS, 100, 105, COMMITS - back, 1.0, s).data,
+                        [COMMITS - back], []))
+    return out
+
+
+def as_series(values: np.ndarray, runs: int, rng: np.random.Generator) -> Series:
+    n = values.size
+    if runs == 1:
+        return Series("b", "time", "m", "s", False, (), np.arange(n), values.astype(float), ())
+    v = values[:, None] * (1.0 + rng.normal(0, 0.01, (n, runs)))
+    return Series("b", "time", "m", "s", False, ("run",), np.repeat(np.arange(n), runs),
+                  v.ravel(), (np.tile(np.arange(runs).astype(str), n),))
+
+
+def reported(result) -> tuple[list[int], list[int]]:
+    """Positions of the reported changes (episodes give their start and their fix) and of
+    the transients."""
+    where = []
+    for c in result.changes:
+        where.append(int(c.commit[1:]))
+        end = getattr(c, "end_commit", None)
+        if end is not None:
+            where.append(int(end[1:]))
+    spikes = [int(t.commit[1:]) for t in getattr(result, "transients", ())]
+    return where, spikes
+
+
+def run(seed: int, runs: int) -> str:
+    history = [Commit(f"c{i:04d}", None, None) for i in range(COMMITS)]
+    rng = np.random.default_rng(seed + 1)
+    table: dict[str, list[int]] = {}
+    false_changes = false_spikes = unchanged = 0
+    for kind, values, cuts, spikes in generate(seed):
+        res = check([as_series(values, runs, rng)], history)
+        where, trans = reported(res)
+        row = table.setdefault(kind, [0, 0, 0, 0])
+        for c in cuts:
+            row[0] += any(abs(w - c) <= NEAR for w in where)
+            row[1] += 1
+        for p in spikes:
+            row[0] += any(abs(w - p) <= NEAR for w in [*where, *trans])
+            row[1] += 1
+        truth = [*cuts, *spikes]
+        wrong = [w for w in where if not any(abs(w - c) <= NEAR for c in truth)]
+        wrong_t = [w for w in trans if not any(abs(w - c) <= NEAR for c in truth)]
+        row[2] += len(wrong)
+        row[3] += len(wrong_t)
+        false_changes += len(wrong)
+        false_spikes += len(wrong_t)
+        unchanged += COMMITS - sum(min(c + NEAR, COMMITS - 1) - max(c - NEAR, 0) + 1
+                                   for c in truth)
+    lines = [f"history check on otava-test-data series: {COMMITS} commits, "
+             f"{'one value' if runs == 1 else f'{runs} runs'} per commit, default options "
+             f"(threshold 2%, 95%), seed {seed}", "",
+             f"{'series':<28} {'found':>9} {'false changes':>14} {'false transients':>17}"]
+    for kind, (hit, total, wrong, wrong_t) in table.items():
+        lines.append(f"{kind:<28} {hit:>4}/{total:<4} {wrong:>14} {wrong_t:>17}")
+    lines += ["", f"false alarms: {false_changes} changes and {false_spikes} transients in "
+              f"{unchanged} unchanged commits ({1e4 * false_changes / unchanged:.2f} changes "
+              "per 10,000)"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seed", type=int, default=28)
+    p.add_argument("--runs", type=int, default=1, help="runs per commit (default 1)")
+    p.add_argument("--out", help="also write the table to this file")
+    args = p.parse_args()
+    start = time.perf_counter()
+    text = run(args.seed, args.runs) + f"\n{time.perf_counter() - start:.0f} s\n"
+    sys.stdout.write(text)
+    if args.out:
+        Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
