@@ -1,4 +1,5 @@
-"""`benchlab run`: run an experiment file, recording every measurement into a SQLite store."""
+"""`benchlab run`: run an experiment file, or commands given on the command line (quick
+mode, cli/quick.py), recording every measurement into a SQLite store."""
 
 from __future__ import annotations
 
@@ -14,20 +15,32 @@ EXAMPLE = """examples:
   benchlab run examples/experiments/sleep.toml -o sleep.db
   benchlab run examples/experiments/sleep.toml -o sleep.db --resume   # after a crash or kill
   benchlab compare sleep.db
+  benchlab run --runs 20 -- 'sleep 0.01' 'sleep 0.012'           # quick mode: no file
+  benchlab run -P n 1 3 --warmup 1 -- 'sleep 0.0{n}'                # a parameter scan
+  benchlab run -L size 10,100 -o scan.db -- './old {size}' './new {size}'  # a suite, kept
 """
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "run", help="run an experiment file; results into a SQLite store",
+        "run", help="run an experiment file, or commands (quick mode); results into a "
+                    "SQLite store",
+        usage="benchlab run [options] EXPERIMENT\n"
+              "       benchlab run [options] -- CMD [CMD ...]\n"
+              "       benchlab run [options] -c CMD [-c CMD ...]",
         description="Run the builds, executions and iterations an experiment file describes,\n"
                     "interleaved in a seeded random order, recording each measurement in a SQLite\n"
-                    "store as soon as it exists (resumable after a kill).",
+                    "store as soon as it exists (resumable after a kill). Given commands instead\n"
+                    "of a file (quick mode), run each --runs times interleaved and print what\n"
+                    "benchlab compare prints for them (docs/run.md#quick-mode).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", help="the experiment file (TOML; see docs/experiment-file.md)")
+    p.add_argument("inputs", nargs="*", metavar="EXPERIMENT | CMD",
+                   help="the experiment file (TOML; see docs/experiment-file.md), or the "
+                        "commands to compare (quick mode; after --)")
     p.add_argument("-o", dest="store", metavar="STORE",
                    help="the store to write (default: the experiment file's name with .db, "
-                        "in the current directory)")
+                        "in the current directory; quick mode: a temporary store, removed "
+                        "after the output is printed)")
     p.add_argument("--resume", action="store_true",
                    help="finish the plan of an existing store (made by the same file)")
     p.add_argument("--dry-run", action="store_true",
@@ -49,89 +62,47 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(docs/cluster.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     output_options.add(p, plot=False, output=False)  # -o is the store
-    from benchlab.cli import tls_options
+    from benchlab.cli import quick, tls_options
+
+    quick.add_options(p)
 
     tls_options.add(p, "the driver's (client)")
     p.set_defaults(run=run)
 
 
-def _store_path(args: argparse.Namespace) -> str:
+def _store_path(args: argparse.Namespace, experiment: str) -> str:
     if args.store:
         return args.store
-    stem = os.path.splitext(os.path.basename(args.experiment))[0] or "results"
+    stem = os.path.splitext(os.path.basename(experiment))[0] or "results"
     return f"{stem}.db"
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchlab.cli import quick
+    from benchlab.cli.run_steps import check_targets, cluster_tls, dry_run, execute
     from benchlab.errors import UsageError
 
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed must be 0 or more")
-    store = _store_path(args)
-    again = functools.partial(resume_command, args.experiment, store, args.cluster,
+    experiment = quick.experiment_file(args)
+    if experiment is None:
+        return quick.run(args)
+    store = _store_path(args, experiment)
+    again = functools.partial(resume_command, experiment, store, args.cluster,
                               timeout=args.timeout)
-    if any(os.path.abspath(f) == os.path.abspath(store) for f in output_options.targets(args)):
-        raise UsageError(f"{store}: is the store this run writes (-o); an --export-* file "
-                         "must be another file")
-    output_options.check(args, [args.experiment, store])
-    tls = None
-    if args.cluster is not None and not args.dry_run:  # checked before anything is written
-        from benchlab.cli import tls_options
-        from benchlab.runner.cluster import parse_address, require_distributed
-
-        require_distributed("--cluster")
-        parse_address(args.cluster)
-        tls = tls_options.files(args, args.cluster)
-    elif args.cluster is None and (args.tls_ca_file or args.tls_cert or args.tls_key):
-        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --cluster "
-                         "tls://HOST:PORT")
+    check_targets(args, store, [experiment, store])
+    tls = cluster_tls(args)
     if args.dry_run:
-        from benchlab.runner.session import plan_only
-
-        planned = plan_only(args.experiment, store, seed=args.seed, resume=args.resume,
-                            estimate_from=args.estimate_from, timeout=args.timeout)
-        output_options.emit(args, planned, output_options.context(args, "run",
-                                                                  [args.experiment]))
-        return 0
+        return dry_run(args, experiment, store, [experiment])
     if args.estimate_from is not None:
         raise UsageError("--estimate-from goes with --dry-run")
-    import signal
-
-    from benchlab.runner.blas import load_single_threaded
-
-    load_single_threaded()  # before anything imports numpy: no idle BLAS threads in the runner
-
-    from benchlab.runner.progress import make_progress
-    from benchlab.runner.session import run_experiment
-
-    def terminate(signum, frame):  # SIGTERM ends the run like Ctrl-C: the store stays whole
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, terminate)
-    # Commands run in a process group of their own, in the background of the terminal: one
-    # that reads or sets up the terminal gets an error (EIO) instead of being stopped.
-    for stop in (signal.SIGTTIN, signal.SIGTTOU):
-        signal.signal(stop, signal.SIG_IGN)
-    progress = make_progress(args.quiet or args.format != "text")  # stdout is the document
-    try:
-        result = run_experiment(
-            args.experiment, store, seed=args.seed, resume=args.resume,
-            fail_fast=args.fail_fast, progress=progress, cluster=args.cluster, tls=tls,
-            timeout=args.timeout,
-            argv=["benchlab", "run", *sys.argv[2:]],
-            warn=lambda text: print(f"benchlab: warning: {text}", file=sys.stderr))
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished trial is in the store
-        if os.path.exists(store):  # else nothing ran: main's plain "interrupted"
-            from benchlab.cli.main import EXIT_INTERRUPTED
-
-            print(f"benchlab: interrupted; the finished trials are in {store}; go on with: "
-                  f"{again(tls=tls)}",
-                  file=sys.stderr)
-            return EXIT_INTERRUPTED
-        raise
+    result = execute(args, experiment, store, tls, again,
+                     progress_stream=None if args.format == "text" else False)
+    if isinstance(result, int):
+        return result
     analysis = analysis_command(store, result.seed)
     ctx = output_options.context(
-        args, "run", [args.experiment], analysis=analysis,
+        args, "run", [experiment], analysis=analysis,
         resume=again(tls=tls))
     output_options.emit(args, result, ctx)
     if args.format == "text" and result.status != "failed" and result.counts.get("ok", 0):

@@ -75,10 +75,13 @@ def _header_lines(planned: Planned) -> list[str]:
     e = planned.experiment
     store = _store(planned)
     order = f"order: {e.order}, seed {planned.seed}"
+    quick = e.path.startswith("<")  # quick mode: commands from the command line
     if drawn(planned):
-        order += (f" (drawn; this order again: benchlab run {quote(e.path)} -o {quote(store)} "
+        order += (f" (drawn; this order again: add --seed {planned.seed})" if quick else
+                  f" (drawn; this order again: benchlab run {quote(e.path)} -o {quote(store)} "
                   f"--seed {planned.seed})")
-    lines = [f"experiment {e.path}: {e.name}", *_shape(e), order,
+    lines = ["experiment: the commands of the command line (quick mode)" if quick
+             else f"experiment {e.path}: {e.name}", *_shape(e), order,
              f"store: {store} ({'resuming' if planned.resumed else 'not written by --dry-run'})"]
     warm = sum(t.warmup for t in planned.trials)
     builds = sum(t.kind == "build" for t in planned.trials)

@@ -72,7 +72,7 @@ def _metrics_meta(e: Experiment) -> str:
     return json.dumps([[m, u] for m, u in zip(e.measure.metrics, e.measure.units, strict=True)])
 
 
-def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
+def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed: int | None,
               resume: bool, estimate_from: str | None = None,
               timeout: str | None = None) -> Planned:
     """The trials `run` would execute, without running anything (--dry-run).
@@ -80,9 +80,10 @@ def plan_only(experiment_path: str, store_path: str | None, *, seed: int | None,
     The duration is estimated from the median duration of each kind of trial and cell
     (alternative and factor levels) in `estimate_from` (a pilot's store), else in the
     store being resumed; None when some trial has no finished counterpart there. `timeout`
-    is `--timeout` (a duration or "none"), None for the file's.
+    is `--timeout` (a duration or "none"), None for the file's. An Experiment given instead
+    of a path is used as read (quick mode's, runner/quick.py).
     """
-    e = with_timeout(load_experiment(experiment_path), timeout)
+    e = with_timeout(_experiment(experiment_path), timeout)
     durations: dict = {}
     if resume and store_path and os.path.exists(store_path):
         store = Store.open(store_path)
@@ -133,7 +134,11 @@ def _run_fixed(commands, e: Experiment, env: dict[str, str], what: str) -> None:
                              f"{': ' + last if last else ''}", e.where(what))
 
 
-def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = None,
+def _experiment(source: str | Experiment) -> Experiment:
+    return source if isinstance(source, Experiment) else load_experiment(source)
+
+
+def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: int | None = None,
                    resume: bool = False, fail_fast: bool = False,
                    progress: Progress | None = None, argv: list[str] | None = None,
                    warn=None, cluster: str | None = None, tls=None,
@@ -142,9 +147,9 @@ def run_experiment(experiment_path: str, store_path: str, *, seed: int | None = 
     with `cluster` (tls://HOST:PORT with `tls` the driver's TLS files, tcp://HOST:PORT or
     local:N) the trials run on Dask workers (runner/cluster.py) and this process records
     them. `timeout` replaces the file's execution timeout (`--timeout`: a duration or
-    "none")."""
+    "none"). An Experiment given instead of a path is used as read (quick mode's)."""
     progress = progress or Progress()
-    e = with_timeout(load_experiment(experiment_path), timeout)
+    e = with_timeout(_experiment(experiment_path), timeout)
     if e.machines is not None and cluster is None:
         raise UsageError("the experiment names [machines]: run it with --cluster "
                          "tcp://HOST:PORT (docs/cluster.md)")
@@ -182,7 +187,8 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
     else:
         seed = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
         plan = make_plan(e, seed)
-        meta = {"benchlab_version": __version__, "experiment_path": os.path.abspath(e.path),
+        meta = {"benchlab_version": __version__, "experiment_path": e.path if e.path.startswith("<")
+                else os.path.abspath(e.path),
                 "experiment_text": e.text, "experiment_digest": e.digest, "seed": str(seed),
                 "name": e.name, "baseline": e.baseline, "order": e.order,
                 "factors": _json(list(e.factor_names)), "metrics": _metrics_meta(e),
