@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 
-from benchlab.errors import UsageError
+from benchlab.errors import BenchlabError, UsageError
 
 # (dest, option) of every quick-mode option, for "goes with commands" errors
 QUICK_OPTIONS = (("commands", "-c"), ("runs", "--runs"), ("min_time", "--min-time"),
@@ -194,9 +194,14 @@ def run(args: argparse.Namespace) -> int:
             return result
         _say_run(result, experiment, args.store is not None)
         code = 0
-        if result.counts.get("ok", 0):
-            code = _analyse(args, store, result.seed, single)
         failed = result.counts.get("failed", 0)
+        if result.counts.get("ok", 0):
+            try:
+                code = _analyse(args, store, result.seed, single)
+            except BenchlabError as exc:
+                if not failed:
+                    raise
+                print(f"benchlab: {exc}", file=sys.stderr)  # e.g. a command that never ran
         if failed or result.status == "failed":
             total = sum(result.counts.values())
             print(f"benchlab: {failed} of {total} executions failed (exit 1)"

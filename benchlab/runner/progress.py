@@ -102,8 +102,13 @@ class RichProgress(Progress):
 
     Redrawn between trials only (no auto-refresh thread): a thread that renders
     ten times a second would run beside the measurements, and a runner with a
-    second thread pays more per spawned command (benchlab/runner/blas.py).
+    second thread pays more per spawned command (benchlab/runner/blas.py). And
+    at most ten times a second (a failure and the last trial always draw): two
+    redraws per trial cost 4.8 ms per trial on a loaded 2-core machine, more
+    than a short command takes; throttled, 0.006 ms (benchmarks/progress_redraw.py).
     """
+
+    REDRAW = 0.1  # seconds between redraws
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__()
@@ -125,21 +130,34 @@ class RichProgress(Progress):
                        TimeRemainingColumn(),
                        console=self.console, transient=False, auto_refresh=False)
         self.task = None
+        self.drawn = 0.0  # perf_counter of the last redraw
 
     def start(self, total: int, done: int) -> None:
         super().start(total, done)
         self.bar.start()
         self.task = self.bar.add_task("starting", total=total, completed=done)
+        self.drawn = 0.0
+
+    def _due(self) -> bool:
+        now = time.perf_counter()
+        if now - self.drawn < self.REDRAW:
+            return False
+        self.drawn = now
+        return True
 
     def begin(self, trial: Trial) -> None:
-        self.bar.update(self.task, description=describe(trial), refresh=True)
+        if self._due():
+            self.bar.update(self.task, description=describe(trial), refresh=True)
 
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
         if error:
             self.bar.console.print(f"FAILED {describe(trial)}: {terminal(error)}", markup=False,
                                    highlight=False)
-        self.bar.update(self.task, completed=self.done, refresh=True)
+        if error or self.done >= self.total or self._due():
+            self.bar.update(self.task, completed=self.done, refresh=True)
+        else:  # counted, drawn at the next redraw
+            self.bar.update(self.task, completed=self.done)
 
     def note(self, text: str) -> None:
         self.bar.console.print(terminal(text), markup=False, highlight=False)

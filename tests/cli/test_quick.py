@@ -1,0 +1,164 @@
+"""`benchlab run -- CMD1 CMD2` (quick mode): exit codes, what it prints, the store it keeps
+or removes, hyperfine's option names. Structure is checked, not timings: the commands are
+short sleeps on a loaded machine."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+import sys
+import tempfile
+
+import pytest
+
+from benchlab.cli.main import main
+
+PAIR = ("sleep 0.01", "sleep 0.012")
+
+
+def _main(*args) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory):
+    """One run kept in a store, its JSON on stdout and its Markdown exported."""
+    folder = tmp_path_factory.mktemp("quick")
+    db, md = folder / "q.db", folder / "q.md"
+    options = ("run", "--runs", "6", "--seed", "7", "-o", db, "--", *PAIR)
+    code, out, err = _main(*options[:-3], "--format", "json", "--export-markdown", md,
+                           *options[-3:])
+    return {"code": code, "out": out, "err": err, "db": db, "md": md, "options": options}
+
+
+def test_a_kept_run_prints_compare_json_and_exports(kept):
+    assert kept["code"] == 0, kept["err"]
+    doc = json.loads(kept["out"])
+    assert doc["command"] == "compare" and doc["argv"][0] == "run"
+    assert [s["name"] for s in doc["samples"]] == list(PAIR)
+    (comparison,) = doc["comparisons"]
+    assert comparison["paired"] and comparison["candidate"] == "sleep 0.012"
+    assert comparison["ratio"]["low"] < comparison["ratio"]["estimate"] < \
+        comparison["ratio"]["high"]
+    assert "ratio" in kept["md"].read_text() and "|" in kept["md"].read_text()
+    assert f"store {kept['db']}" in kept["err"] and "seed 7" in kept["err"]
+
+
+def test_the_commands_are_interleaved_round_by_round(kept):
+    conn = sqlite3.connect(kept["db"])
+    rounds: dict[int, list[str]] = {}
+    for r, alternative in conn.execute("SELECT round, alternative FROM trials ORDER BY seq"):
+        rounds.setdefault(r, []).append(alternative)
+    conn.close()
+    assert len(rounds) == 6
+    assert all(sorted(names) == sorted(PAIR) for names in rounds.values())
+
+
+def test_the_kept_store_resumes_and_reports(kept, run_cli, tmp_path):
+    code, out, err = run_cli(*kept["options"][:-3], "--resume", "--quiet",
+                             *kept["options"][-3:], expect=0)
+    assert "nothing left to run" in err and "ratio of means" in out
+    code, out, err = run_cli(*kept["options"][:-3], "--runs", "7", "--resume",
+                             *kept["options"][-3:])
+    assert code == 2 and "different experiment" in err
+    run_cli("report", kept["db"], "-o", tmp_path / "r.html", expect=0)
+    code, out, err = run_cli("compare", kept["db"], "--seed", "7", expect=0)
+    assert "sleep 0.012 vs sleep 0.01 (paired)" in out
+
+
+def test_text_run_in_a_temporary_store_with_progress(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code, out, err = run_cli("run", "--runs", "3", "--", *PAIR, expect=0)
+    assert "sleep 0.012 vs sleep 0.01 (paired)" in out and "ratio of means" in out
+    assert "[1/6] round 1: " in err and "ETA" in err
+    assert "interleaved in a random order" in err and "not kept" in err
+    assert list(tmp_path.iterdir()) == []  # the temporary store is removed
+
+
+def test_progress_bar_on_a_terminal(monkeypatch, tmp_path):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    bar = Terminal()
+    monkeypatch.setattr(sys, "stderr", bar)
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", "--runs", "2", "-o", str(tmp_path / "b.db"), "--", *PAIR])
+    assert code == 0
+    assert "4/4" in bar.getvalue() and "ETA" in bar.getvalue()
+
+
+def test_a_scan_of_two_commands_prints_a_suite(run_cli):
+    code, out, err = run_cli("run", "--runs", "3", "-L", "n", "1,2", "--quiet", "--",
+                             "sleep 0.00{n}", "sleep 0.00{n}5", expect=0)
+    lines = out.splitlines()
+    assert any(line.startswith("benchmark") and "sleep 0.00{n}5" in line for line in lines)
+    assert [line.split()[0] for line in lines if line.startswith(("n=", "geomean"))] == \
+        ["n=1", "n=2", "geomean"]
+
+
+def test_a_scan_of_one_command_compares_its_levels(run_cli):
+    code, out, err = run_cli("run", "-r", "3", "-P", "n", "1", "3", "-D", "2", "--quiet",
+                             "--", "sleep 0.00{n}", expect=0)
+    assert "n=3 vs n=1 (paired)" in out
+
+
+def test_one_command_prints_its_summary(run_cli):
+    code, out, err = run_cli("run", "--runs", "3", "--quiet", "-c", "sleep 0.001", expect=0)
+    assert out.startswith("sleep 0.001: n = 3, mean ")
+
+
+def test_hyperfine_options_and_export_json(run_cli, tmp_path):
+    exported = tmp_path / "h.json"
+    code, out, err = run_cli("run", "-N", "--warmup", "1", "--runs", "2", "--prepare", "true",
+                             "--setup", "true", "--cleanup", "true", "--parameter-list", "x",
+                             "a,b", "--command-name", "one", "--command-name", "two",
+                             "--export-json", exported, "--quiet", "--",
+                             "echo {x}", "printf {x}", expect=0)
+    doc = json.loads(exported.read_text())
+    assert doc["schema"] and doc["command"] == "compare"
+    assert "one" in out and "two" in out
+
+
+def test_min_time_stops_after_its_duration(run_cli):
+    code, out, err = run_cli("run", "--min-time", "0.05s", "--runs", "200", "--quiet", "--",
+                             *PAIR, expect=0)
+    assert "stopped: max_time reached" in err
+
+
+def test_failed_executions_exit_1(run_cli):
+    code, out, err = run_cli("run", "--runs", "2", "--quiet", "--", "true", "false", expect=1)
+    assert "execution" in err and "of 'false' failed: exit code 1" in err
+    assert "2 of 4 executions failed (exit 1)" in err
+
+
+def test_dry_run_names_the_seed_option(run_cli):
+    code, out, err = run_cli("run", "--dry-run", "-P", "n", "1", "2", "--", "echo {n}",
+                             "printf {n}", expect=0)
+    assert out.startswith("experiment: the commands of the command line (quick mode)")
+    assert "(drawn; this order again: add --seed " in out
+    assert "printf 2" in out and "8 trials" not in out
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ((), "nothing to run"),
+    (("x.toml", "--", "true"), "an experiment file and commands"),
+    (("-c", "true", "x.toml"), "an experiment file and -c commands"),
+    (("-c", "true", "--", "false"), "give them one way"),
+    (("-P", "n", "3", "1", "--", "sleep {n}"), "LOW is above HIGH"),
+    (("--", "sleep {m}", "true"), "{m} is not a parameter"),
+    (("--runs", "3", "x.toml"), "--runs goes with commands"),
+    (("--plot", "f.png", "x.toml"), "--plot goes with commands"),
+    (("--resume", "--", "true", "false"), "--resume needs -o"),
+    (("--step", "2", "--", "true", "false"), "--step goes with -P"),
+    (("--fail-on", "change", "--", "true"), "--fail-on compares commands"),
+    (("--min-time", "soon", "--", "true", "false"), "--min-time must be a duration"),
+])
+def test_bad_combinations_are_one_line_exit_2(run_cli, args, fragment):
+    code, out, err = run_cli("run", *args, expect=2)
+    assert fragment in err and len(err.strip().splitlines()) == 1
