@@ -36,7 +36,7 @@ class RenderContext:
 def renders(fmt: str, *types: type | str) -> Callable:
     """Register the decorated function as the `fmt` renderer of `types`: classes, or their
     "module.QualName" (so a renderer module need not import what it renders until it
-    runs: report/json_format.py covers every analysis and stays cheap to import)."""
+    runs)."""
     if fmt not in FORMATS and fmt not in ("rows", "figure"):
         raise ValueError(f"unknown format {fmt!r}")
 

@@ -179,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
     limits.check_replicates(args.replicates, "-R")
     if args.plot:
         from benchlab.output_file import check_target
-        from benchlab.report.qreg_plot import check_plot_path
+        from benchlab.report.qreg import check_plot_path
 
         check_plot_path(args.plot)
         check_target(args.plot, [args.file])  # before the work, not after it
@@ -202,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
         exc.where = exc.where or table.source
         raise
     if args.plot:
-        from benchlab.report.qreg_plot import write_qreg_plot
+        from benchlab.report.qreg import write_qreg_plot
 
         write_qreg_plot(result, args.plot)
     ctx = output_options.context(args, "qreg", [args.file], factors=list(table.factors))

@@ -1,4 +1,9 @@
-"""Rendering a factorial analysis: effects and ANOVA tables, diagnostics, JSON, residual plots."""
+"""Every format of `benchlab anova` (AnovaResult) but HTML and the figure: the terminal report
+(effects and ANOVA tables, diagnostics), the JSON document, tidy rows; and `--plot`'s file.
+
+Its HTML comes from the generic renderer of the rows (report/html_format.py), its figure
+from report/figures/models.py.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import finite, fmt_level, fmt_p, fmt_pvalue
+from benchlab.result import RenderContext, renders
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 from benchlab.version import __version__
 
@@ -29,6 +35,11 @@ def _pct(x: float | None) -> str:
 def _check(c: Check) -> dict[str, Any]:
     return {"method": c.method, "statistic": finite(c.statistic), "pvalue": finite(c.pvalue),
             "ok": c.ok}
+
+
+@renders("json", AnovaResult)
+def anova_json(result: AnovaResult, context: RenderContext) -> dict[str, Any]:
+    return anova_document(result)
 
 
 def anova_document(r: AnovaResult) -> dict[str, Any]:
@@ -77,11 +88,14 @@ def _ci(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"{_g(low)} .. {_g(high)}"
 
 
-def anova_text(r: AnovaResult, source: str = "") -> str:
-    """The terminal report: design line, effects (and ANOVA) table, R², diagnostics, advice.
+@renders("text", AnovaResult)
+def anova_text(r: AnovaResult, context: RenderContext) -> str:
+    """The terminal report: design line, effects (and ANOVA) table, R², diagnostics, advice;
+    a Cook's distance points at its line of the input (the context's `source`).
 
     Every line inert (`escape.terminal`): factor, level and response names are data.
     """
+    source = context.option("source", "")
     shape = "×".join(str(len(lv)) for lv in r.levels)
     kind = f"2^{len(r.factors)}" if all(len(lv) == 2 for lv in r.levels) else shape
     reps = (f"{r.replicates} replicate{'s' if r.replicates != 1 else ''}"
@@ -152,6 +166,23 @@ def anova_text(r: AnovaResult, source: str = "") -> str:
     if r.warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in r.warnings]
     return terminal_lines(lines) + "\n"
+
+
+@renders("rows", AnovaResult)
+def anova_rows(result: AnovaResult, context: RenderContext) -> list[dict[str, Any]]:
+    """The effects with their CIs, then the ANOVA table (one row per term)."""
+    rows: list[dict[str, Any]] = []
+    for e in result.effects:
+        rows.append({"table": "effects", "term": e.term, "statistic": "effect q",
+                     "estimate": e.estimate, "low": e.low, "high": e.high,
+                     "confidence": result.confidence, "pvalue": e.pvalue, "se": e.se,
+                     "ratio": e.ratio, "ratio_low": e.ratio_low, "ratio_high": e.ratio_high})
+    for row in (*result.table, result.residual):
+        rows.append({"table": "anova", "term": getattr(row, "term", "residual"),
+                     "statistic": "sum of squares", "estimate": row.ss,
+                     "pvalue": getattr(row, "pvalue", None), "df": row.df, "ms": row.ms,
+                     "f": getattr(row, "f", None), "variation": row.variation})
+    return rows
 
 
 def residual_plots(r: AnovaResult, path: str) -> None:

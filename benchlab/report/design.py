@@ -1,4 +1,8 @@
-"""Rendering a factorial design: the plan CSV, the sign table, a summary line, the JSON document."""
+"""Every format of a factorial design (`benchlab design`, design/factorial.Design) but HTML:
+the plan CSV, the sign table, a summary line, the JSON document, Markdown and tidy rows.
+
+Its HTML comes from the generic renderer of the rows (report/html_format.py).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import io
 from typing import Any
 
 from benchlab.design.factorial import Design
+from benchlab.escape import markdown as md
 from benchlab.escape import spreadsheet_cell, terminal, terminal_lines
+from benchlab.result import RenderContext, renders
 from benchlab.version import __version__
 
 
@@ -86,3 +92,38 @@ def design_document(design: Design) -> dict[str, Any]:
         doc["sign_table"] = {"columns": letters,
                              "rows": [[int(x) for x in row] for row in matrix]}
     return doc
+
+
+@renders("json", Design)
+def design_json(design: Design, context: RenderContext) -> dict[str, Any]:
+    return design_document(design)
+
+
+@renders("text", Design)
+def design_text(design: Design, context: RenderContext) -> str:
+    """The sign table when asked for (--sign-table), else the plan CSV, as the command
+    has always printed."""
+    return sign_table_text(design) if context.option("sign_table") else plan_csv(design)
+
+
+@renders("csv", Design)
+def design_csv(design: Design, context: RenderContext) -> str:
+    """The plan CSV anova and qreg read (with its `# factor` level-order lines)."""
+    return plan_csv(design)
+
+
+@renders("rows", Design)
+def design_rows(design: Design, context: RenderContext) -> list[dict[str, Any]]:
+    return design.rows()
+
+
+@renders("markdown", Design)
+def design_markdown(design: Design, context: RenderContext) -> str:
+    columns = ["run", "id", *design.names, "replicate"]
+    lines = [md(describe(design)), "", "| " + " | ".join(md(c) for c in columns) + " |",
+             "|" + "|".join(" ---: " if c in ("run", "id", "replicate") else " --- "
+                            for c in columns) + "|"]
+    for r in design.runs:
+        cells = [str(r.run), str(r.id), *(md(v) for v in r.levels), str(r.replicate)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -2,7 +2,7 @@
 part of the result (its `table` column), every cell escaped (escape.markdown).
 
 compare and design have their own Markdown (report/compare/markdown.py, suite.py,
-design_formats.py); this one serves summary, plan, test, anova and qreg, so that
+report/design.py); this one serves summary, plan, test, anova and qreg, so that
 `--format markdown` works for every analysis command.
 """
 

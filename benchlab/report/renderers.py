@@ -15,7 +15,6 @@ import importlib
 
 # Modules every type may need for one format.
 FORMATS: dict[str, tuple[str, ...]] = {
-    "json": ("benchlab.report.json_format",),
     "csv": ("benchlab.report.csv_format",),
     "markdown": ("benchlab.report.markdown_format",),
     "html": ("benchlab.report.html_format",),
@@ -29,12 +28,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                                "benchlab.report.compare.formats"),
     "benchlab.stats.blocks": ("benchlab.report.store_design",
                               "benchlab.report.compare.formats"),
-    "benchlab.stats.summary": ("benchlab.report.summary_formats",),
-    "benchlab.stats.hierarchy": ("benchlab.report.summary_formats",),
-    "benchlab.stats.anova": ("benchlab.report.model_formats",),
-    "benchlab.stats.qreg": ("benchlab.report.model_formats",),
-    "benchlab.design.factorial": ("benchlab.report.design_formats",),
-    "benchlab.stats.protocols": ("benchlab.report.protocol_formats",),
+    "benchlab.stats.summary": ("benchlab.report.hierarchy",),
+    "benchlab.stats.hierarchy": ("benchlab.report.hierarchy",),
+    "benchlab.stats.anova": ("benchlab.report.anova",),
+    "benchlab.stats.qreg": ("benchlab.report.qreg",),
+    "benchlab.design.factorial": ("benchlab.report.design",),
+    "benchlab.stats.protocols": ("benchlab.report.protocols",),
     "benchlab.stats.power": ("benchlab.report.power",),
     "benchlab.history.check": ("benchlab.report.history",),
     "benchlab.history.compare": ("benchlab.report.history",),

@@ -280,7 +280,7 @@ def test_long_names_are_shortened_in_the_middle():
 
 def test_old_plot_entry_points_draw_the_new_figures(tmp_path):
     from benchlab.report.anova import residual_plots
-    from benchlab.report.qreg_plot import write_qreg_plot
+    from benchlab.report.qreg import write_qreg_plot
 
     anova_result, _ = _anova()
     residual_plots(anova_result, str(tmp_path / "a.svg"))

@@ -1,8 +1,9 @@
-"""Text, Markdown and tidy rows of `compare` results (single comparisons and suites).
+"""Text, Markdown, JSON and tidy rows of `compare` results (single comparisons and suites):
+the one module that registers them (report/renderers.py names it).
 
-The functions that lay the text and Markdown out live in report/compare/text.py,
-report/compare/markdown.py and report/compare/suite.py; this module registers them for their
-result types. Rows are tidy: one per estimate, with the table it belongs to.
+The functions that lay them out live beside it: text.py, markdown.py, document.py (the
+JSON document) and suite.py; they are imported when a result is rendered, so loading the
+registrations costs nothing. Rows are tidy: one per estimate, with its table.
 """
 
 from __future__ import annotations
@@ -28,6 +29,27 @@ def compare_markdown(result: CompareResult, context: RenderContext) -> str:
     from benchlab.report.compare.markdown import render_markdown
 
     return render_markdown(result)
+
+
+@renders("json", CompareResult)
+def compare_json(result: CompareResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.compare.document import comparison_document
+
+    return with_analysis(comparison_document(result), result)
+
+
+@renders("json", SuiteResult)
+def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
+    from benchlab.report.compare.suite import suite_document
+
+    return with_analysis(suite_document(result), result)
+
+
+def with_analysis(document: dict[str, Any], result) -> dict[str, Any]:
+    """The document with the result's analysis specification (stats/spec.py) first, beside
+    the envelope's provenance, when the result keeps one."""
+    spec = getattr(result, "analysis", None)
+    return document if spec is None else {"analysis": spec.to_dict(), **document}
 
 
 @renders("text", SuiteResult)
