@@ -408,3 +408,216 @@ def test_the_statistic_checker_catches_a_branch():
     assert statistic_branches('if "mean" != statistic:\n    pass') == [1]
     assert statistic_branches('of = getattr(r, "statistic", "mean") == "median"') == [1]
     assert statistic_branches('x = kind == "median"\ny = statistic == "max"') == []
+
+
+# -- one layout for report/ (docs/architecture.md, "The layout of report/") ---------------
+# The modules that serve a format for every result and lay out none of their own. A new
+# one is a new format's machinery and is listed here and in the docs.
+MACHINERY = {"__init__", "renderers", "numbers", "envelope", "csv_format", "markdown_format",
+             "html_format", "html_page"}
+# Analyses rendered outside the registry (a byte-exact layout a command calls itself).
+OUTSIDE_THE_REGISTRY = {"ministat"}
+# Result types whose HTML is still in the HTML machinery, not in their analysis module
+# (report/html_format.py is being reworked). This list only shrinks, like the ones above.
+KNOWN_HTML_IN_MACHINERY = {
+    ("benchlab.report.html_format", "benchlab.stats.compare.CompareResult"),
+    ("benchlab.report.html_format", "benchlab.stats.suite.SuiteResult"),
+    ("benchlab.report.html_format", "benchlab.stats.hierarchy.HierarchySummary"),
+    ("benchlab.report.html_format", "benchlab.stats.hierarchy.Plan"),
+}
+GENERIC = "benchlab.result.Result"
+
+
+def report_part(module: str) -> str:
+    """'benchlab.report.compare.text' -> 'compare'; 'benchlab.report' -> '__init__'."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def registrations(source: str) -> list[tuple[int, str, str]]:
+    """(line, format, 'module.QualName' of the type) of every `@renders(format, Type...)`
+    in `source`; a type named by an imported name is resolved through the import."""
+    tree = ast.parse(source)
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for deco in node.decorator_list:
+            if not (isinstance(deco, ast.Call) and getattr(deco.func, "id", None) == "renders"):
+                continue
+            fmt = deco.args[0].value if isinstance(deco.args[0], ast.Constant) else "?"
+            for arg in deco.args[1:]:
+                if isinstance(arg, ast.Constant):
+                    kind = str(arg.value)
+                elif isinstance(arg, ast.Name):
+                    kind = names.get(arg.id, f"?{arg.id}")
+                else:
+                    kind = f"?{ast.unparse(arg)}"
+                found.append((deco.lineno, fmt, kind))
+    return found
+
+
+def eager_imports(source: str) -> set[str]:
+    """The benchlab modules `source` imports when it is imported (module-level statements)."""
+    found = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("benchlab.")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.startswith("benchlab."):
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def defining_modules(kind: str) -> list[str]:
+    """The modules defining `kind` and its bases (what `renderers.load` looks up), or []
+    when the name does not resolve."""
+    import importlib
+
+    module, _, name = kind.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError):
+        return []
+    return [k.__module__ for k in cls.__mro__ if k is not object]
+
+
+def layout_problems(sources: dict[str, str], formats: dict[str, tuple[str, ...]],
+                    families: dict[str, tuple[str, ...]]) -> list[str]:
+    """What breaks the layout of report/ among `sources` (module name -> source of every
+    module under benchlab.report), against renderers.py's FORMATS and FAMILIES:
+
+    - a module that is neither listed machinery, nor figures, nor of an analysis (the
+      module or package FAMILIES names, or one rendered outside the registry);
+    - FORMATS or FAMILIES naming a module that does not exist, FAMILIES naming a module
+      that is not an analysis's, or keyed by a module that does not exist;
+    - a renderer registered where `renderers.load(format, type)` does not import it (so it
+      would be silently missing, or found only by luck);
+    - machinery registering anything but the generic `Result` (the known HTML aside), a
+      figure module registering another format, an unresolvable type.
+    """
+    analyses = {report_part(m) for mods in families.values() for m in mods} \
+        | OUTSIDE_THE_REGISTRY
+
+    def kind_of(module: str) -> str | None:
+        part = report_part(module)
+        if part in MACHINERY:
+            return "machinery"
+        if part == "figures":
+            return "figures"
+        return "analysis" if part in analyses else None
+
+    problems = []
+    for module in sorted(sources):
+        if kind_of(module) is None:
+            problems.append(f"{module}: neither machinery (MACHINERY) nor an analysis's "
+                            "module (renderers.FAMILIES)")
+    for table, entries in (("FORMATS", formats), ("FAMILIES", families)):
+        for key, mods in entries.items():
+            for m in mods:
+                if m not in sources:
+                    problems.append(f"{table}[{key!r}] names {m}, which does not exist")
+                elif table == "FAMILIES" and kind_of(m) != "analysis":
+                    problems.append(f"FAMILIES[{key!r}] names {m}, not an analysis's module")
+    problems += [f"FAMILIES is keyed by {key}, which does not exist"
+                 for key in families if key not in MODULES]
+
+    def imported_by_load(fmt: str, kind: str) -> set[str]:
+        todo = list(formats.get(fmt, ()))
+        todo += [m for k in defining_modules(kind) for m in families.get(k, ())]
+        seen: set[str] = set()
+        while todo:
+            m = todo.pop()
+            if m not in seen and m in sources:
+                seen.add(m)
+                todo += [i for i in eager_imports(sources[m]) if i in sources]
+        return seen
+
+    for module, source in sorted(sources.items()):
+        where = kind_of(module)
+        for line, fmt, kind in registrations(source):
+            at = f"{module}:{line} renders {fmt} of {kind}"
+            if not defining_modules(kind):
+                problems.append(f"{at}: the type does not resolve")
+                continue
+            if module not in imported_by_load(fmt, kind):
+                problems.append(f"{at}: renderers.load({fmt!r}, ...) does not import it")
+            if where == "machinery" and kind != GENERIC \
+                    and (module, kind) not in KNOWN_HTML_IN_MACHINERY:
+                problems.append(f"{at}: machinery renders only the generic Result; the "
+                                "type's analysis module renders it")
+            if where == "figures" and fmt != "figure":
+                problems.append(f"{at}: report/figures/ registers figures only")
+    return problems
+
+
+def report_sources() -> dict[str, str]:
+    return {name: path.read_text(encoding="utf-8") for name, path in MODULES.items()
+            if name == "benchlab.report" or name.startswith("benchlab.report.")}
+
+
+def test_report_is_in_one_layout():
+    """report/ holds format machinery (listed above) and one module or package per analysis,
+    which registers every format of its results where the renderer lookup finds it."""
+    from benchlab.report import renderers
+
+    sources = report_sources()
+    problems = layout_problems(sources, renderers.FORMATS, renderers.FAMILIES)
+    assert not problems, "report/ layout:\n" + "\n".join(problems)
+    still = {(module, kind) for module, _ in KNOWN_HTML_IN_MACHINERY
+             for _, fmt, kind in registrations(sources.get(module, ""))}
+    gone = sorted(KNOWN_HTML_IN_MACHINERY - still)
+    assert not gone, f"moved to their analysis: remove from KNOWN_HTML_IN_MACHINERY: {gone}"
+
+
+def test_the_layout_checker_catches_a_bad_layout():
+    """Each rule can fail: a module of no analysis, a renderer the lookup never imports,
+    machinery laying out an analysis, a figure module with text, and lookups naming
+    modules that are not there (or not an analysis's)."""
+    sources = {
+        "benchlab.report.renderers": "",
+        "benchlab.report.csv_format": ('from benchlab.result import Result, renders\n'
+                                       '@renders("csv", Result)\ndef f(r, c): ...\n'),
+        "benchlab.report.compare.formats": (
+            "from benchlab.stats.compare import CompareResult\n"
+            '@renders("text", CompareResult)\ndef t(r, c): ...\n'
+            '@renders("text", "benchlab.stats.anova.AnovaResult")\ndef a(r, c): ...\n'),
+        "benchlab.report.suite_formats": "",
+        "benchlab.report.html_format": ("from benchlab.stats.power import PowerReport\n"
+                                        '@renders("html", PowerReport)\ndef h(r, c): ...\n'),
+        "benchlab.report.figures.power": ("from benchlab.stats.power import PowerReport\n"
+                                          '@renders("text", PowerReport)\ndef p(r, c): ...\n'
+                                          '@renders("figure", Missing)\ndef q(r, c): ...\n'),
+    }
+    formats = {"csv": ("benchlab.report.csv_format",), "html": ("benchlab.report.html_format",),
+               "figure": ("benchlab.report.figures.power",)}
+    families = {"benchlab.stats.compare": ("benchlab.report.compare.formats",),
+                "benchlab.stats.anova": ("benchlab.report.anova",),
+                "benchlab.stats.power": ("benchlab.report.csv_format",),
+                "benchlab.stats.no_such": ("benchlab.report.compare.formats",)}
+    problems = layout_problems(sources, formats, families)
+    expected = [
+        "benchlab.report.suite_formats: neither machinery",
+        "FAMILIES['benchlab.stats.anova'] names benchlab.report.anova, which does not exist",
+        "FAMILIES['benchlab.stats.power'] names benchlab.report.csv_format, not an analysis",
+        "FAMILIES is keyed by benchlab.stats.no_such",
+        "compare.formats:4 renders text of benchlab.stats.anova.AnovaResult: "
+        "renderers.load('text', ...) does not import it",
+        "figures.power:2 renders text of benchlab.stats.power.PowerReport: "
+        "renderers.load('text', ...) does not import it",
+        "html_format:2 renders html of benchlab.stats.power.PowerReport: machinery",
+        "figures.power:2 renders text of benchlab.stats.power.PowerReport: report/figures/",
+        "figures.power:4 renders figure of ?Missing: the type does not resolve",
+    ]
+    for text in expected:
+        assert any(text in p for p in problems), (text, problems)
+    assert len(problems) == len(expected), problems
+    good = {k: v for k, v in sources.items() if k in ("benchlab.report.renderers",
+                                                     "benchlab.report.csv_format")}
+    assert layout_problems(good, {"csv": ("benchlab.report.csv_format",)}, {}) == []

@@ -88,28 +88,23 @@ def plan_document(plan: Plan, unit_mean: float | None = None) -> dict[str, Any]:
             "single_level": option(plan.single_level), "notes": list(plan.notes)}
 
 
-def duration(seconds: float) -> str:
-    for name, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
-        if seconds >= size:
-            return f"{seconds / size:.3g} {name}"
-    return f"{seconds * 1000:.3g} ms"
-
-
 def plan_text(plan: Plan) -> list[str]:
-    goal = (f"budget {duration(plan.budget)}" if plan.budget is not None
+    from benchlab.report.numbers import fmt_duration
+
+    goal = (f"budget {fmt_duration(plan.budget)}" if plan.budget is not None
             else f"target ±{_pct(plan.target, 2)} ({fmt_level(plan.confidence)} CI)")
     lines = [f"plan for {goal}",
              f"  {'level':<14}{'cost':>10}{'T²':>14}{'optimal r':>11}{'(unrounded)':>13}"
              f"{'single-level':>14}"]
     for i, name in enumerate(plan.levels):
         raw = plan.unrounded[i]
-        lines.append(f"  {terminal(name):<14}{duration(plan.costs[i]):>10}{plan.t2[i]:>14.6g}"
+        lines.append(f"  {terminal(name):<14}{fmt_duration(plan.costs[i]):>10}{plan.t2[i]:>14.6g}"
                      f"{plan.optimal.repetitions[i]:>11}"
                      f"{'' if raw is None else f'{raw:.4f}':>13}"
                      f"{plan.single_level.repetitions[i]:>14}")
     for label, o in (("optimal", plan.optimal), ("single-level", plan.single_level)):
-        lines.append(f"  {label:<13} {duration(o.cost_per_top_unit)} per {plan.levels[0]}, "
-                     f"{duration(o.total_cost)} in all, CI half-width "
+        lines.append(f"  {label:<13} {fmt_duration(o.cost_per_top_unit)} per {plan.levels[0]}, "
+                     f"{fmt_duration(o.total_cost)} in all, CI half-width "
                      f"±{_pct(o.relative_halfwidth, 2)} of the mean")
     lines += [f"  - {n}" for n in plan.notes]
     return [terminal(line) for line in lines]

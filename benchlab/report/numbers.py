@@ -56,6 +56,15 @@ def fmt_uncertain(value: float | None, uncertainty: float | None = None, *,
     return text
 
 
+def fmt_duration(seconds: float) -> str:
+    """90 → "1.5 min": a budget or a cost in seconds as people say it (3 significant
+    digits, in d, h, min, s or ms)."""
+    for name, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {name}"
+    return f"{seconds * 1000:.3g} ms"
+
+
 def _with_unit(text: str, name: str | None) -> str:
     return f"{text} {name}" if name else text
 

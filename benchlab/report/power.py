@@ -43,10 +43,10 @@ def effect_lines(effects: tuple[EffectPower, ...]) -> list[str]:
 
 
 def analysis_text(p: PowerAnalysis) -> list[str]:
-    from benchlab.report.hierarchy import duration
+    from benchlab.report.numbers import fmt_duration
 
     goal = _FROM.get(p.design_from, p.design_from)
-    cost = "" if p.total_cost is None else f", {duration(p.total_cost)} per system"
+    cost = "" if p.total_cost is None else f", {fmt_duration(p.total_cost)} per system"
     sds = ", ".join(f"{name} {_pct(sd, 2)}" for name, sd in zip(p.levels, p.relative_sd,
                                                                   strict=True))
     level = f"{fmt_level(p.confidence)}"

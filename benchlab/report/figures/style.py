@@ -227,12 +227,9 @@ def duration_axis(ax: Any, axis: str = "x") -> None:
 
 def duration(seconds: float) -> str:
     """90 → "1.5 min": a budget or cost as people say it."""
-    if not math.isfinite(seconds) or seconds <= 0:
-        return "0"
-    for name, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
-        if seconds >= size:
-            return f"{seconds / size:.3g} {name}"
-    return f"{seconds * 1000:.3g} ms"
+    from benchlab.report.numbers import fmt_duration
+
+    return "0" if not math.isfinite(seconds) or seconds <= 0 else fmt_duration(seconds)
 
 
 def legend_below(fig: Any, axes: Sequence[Any], ncol: int = 4) -> None:
