@@ -204,7 +204,7 @@ def comparison_cells(c: Comparison, unit: Unit, confidence: float,
     v = verdict_interval(c, confidence, decision, adjust)
     if statistic_of(v).resamples:
         est = v.estimate
-        ratio_attrs = {"data-estimate": exact(est), "data-statistic": "median"}
+        ratio_attrs = {"data-estimate": exact(est), "data-statistic": statistic_of(v).name}
     else:
         r = c.ratio
         est, low, high = (r.estimate, r.low, r.high) if r is not None else (None, None, None)
