@@ -12,6 +12,7 @@ from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import finite, fmt_level, fmt_p, fmt_pvalue
+from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
 from benchlab.stats.anova import EFFECT_NOTE, AnovaResult, Check
 from benchlab.version import __version__
@@ -26,10 +27,6 @@ def _g(x: float | None, digits: int = 5) -> str:
     if 10 ** digits <= abs(x) < 1e12:
         return f"{x:.0f}"
     return f"{x:.{digits}g}"
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.1f}%"
 
 
 def _check(c: Check) -> dict[str, Any]:
@@ -131,22 +128,22 @@ def anova_text(r: AnovaResult, context: RenderContext) -> str:
                     _ci(e.ratio_low, e.ratio_high) if e.ratio is not None else ""]
         if sign:
             a = by_term.get(e.term)
-            row += [_g(a.ss) if a else "", _pct(a.variation) if a else ""]
+            row += [_g(a.ss) if a else "", fmt_pct(a.variation) if a else ""]
         rows.append(row)
     if sign:
         res = r.residual
         rows.append([f"Residuals (df {res.df})", "", "", ""] + (["", ""] if ratio else [])
-                     + [_g(res.ss), _pct(res.variation)])
+                     + [_g(res.ss), fmt_pct(res.variation)])
     lines += _table(rows)
     if not sign:
         lines += ["", f"analysis of variance (type {r.ss_type} sums of squares):"]
         rows = [["term", "df", "SS", "MS", "F", "p", "variation"]]
         for a in r.table:
             rows.append([a.term, str(a.df), _g(a.ss), _g(a.ms), _g(a.f), fmt_pvalue(a.pvalue),
-                         _pct(a.variation)])
+                         fmt_pct(a.variation)])
         res = r.residual
         rows.append(["Residuals", str(res.df), _g(res.ss), _g(res.ms), "", "",
-                     _pct(res.variation)])
+                     fmt_pct(res.variation)])
         lines += _table(rows)
     lines += ["", f"R² = {_g(r.r_squared, 4)}, s_e = {_g(r.s_e)}, total SS = {_g(r.total_ss)}",
               "", "diagnostics:"]

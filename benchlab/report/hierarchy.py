@@ -9,11 +9,11 @@ The text lines come out inert (`escape.terminal`): group and level names are dat
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
 from benchlab.notation import finite, fmt_level
+from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
 from benchlab.stats.hierarchy import HierarchySummary, Plan
 from benchlab.stats.summary import FlatSummary, PlanReport, SummaryReport
@@ -33,10 +33,6 @@ def summary_document(s: HierarchySummary) -> dict[str, Any]:
             "high": finite(s.high), "confidence": s.confidence, "df": finite(s.df),
             "top_units": s.top_units, "balanced": s.balanced, "levels": levels_document(s),
             "warnings": list(s.warnings)}
-
-
-def _pct(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.{digits}f}%"
 
 
 def mean_cells(s: HierarchySummary, unit: Unit) -> list[str]:
@@ -62,7 +58,7 @@ def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
     mean, low, high = mean_cells(s, unit)
     cells = component_cells(s, unit)
     w2 = max(14, *(len(c[1]) + 2 for c in cells), *(len(c[2]) + 2 for c in cells))
-    lines = [f"{s.name}: mean {mean}  {level} {low} .. {high} (±{_pct(relative, 2)}"
+    lines = [f"{s.name}: mean {mean}  {level} {low} .. {high} (±{fmt_pct(relative, 2)}"
              f"; t on {s.top_units} {s.components[0].name} means, df = {s.df:g})",
              f"  {'level':<14}{'reps':>8}{'S²':>{w2}}{'T²':>{w2}}{'rel. SD':>10}{'share':>9}"]
     for c, (reps, s2, t2) in zip(s.components, cells, strict=True):
@@ -70,7 +66,7 @@ def summary_text(s: HierarchySummary, unit: Unit) -> list[str]:
         if c is s.components[0] and c.t2 <= 0:
             drop = "  (no detectable variation of its own)"
         lines.append(f"  {terminal(c.name):<14}{reps:>8}{s2:>{w2}}{t2:>{w2}}"
-                     f"{_pct(c.relative_sd, 2):>10}{_pct(c.share):>9}{drop}")
+                     f"{fmt_pct(c.relative_sd, 2):>10}{fmt_pct(c.share):>9}{drop}")
     return [terminal(line) for line in lines]
 
 
@@ -92,7 +88,7 @@ def plan_text(plan: Plan) -> list[str]:
     from benchlab.report.numbers import fmt_duration
 
     goal = (f"budget {fmt_duration(plan.budget)}" if plan.budget is not None
-            else f"target ±{_pct(plan.target, 2)} ({fmt_level(plan.confidence)} CI)")
+            else f"target ±{fmt_pct(plan.target, 2)} ({fmt_level(plan.confidence)} CI)")
     lines = [f"plan for {goal}",
              f"  {'level':<14}{'cost':>10}{'T²':>14}{'optimal r':>11}{'(unrounded)':>13}"
              f"{'single-level':>14}"]
@@ -105,7 +101,7 @@ def plan_text(plan: Plan) -> list[str]:
     for label, o in (("optimal", plan.optimal), ("single-level", plan.single_level)):
         lines.append(f"  {label:<13} {fmt_duration(o.cost_per_top_unit)} per {plan.levels[0]}, "
                      f"{fmt_duration(o.total_cost)} in all, CI half-width "
-                     f"±{_pct(o.relative_halfwidth, 2)} of the mean")
+                     f"±{fmt_pct(o.relative_halfwidth, 2)} of the mean")
     lines += [f"  - {n}" for n in plan.notes]
     return [terminal(line) for line in lines]
 

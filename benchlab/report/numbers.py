@@ -56,6 +56,14 @@ def fmt_uncertain(value: float | None, uncertainty: float | None = None, *,
     return text
 
 
+def fmt_pct(fraction: float | None, digits: int = 1, missing: str = "n/a") -> str:
+    """A computed fraction (a variance share, a relative SD, a power) as a percentage with
+    `digits` decimals: 0.1234 → "12.3%"; `missing` when there is none."""
+    if fraction is None or not math.isfinite(fraction):
+        return missing
+    return f"{100 * fraction:.{digits}f}%"
+
+
 def fmt_duration(seconds: float) -> str:
     """90 → "1.5 min": a budget or a cost in seconds as people say it (3 significant
     digits, in d, h, min, s or ms)."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchlab.escape import terminal_lines
 from benchlab.notation import fmt_level, fmt_share
+from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
 from benchlab.stats.power import EffectPower, PowerAnalysis, PowerReport
 from benchlab.version import __version__
@@ -19,7 +20,7 @@ _FROM = {"reps": "as given", "budget": "the optimum for the budget",
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{100 * x:.{digits}f}%"
+    return fmt_pct(x, digits, missing="—")  # a rate with no draws: a dash in the table
 
 
 def _effect(x: float) -> str:
