@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlab.history.check import series_changes  # noqa: E402
+from benchlab.history.check import series_findings  # noqa: E402
 from benchlab.history.store import Commit, Series  # noqa: E402
 from benchlab.stats.changepoint import e_divisive  # noqa: E402
 
@@ -77,8 +77,8 @@ def found_by(s: Series, rng: np.random.Generator, history: list[Commit]
              ) -> tuple[list[int], list[int], list[int], list[float]]:
     """Where history check, E-Divisive with the t-test and with permutations report a
     change, and the ratio of each change history check reports."""
-    found, _ = series_changes(s, history, threshold=THRESHOLD, confidence=0.95,
-                              seed=int(rng.integers(2**32)))
+    found = series_findings(s, history, threshold=THRESHOLD, confidence=0.95,
+                            seed=int(rng.integers(2**32))).changes
     means = s.values.reshape(COMMITS, RUNS).mean(axis=1)
     cands = list(e_divisive(means, min_size=3).indices)
     perm = list(e_divisive(means, min_size=3, test="permutation",

@@ -158,12 +158,35 @@ def _persistent(means: np.ndarray, unit: Unit, *, threshold: float, confidence: 
     """E-Divisive's cuts that survive the judgement, and each one's comparison."""
     cuts = list(e_divisive(means, min_size=MIN_SIZE, significance=significance, test=test,
                            permutations=permutations, seed=seed).indices)
+    cuts = _placed(means, cuts)
     while True:
         judged = [(cut, _judge(means, cuts, cut, unit, threshold, confidence)) for cut in cuts]
         weak = [(cut, c) for cut, c in judged if c.verdict.outcome != "change"]
         if not weak:
             return cuts, [c for _, c in judged]
         cuts.remove(min(weak, key=lambda item: _strength(item[1]))[0])
+
+
+def _placed(means: np.ndarray, cuts: list[int]) -> list[int]:
+    """Each cut moved to where, within MIN_SIZE commits of it and between its neighbours,
+    the two means of the segments around it fit best (least squares): E-Divisive's
+    distance statistic can place a step a few commits off when a short episode lies near
+    it, which would then leave those commits to be reported as an episode of their own."""
+    cuts = list(cuts)
+    for j, cut in enumerate(cuts):
+        a = cuts[j - 1] if j else 0
+        b = cuts[j + 1] if j + 1 < len(cuts) else means.size
+        lo, hi = max(a + MIN_SIZE, cut - MIN_SIZE), min(b - MIN_SIZE, cut + MIN_SIZE)
+        if hi <= lo:
+            continue
+        z = means[a:b] - means[a:b].mean()
+        s1 = np.cumsum(z)
+        t = np.arange(lo - a, hi - a + 1)
+        total = s1[-1]
+        # the variance the two means explain: S(t)^2/t + (T - S(t))^2/(n - t), to maximise
+        gain = s1[t - 1] ** 2 / t + (total - s1[t - 1]) ** 2 / (z.size - t)
+        cuts[j] = int(a + t[int(np.argmax(gain))])
+    return cuts
 
 
 def _too_short(s: Series, size: int) -> str | None:

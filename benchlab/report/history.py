@@ -117,7 +117,7 @@ def _needs(result: HistoryCheck, c: Change) -> str:
     for h in result.heads:
         if (h.benchmark, h.metric, h.machine) == (c.benchmark, c.metric, c.machine):
             last = len(h.detectable)
-            return (f" (the head test shows ±{100 * h.detectable[0]:.1f}% after 1 commit, "
+            return (f" (a change of ±{100 * h.detectable[0]:.1f}% shows after 1 commit, "
                     f"±{100 * h.detectable[-1]:.1f}% after {last}, with 80% power)")
     return ""
 

@@ -589,6 +589,7 @@ def test_check_gives_episodes_head_changes_and_transients(run_cli, tmp_path):
     assert code == 0
     assert "episode from c020 to c024, fixed at c024" in out
     assert "possible change at the head, 2 commits since: may still move" in out
+    assert "a change of ±" in out
     assert "transients (one-commit spikes, not changes): 1" in out
     assert run_cli("history", "check", "--db", db, "--last", "3", "--fail-on",
                    "regression")[0] == 1
