@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from benchlab import limits
-from benchlab.cli import common, option_types
+from benchlab.cli import common, option_types, suite_view
 from benchlab.errors import UsageError
 from benchlab.stats.spec import DEFAULT_REPLICATES, STATISTICS, AnalysisSpec
 
@@ -41,6 +41,7 @@ def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
     --name and --benchmark in the input group `g`, and the analysis group (returned, for
     the command to add its own)."""
     a = common.add_comparison_options(p, g, names=True)
+    suite_view.add_filter(g)
     a.add_argument("--df", dest="df_method", choices=["welch", "conservative", "pooled"],
                    default=None, help="degrees of freedom of Fieller's interval (default "
                    "welch; paired data always use n - 1)")
@@ -113,6 +114,14 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     if len(samples) < 2:
         raise UsageError(f"{command} needs at least two samples (two files, or --by with a "
                          "column that has two or more groups)")
+    filter_note = None
+    if args.filter is not None:  # before the analysis: the family is what is kept
+        if not benchmark:
+            raise UsageError(f"--filter {suite_view.NOT_A_SUITE}")
+        samples, filter_note = suite_view.keep(samples, benchmark, args.filter)
+        if len(samples) < 2:
+            raise UsageError(f"{command} needs at least two samples: the benchmarks --filter "
+                             f"keeps are measured in {samples[0].name} alone")
     metric = samples[0].dataset.metric
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
@@ -123,7 +132,8 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     if benchmark:
         result, per_bench = _suite(samples, baseline, names, spec, unit, benchmark,
                                    from_inputs=not args.benchmark)
-        return Analysis(with_note(result, unit_note), per_bench, benchmark, metric)
+        result = with_note(with_note(result, filter_note, "filter"), unit_note)
+        return Analysis(result, per_bench, benchmark, metric)
     if spec.resample is not None and spec.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     if spec.adjust == "none":
@@ -173,6 +183,12 @@ def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analys
 
     info = store_design.store_info(args.files[0])
     samples = rename(common.load(args, by=store_design.BY).samples, args.name)
+    filter_note = None
+    if args.filter is not None:  # before the analysis: the family is what is kept
+        column = store_design.benchmark_column(info)
+        if column is None:
+            raise UsageError(f"--filter {suite_view.NOT_A_SUITE}: this store has no factors")
+        samples, filter_note = suite_view.keep(samples, column, args.filter)
     if len(samples) < 2:
         raise UsageError(f"{command} needs at least two samples: this store has one "
                          f"alternative ({samples[0].name}); compare its factor levels with "
@@ -191,8 +207,8 @@ def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analys
             raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     with common.naming_files(samples):
         found = store_design.analyse(samples, unit, baseline, info, spec)
-    return Analysis(with_note(found.result, unit_note), found.samples, found.benchmark,
-                    samples[0].dataset.metric)
+    result = with_note(with_note(found.result, filter_note, "filter"), unit_note)
+    return Analysis(result, found.samples, found.benchmark, samples[0].dataset.metric)
 
 
 def with_levels(spec: AnalysisSpec, names: list[str]) -> AnalysisSpec:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import replace
 
-from benchlab.cli import analysis, common, output_options
+from benchlab.cli import analysis, common, output_options, suite_view
 from benchlab.errors import UsageError
 from benchlab.stats.spec import DEFAULT_REPLICATES
 from benchlab.warnings_capture import noting
@@ -49,6 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--tests", action="store_true",
                    help="also Student's t, Mann-Whitney, Kolmogorov-Smirnov, Shapiro-Wilk, F")
     o = output_options.add(p)
+    suite_view.add_view(o)
     o.add_argument("--no-plot", action="store_true",
                    help="omit the distribution plot from the text output")
     o.add_argument("--fail-on", choices=["change", "regression"],
@@ -86,11 +88,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-A, -n, -q, -s and -w belong to --ministat mode")
     spec = analysis.spec_of(args)  # the analysis, checked once before any work
     output_options.check(args, args.files)  # before the work: the targets can be written
+    suite_view.check_view(args)
     from benchlab import progress
     from benchlab.data.source import reading_once
 
     with reading_once(), progress.showing(args.format != "json"):  # a bar for long bootstraps
         shown, ctx, results = _analyse(args, spec)
+    suite_view.check_suite(shown, args)
+    shown = suite_view.apply_sort(shown, args.sort)
+    if args.compact:
+        ctx = replace(ctx, options={**ctx.options, "compact": True})
     output_options.emit(args, shown, ctx, args.files)
     return exit_status(results, args.fail_on)
 

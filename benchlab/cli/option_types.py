@@ -8,6 +8,7 @@ through the command's one-line usage message.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 
 
@@ -50,3 +51,13 @@ def text(value: str) -> str:
 
         raise argparse.ArgumentTypeError(f"'{display_name(value)}' is not UTF-8 text") from None
     return value
+
+
+def regex(text: str) -> re.Pattern[str]:
+    """A regular expression (Python's `re`), compiled: a bad one is a one-line usage error
+    saying what is wrong and where, before anything is read."""
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {text!r} ({exc})"
+                                         ) from None

@@ -42,7 +42,11 @@ def per_metric_text(result: PerMetric, context: RenderContext) -> str:
     parts = []
     last = result.results[-1][0]
     for metric, inner in result.results:
-        if isinstance(inner, SuiteResult):
+        if isinstance(inner, SuiteResult) and context.option("compact"):
+            from benchlab.report.compare.compact import compact_text
+
+            body = compact_text(inner, legend_line=metric == last)
+        elif isinstance(inner, SuiteResult):
             body = suite_text(inner, legend=metric == last)
         else:
             body = render(inner, "text", _own(context, metric))

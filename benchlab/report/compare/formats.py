@@ -54,6 +54,10 @@ def with_analysis(document: dict[str, Any], result) -> dict[str, Any]:
 
 @renders("text", SuiteResult)
 def suite_text(result: SuiteResult, context: RenderContext) -> str:
+    if context.option("compact"):  # compare --compact: a line per benchmark
+        from benchlab.report.compare.compact import compact_text
+
+        return compact_text(result)
     from benchlab.report.compare.suite import suite_text as text
 
     return text(result)
@@ -61,6 +65,10 @@ def suite_text(result: SuiteResult, context: RenderContext) -> str:
 
 @renders("markdown", SuiteResult)
 def suite_markdown(result: SuiteResult, context: RenderContext) -> str:
+    if context.option("compact"):
+        from benchlab.report.compare.compact import compact_markdown
+
+        return compact_markdown(result)
     from benchlab.report.compare.suite import suite_markdown as markdown
 
     return markdown(result)

@@ -139,7 +139,7 @@ def _verdict_word(outcome: str, above: bool | None, unit: Unit) -> str:
     return "~" if outcome == "equivalent" else "?"
 
 
-def _halfwidth(r: CompareResult, d: Descriptives) -> float | None:
+def mean_halfwidth(r: CompareResult, d: Descriptives) -> float | None:
     """The half-width of d's mean CI: the hierarchy's (t on top-level means), else t·s/√n."""
     for h in r.hierarchies:
         if h.name == d.name and math.isfinite(h.high - h.low):
@@ -155,7 +155,7 @@ def _cell(r: CompareResult, d: Descriptives, like: float, median: bool = False) 
     """Center ± spread and n: "1.23 ms ± 2%  n=10" (the spread the mean's CI, relative);
     a median suite: the median and n, to the digit the mean's CI justifies (no ±: the
     median's own uncertainty is in the change's bootstrap interval)."""
-    half = _halfwidth(r, d)
+    half = mean_halfwidth(r, d)
     if median:
         return f"{fmt_quantity(d.median, r.unit, half, like)}  n={d.n}"
     center = fmt_quantity(d.mean, r.unit, half, like)
