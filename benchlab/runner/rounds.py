@@ -30,9 +30,10 @@ from benchlab.runner.trial import (
 
 
 class Recorder:
-    """Where outcomes go: one transaction in the store per trial (its measurements when it
-    succeeded), the failed builds (their executions are then not run), the progress, and a
-    warning for processes a trial left running. `ran` counts the trials recorded."""
+    """Where outcomes go: the store (its outcome log at once, a transaction per time slice:
+    runner/store.py; the measurements when the trial succeeded), the failed builds (their
+    executions are then not run), the progress, and a warning for processes a trial left
+    running. `ran` counts the trials recorded."""
 
     def __init__(self, e: Experiment, store, session: int,
                  failed_builds: set[tuple[str, int, str | None]], progress,
@@ -116,12 +117,14 @@ def run_rounds(e: Experiment, store, pending: list[Trial], executor: Executor,
     parts = segments(e, pending)
     for i, part in enumerate(parts):
         if i > 0 and part[0].round != parts[i - 1][-1].round:
+            store.commit()  # the rule reads every outcome so far
             reason = should_stop(e, store)
             if reason:
                 return "stopped", reason
         failure = executor.run(part, recorder, fail_fast)
         if failure is not None:
             return "failed", failure
+    store.commit()
     if pending and e.stop is not None:
         reason = should_stop(e, store)
         if reason:

@@ -242,6 +242,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         executor = rounds.LocalExecutor(e) if cluster is None else dispatch.ClusterExecutor(
             cluster, e)
         status, reason = rounds.run_rounds(e, store, pending, executor, recorder, fail_fast)
+        store.commit()  # the outcomes of the last time slice, before anything reads them
         progress.close()
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
