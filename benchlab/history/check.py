@@ -294,9 +294,13 @@ def series_findings(s: Series, history: list[Commit], *, threshold: float, confi
                            excluded=mask)
         if head is not None:
             mask[head.start:] = True
+    # only windows that reach into the newest HEAD_LENGTH commits are not judged yet,
+    # unless a change at the head has changed the last segment's context
+    near = [(a, b) for a, b in bounds if b > n - HEAD_LENGTH]
+    first = 0 if head is not None else n - HEAD_LENGTH - MAX_LENGTH
     more, mask = scan(means, bounds, threshold=threshold, confidence=confidence,
-                      lengths=lengths, excluded=mask, family=m)
-    sha = [history[i].sha for i in at]
+                      lengths=lengths, excluded=mask, family=m, only=near, first=first)
+    sha = [history[i].sha for i in at.tolist()]
     changes = _steps(s, history, at, n, cuts, judged)
     transients = []
     for w in [*found, *more]:

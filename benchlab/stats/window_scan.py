@@ -95,36 +95,34 @@ def _edge_pivot(mean: np.ndarray, base: np.ndarray, var: np.ndarray, length: np.
 
 
 def windows(z: np.ndarray, excluded: np.ndarray, a: int, b: int, lengths: Iterable[int],
-            threshold: float) -> Candidates:
+            threshold: float, first: int = 0) -> Candidates:
     """Every window [i, i+L) within [a, b), L in `lengths`, holding no excluded value, with
     its context: the values of [a, b) outside it and not excluded. O((b - a) · len(lengths))
-    from cumulative sums, centred on the segment's median to keep them exact."""
+    from cumulative sums (all lengths at once), centred on the segment's median to keep
+    them exact. `first`: the first position a window may start at."""
     v, ok = z[a:b], ~excluded[a:b]
+    size = b - a
     centre = float(np.median(v[ok])) if ok.any() else 0.0
     w = np.where(ok, v - centre, 0.0)
     c1 = np.concatenate([[0], np.cumsum(ok)])
     s1 = np.concatenate([[0.0], np.cumsum(w)])
     s2 = np.concatenate([[0.0], np.cumsum(w * w)])
-    parts: list[tuple[np.ndarray, ...]] = []
-    for L in lengths:
-        i = np.arange(0, b - a - L + 1)
-        keep = (c1[i + L] - c1[i]) == L
-        i = i[keep]
-        n_c = c1[-1] - L
-        if n_c < MIN_CONTEXT or i.size == 0:
-            continue
-        sw, qw = s1[i + L] - s1[i], s2[i + L] - s2[i]
-        sc, qc = s1[-1] - sw, s2[-1] - qw
-        mc = sc / n_c
-        var = np.maximum((qc - sc * mc) / (n_c - 1), 0.0)
-        parts.append((i + a, np.full(i.size, L), sw / L + centre, mc + centre, var,
-                      np.full(i.size, n_c)))
-    if not parts:
-        empty = np.zeros(0)
-        return Candidates(empty.astype(int), empty.astype(int), empty, empty, empty,
-                          empty.astype(int), empty)
-    start, length, mean, base, var, n_c = (np.concatenate(p) for p in zip(*parts, strict=True))
-    return Candidates(start, length, mean, base, var, n_c,
+    L = np.fromiter(lengths, dtype=int)
+    L = L[(L <= size) & (c1[-1] - L >= MIN_CONTEXT)]
+    i = np.arange(min(max(first - a, 0), size), size)
+    end = i[None, :] + L[:, None]
+    keep = end <= size
+    end = np.minimum(end, size)
+    keep &= (c1[end] - c1[i][None, :]) == L[:, None]
+    rows, cols = np.nonzero(keep)
+    length, start, stop = L[rows], i[cols], end[rows, cols]
+    n_c = c1[-1] - length
+    sw, qw = s1[stop] - s1[start], s2[stop] - s2[start]
+    sc, qc = s1[-1] - sw, s2[-1] - qw
+    mc = sc / np.maximum(n_c, 1)
+    var = np.maximum((qc - sc * mc) / np.maximum(n_c - 1, 1), 0.0)
+    mean, base = sw / np.maximum(length, 1) + centre, mc + centre
+    return Candidates(start + a, length, mean, base, var, n_c,
                       _edge_pivot(mean, base, var, length, n_c, threshold))
 
 
@@ -161,15 +159,19 @@ def family_size(bounds: list[tuple[int, int]], n: int, lengths: Iterable[int]) -
 
 def scan(z, bounds: list[tuple[int, int]], *, threshold: float, confidence: float,
          lengths: Sequence[int] = tuple(range(1, MAX_LENGTH + 1)), excluded=None,
-         stop_before: int | None = None, family: int | None = None
+         stop_before: int | None = None, family: int | None = None,
+         only: list[tuple[int, int]] | None = None, first: int = 0
          ) -> tuple[list[Window], np.ndarray]:
     """The windows of `lengths` values (default 1 .. MAX_LENGTH) within the segments
     `bounds` that differ from the rest of their segment by more than `threshold`, each at
     the family-wise level 1 - (1 - confidence)/family (Bonferroni over every window of the
     scan, family_size's count unless given); see the module docstring. A window starts
     after the series' first value and ends before its last (the head is head_change's),
-    and, with `stop_before`, ends at or before that position. Returns the changes found
-    (in the order found) and the exclusion mask with them added to `excluded`."""
+    and, with `stop_before`, ends at or before that position; `only`: the segments
+    searched (all of `bounds` when None; the family is still counted over `bounds`), and
+    `first`, the first position a window may start at.
+    Returns the changes found (in the order found) and the exclusion mask with them added
+    to `excluded`."""
     z = np.asarray(z, dtype=float)
     n = z.size
     mask = np.zeros(n, dtype=bool) if excluded is None else np.array(excluded, dtype=bool)
@@ -182,9 +184,9 @@ def scan(z, bounds: list[tuple[int, int]], *, threshold: float, confidence: floa
     best_of: dict[tuple[int, int], tuple[Candidates, int | None]] = {}
     while True:  # a segment's windows change only when a change is found in it
         best: tuple[float, Candidates, int, tuple[int, int]] | None = None
-        for seg in bounds:
+        for seg in bounds if only is None else only:
             if seg not in best_of:
-                c = windows(z, mask, seg[0], seg[1], lengths, threshold)
+                c = windows(z, mask, seg[0], seg[1], lengths, threshold, first)
                 best_of[seg] = (c, _best(c, (c.start >= 1) & (c.start + c.length <= last)))
             c, k = best_of[seg]
             if k is not None and (best is None or c.score[k] > best[0]):
