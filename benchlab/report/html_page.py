@@ -170,22 +170,40 @@ def section_ids(names: Sequence[str | None]) -> list[str]:
     return ids
 
 
+def _figure(anchor: str, bench: str | None, result: CompareResult, page: PageInput,
+            context: RenderContext, panels: Any) -> str:
+    """The benchmark's distributions on its own axis: compare's whole figure (with the
+    ratio CIs) for a page of up to `figure_limit` benchmarks, else the small panel of
+    report/figures/distribution.py; the light strip plot without matplotlib (`panels`
+    None). `data-scale` says whether the axis is logarithmic."""
+    samples = page.samples.get(bench, [])
+    title = "the comparison" if bench is None else f"benchmark {bench}"
+    if panels is None:
+        return (f'<figure class="figure strip">{strip_svg(result, samples, title)}</figure>'
+                if samples else "")
+    from benchlab.report.figures import distribution
+
+    if len(page.samples) <= page.figure_limit:
+        svg = figure_html(result, replace(context, options={
+            **context.options, "samples": samples, "fragment": True, "gid": anchor}))
+        svg = svg.removeprefix('<figure class="figure">').removesuffix("</figure>")
+        log = distribution.log_axis(distribution.rows_of(result, samples))
+    else:
+        svg, log = panels.svg(result, samples, anchor)
+    scale = "log" if log else "linear"
+    return (f'<figure class="figure panel" data-panel="{hf.esc(anchor)}" '
+            f'data-scale="{scale}">{svg}</figure>')
+
+
 def _bench_section(anchor: str, bench: str | None, result: CompareResult, page: PageInput,
-                   context: RenderContext) -> str:
+                   context: RenderContext, panels: Any) -> str:
     """One benchmark's part: heading (a link to itself), figure, tables, run-order plots."""
     title = "the comparison" if bench is None else f"benchmark {bench}"
     parts = [f'<section class="bench" id="{hf.esc(anchor)}"><h2>{hf.esc(title)} '
              f'<a class="self" href="#{hf.esc(anchor)}" title="link to this section">#</a>'
              '</h2><p class="back"><a href="#headline">↑ headline</a></p>']
     if page.figures:
-        samples = page.samples.get(bench, [])
-        figure = ""
-        if len(page.samples) <= page.figure_limit:
-            figure = figure_html(result, replace(context, options={
-                **context.options, "samples": samples, "fragment": True}))
-        if not figure and samples:
-            figure = f'<figure class="figure">{strip_svg(result, samples, title)}</figure>'
-        parts.append(figure)
+        parts.append(_figure(anchor, bench, result, page, context, panels))
     decisions = ()
     if isinstance(page.result, SuiteResult):
         decisions = tuple(d for d in page.result.decisions if d.benchmark == bench)
@@ -198,6 +216,24 @@ def _bench_section(anchor: str, bench: str | None, result: CompareResult, page: 
                              f'<figure class="figure">{run_order_svg(plot)}</figure>')
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
+
+
+def _panels(figures: bool) -> Any:
+    """The painter of the benchmarks' panels, or None when matplotlib is not installed (the
+    page then draws the light strip plots and says so among its warnings)."""
+    if not figures:
+        return None
+    try:
+        import matplotlib  # noqa: F401
+    except ModuleNotFoundError:
+        return None
+    from benchlab.report.figures.distribution import Panels
+
+    return Panels()
+
+
+LIGHT_FIGURES = ("figures drawn light (the values and the mean's CI, no density): matplotlib "
+                 "is not installed; python3 -m pip install 'benchlab[plot]' draws them all")
 
 
 def docs_href(page: str, heading: str = "") -> str:
@@ -261,9 +297,11 @@ def how_to_read(result: CompareResult | SuiteResult, figures: bool) -> str:
     if figures:
         parts.append((
             "distributions",
-            "each benchmark on its own axis: the shaded shape is the density of the values, "
-            "the dots the values themselves (many are thinned to evenly spaced ones), the "
-            f"diamond the mean with its {level} CI. "
+            "each benchmark on its own axis, so a 9 µs benchmark and a 300 µs one both fill "
+            "their panel: the shaded shape is the density of the values, the dots the values "
+            "themselves (more than 150 are thinned to evenly spaced ones), the diamond the "
+            f"mean with its {level} CI; the axis is logarithmic (and says so) when the values "
+            "span more than a factor of 3. "
             + docs_href("report.md", "What the page holds")))
     body = "".join(f"<dt>{hf.esc(term)}</dt><dd>{text}</dd>" for term, text in parts)
     return f'<section class="how"><h2>how to read this page</h2><dl>{body}</dl></section>'
@@ -365,14 +403,21 @@ def build_page(page: PageInput, context: RenderContext) -> str:
              f"{fmt_level(confidence)} confidence · threshold {fmt_share(threshold)}"
              + (f" · unit {unit}" if unit else ""))
     warnings = [*warnings, *_machine_warnings(page.stores)]
+    panels = _panels(page.figures)
+    if page.figures and panels is None:
+        warnings.append(LIGHT_FIGURES)
     design = getattr(result, "design", None)  # a store analysed by its design
     how = (f'<p class="note design">analysis: {hf.esc(design.note)}</p>' if design is not None
            else "")
     body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>', how,
             '<h2 id="headline">headline</h2>', headline, how_to_read(result, page.figures),
             *extra, hf.warnings_list(warnings)]
-    body += [_bench_section(anchor, bench, r, page, context)
-             for anchor, (bench, r) in zip(anchors, items, strict=True)]
+    try:
+        body += [_bench_section(anchor, bench, r, page, context, panels)
+                 for anchor, (bench, r) in zip(anchors, items, strict=True)]
+    finally:
+        if panels is not None:
+            panels.close()
     if page.stores:
         body.append('<section class="environment"><h2>machine</h2>'
                     + "\n".join(_environment(s) for s in page.stores) + "</section>")

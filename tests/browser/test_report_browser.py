@@ -70,13 +70,16 @@ def pages(tmp_path_factory) -> dict[str, Path]:
                     out.writerow([name, system, f"{scale * (10 + b) * rng.gauss(1, 0.04):.5f}"])
     files = {"hostile": tmp / "hostile.html", "json": tmp / "hostile.json",
              "store": tmp / "store.html", "section": tmp / "section.html",
-             "strips": tmp / "strips.html"}
+             "strips": tmp / "strips.html", "panels": tmp / "panels.html"}
     suite = [str(data), "--by", "system", "--value", "value", "--benchmark", "bench",
              "--seed", "1"]
     assert main(["report", *suite, "--title", TITLE, "-o", str(files["hostile"])]) == 0
     assert main(["compare", *suite, "--json", "-o", str(files["json"])]) == 0
-    with pytest.MonkeyPatch.context() as patch:  # the light figures of a large suite
+    with pytest.MonkeyPatch.context() as patch:  # the small panels of a large suite
         patch.setattr("benchlab.report.html_page.FIGURE_LIMIT", 0)
+        assert main(["report", *suite, "-o", str(files["panels"])]) == 0
+    with pytest.MonkeyPatch.context() as patch:  # the light figures without matplotlib
+        patch.setattr("benchlab.report.html_page._panels", lambda figures: None)
         assert main(["report", *suite, "-o", str(files["strips"])]) == 0
     store = str(ROOT / "examples" / "experiments" / "loop.db")
     assert main(["report", store, "--by", "alternative", "--benchmark", "n",
@@ -101,7 +104,7 @@ def _requests(driver) -> list[str]:
     return urls
 
 
-@pytest.mark.parametrize("name", ["hostile", "store", "section", "strips"])
+@pytest.mark.parametrize("name", ["hostile", "store", "section", "strips", "panels"])
 def test_no_console_error_and_no_request_leaves_the_file(browser, pages, name):
     _open(browser, pages[name])
     severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -114,7 +117,7 @@ def test_no_console_error_and_no_request_leaves_the_file(browser, pages, name):
     assert not [u for u in linked if u.lower().startswith(("http:", "https:", "//"))]
 
 
-@pytest.mark.parametrize("name", ["hostile", "store", "strips"])
+@pytest.mark.parametrize("name", ["hostile", "store", "strips", "panels"])
 def test_every_figure_has_a_box(browser, pages, name):
     _open(browser, pages[name])
     boxes = browser.execute_script(
@@ -125,12 +128,17 @@ def test_every_figure_has_a_box(browser, pages, name):
     if name == "store":  # one run-order plot per benchmark of the store
         assert browser.execute_script(
             "return document.querySelectorAll('svg.run-order').length") == 2
-    if name == "strips":  # one strip plot per benchmark
+    if name == "strips":  # one strip plot per benchmark, and the page says why
         assert browser.execute_script(
             "return document.querySelectorAll('svg.strip').length") == len(HOSTILE)
+        assert "matplotlib is not installed" in browser.execute_script(
+            "return document.querySelector('ul.warnings').textContent")
+    if name in ("hostile", "panels"):  # a distribution panel per benchmark
+        assert browser.execute_script(
+            "return document.querySelectorAll('figure.panel svg').length") == len(HOSTILE)
 
 
-@pytest.mark.parametrize("name", ["hostile", "section", "strips"])
+@pytest.mark.parametrize("name", ["hostile", "section", "strips", "panels"])
 def test_hostile_names_render_as_text(browser, pages, name):
     from selenium.common.exceptions import NoAlertPresentException
 
@@ -138,7 +146,7 @@ def test_hostile_names_render_as_text(browser, pages, name):
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text  # noqa: B018 - reading it raises when there is none
     assert browser.title == {"hostile": TITLE, "section": "benchlab compare",
-                             "strips": "benchlab report"}[name]
+                             "strips": "benchlab report", "panels": "benchlab report"}[name]
     text = browser.execute_script("return document.body.textContent")
     for hostile in HOSTILE:
         assert hostile in text
@@ -195,3 +203,75 @@ def test_sorting_by_a_header(browser, pages):
         "return arguments[0].slice().sort((a, b) => a.localeCompare(b))", names)
     assert names == ordered and set(names) == set(HOSTILE)
     assert names != column("td.ratio", "data-estimate")  # the order did change with the key
+
+
+# -- a 50-benchmark suite from 1 µs to 1 s: every distribution on its own axis ----------
+WIDE_CANDIDATE, HEAVY_TAIL, MANY_VALUES = 7, 11, 23  # benchmarks drawn on a log axis / thinned
+
+
+@pytest.fixture(scope="module")
+def suite50(tmp_path_factory) -> Path:
+    """The report of 50 benchmarks whose means run from 1 µs to 1 s (seeded; 12 values per
+    system, 2,000 for one benchmark, whose dots are thinned), one benchmark's candidate 30×
+    slower and one benchmark heavy-tailed: those two need a log axis."""
+    import numpy as np
+
+    tmp = tmp_path_factory.mktemp("suite50")
+    rng = np.random.default_rng(50)
+    rows = ["bench,system,value"]
+    for b, mean in enumerate(np.geomspace(1e-6, 1.0, 50)):
+        for system, factor in (("old", 1.0), ("new", 30.0 if b == WIDE_CANDIDATE else 0.97)):
+            n = 2000 if b == MANY_VALUES else 12
+            sigma = 0.9 if b == HEAVY_TAIL else 0.04
+            rows += [f"bench {b:02d},{system},{v:.6g}"
+                     for v in mean * factor * rng.lognormal(0, sigma, n)]
+    data = tmp / "suite50.csv"
+    data.write_text("\n".join(rows) + "\n")
+    page = tmp / "suite50.html"
+    assert main(["report", str(data), "--by", "system", "--value", "value", "--benchmark",
+                 "bench", "--unit", "s", "--seed", "1", "--no-diagnostics",
+                 "-o", str(page)]) == 0
+    return page
+
+
+def test_every_headline_link_targets_its_section(browser, suite50):
+    _open(browser, suite50)
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.headline a')).map(a => ["
+        "a.getAttribute('href'), a.textContent, (() => {"
+        "  const all = document.querySelectorAll('[id=\"' + a.getAttribute('href').slice(1)"
+        "   + '\"]'); return [all.length, all.length ? all[0].tagName + '.' + all[0].className"
+        "   : '', all.length ? all[0].querySelector('h2').textContent : ''];"
+        "})()])")
+    assert len(links) == 50 and len({href for href, _, _ in links}) == 50
+    for href, name, (count, element, heading) in links:
+        assert href.startswith("#bench-") and count == 1 and element == "SECTION.bench"
+        assert heading.startswith(f"benchmark {name} ")
+
+
+def test_every_panel_is_filled_by_its_own_points(browser, suite50):
+    """Each benchmark's distributions on its own axis: the dots' horizontal extent covers at
+    least half of the axes' width (a shared axis would leave the 1 µs benchmarks a dot at
+    the edge of a 1 s axis), and stays inside it; the two wide benchmarks are on a log
+    axis, the others on a linear one."""
+    _open(browser, suite50)
+    panels = browser.execute_script("""
+        return Array.from(document.querySelectorAll('figure.panel')).map(f => {
+          const id = f.dataset.panel, axes = document.getElementById(id + '-axes');
+          const box = axes.getBoundingClientRect();
+          const dots = Array.from(f.querySelectorAll('[id^="' + id + '-dots-"]'))
+            .map(d => d.getBoundingClientRect());
+          return [id, f.dataset.scale, box.left, box.right,
+                  dots.map(d => [d.left, d.right, d.width])];
+        });""")
+    assert len(panels) == 50
+    scales = {}
+    for anchor, scale, left, right, dots in panels:
+        assert len(dots) == 2 and all(width > 0 for _, _, width in dots), anchor
+        low, high = min(d[0] for d in dots), max(d[1] for d in dots)
+        assert left - 1 <= low and high <= right + 1, anchor
+        assert (high - low) / (right - left) >= 0.5, (anchor, low, high, left, right)
+        scales[anchor] = scale
+    wide = {f"bench-bench-{b:02d}" for b in (WIDE_CANDIDATE, HEAVY_TAIL)}
+    assert {a for a, s in scales.items() if s == "log"} == wide

@@ -4,66 +4,34 @@ against the threshold band; for a suite, a forest plot of every benchmark's rati
 The raw values come from the CLI (`context.option("samples")`, a list of
 (name, values)); without them the means and their CIs are drawn from the
 result alone. Hierarchical results draw the top-level unit means, which are
-what the CI rests on.
+what the CI rests on. The distributions are report/figures/distribution.py's
+(density, values, mean with CI; a log axis when they span a wide range);
+`context.option("gid")` names their SVG groups for the report's browser test.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from benchlab.notation import fmt_level
-from benchlab.report.figures import style
+from benchlab.report.figures import distribution, style
 from benchlab.result import RenderContext, renders
 from benchlab.stats.compare import CompareResult, Comparison
-from benchlab.stats.descriptive import mean_interval
 from benchlab.stats.spec import statistic_of
 from benchlab.stats.suite import SuiteResult
 
 
-def _values(result: CompareResult, context: RenderContext) -> dict[str, np.ndarray]:
-    """What each sample's strip shows: top-level unit means, the raw values, or nothing."""
-    if result.hierarchies:
-        return {h.name: np.asarray(h.top_means, dtype=float) for h in result.hierarchies}
-    raw = context.option("samples") or []
-    return {name: np.asarray(x, dtype=float) for name, x in raw}
-
-
-def _mean_ci(result: CompareResult, i: int) -> tuple[float, float, float]:
-    if result.hierarchies:
-        h = result.hierarchies[i]
-        return h.grand_mean, h.low, h.high
-    d = result.samples[i]
-    low, high = mean_interval(d, result.confidence)
-    return d.mean, low, high
-
-
 def _distributions(ax: Any, result: CompareResult, context: RenderContext) -> None:
-    values = _values(result, context)
-    names = [d.name for d in result.samples]
-    everything = [x for x in values.values()] + [np.array([d.mean for d in result.samples])]
-    divisor, unit_label = style.display_unit(result.unit, np.concatenate(everything))
+    """Each sample's density, values and mean with its CI on the comparison's own axis
+    (report/figures/distribution.py); without raw values the means and their CIs."""
+    rows = distribution.rows_of(result, context.option("samples") or [])
+    distribution.draw(ax, rows, result.unit, result.confidence,
+                      distribution.what_of(result), context.option("gid") or "")
     level = f"{fmt_level(result.confidence)} CI"
-    positions = list(range(len(names), 0, -1))  # the first sample at the top
-    for i, (name, y) in enumerate(zip(names, positions, strict=True)):
-        x = values.get(name)
-        if x is not None and x.size:
-            style.strip(ax, y, x / divisor, style.colour(i), violin=not result.hierarchies,
-                        size=14 if result.hierarchies else 6)
-        mean, low, high = _mean_ci(result, i)
-        style.mean_with_ci(ax, y, mean / divisor, low / divisor, high / divisor,
-                           offset=0.3 if values else 0.0, label_=f"mean and its {level}")
-    style.category_axis(ax, names, positions)
-    ax.set_ylim(0.4, len(names) + 0.6)
-    what = (f"mean of each {result.hierarchies[0].components[0].name}"
-            if result.hierarchies else "measurement")
-    ax.set_xlabel(style.with_unit(style.label(what), unit_label))
+    values = any(r.values.size for r in rows)
     shown = ("top-level unit means, and the mean with its" if result.hierarchies
              else "distributions, and the mean with its" if values else "means with their")
     ax.set_title(f"{shown} {level}")
-    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
-    ax.set_axisbelow(True)
 
 
 def _look(c: Comparison) -> tuple[str, str, bool]:

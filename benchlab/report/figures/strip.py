@@ -2,10 +2,10 @@
 
 Each sample's values as points on one row, its mean as a diamond with the mean's
 confidence interval as a bar (the hierarchical CI on top-level means when the
-comparison used levels, else Student's t). The report draws one per benchmark
-when a suite is too large for a matplotlib figure per benchmark (each costs a
-tenth of a second or more; 50 of them would break the report's 3 s budget);
-the suite's own figure and small reports keep report/figures' matplotlib ones.
+comparison used levels, else Student's t), on the benchmark's own axis, which is
+logarithmic when the values span more than a factor of WIDE (the rule of
+report/figures/distribution.py). The report draws one per benchmark when
+matplotlib is not installed (report/figures/distribution.py's panels need it).
 Labels are escaped; nothing is referenced outside the element.
 """
 
@@ -25,6 +25,14 @@ from benchlab.stats.distributions import critical_t
 WIDTH = 640
 _LEFT, _RIGHT, _ROW, _TOP, _BOTTOM = 120, 20, 34, 10, 36
 MAX_POINTS = 400  # per sample; more are thinned to this many quantiles (the shape stays)
+WIDE = 3.0  # a log axis beyond this factor between the extremes (distribution.WIDE)
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """The 1-2-5 values of each decade within [low, high] (both positive)."""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    return [m * 10.0 ** e for e in range(first, last + 1) for m in (1, 2, 5)
+            if low <= m * 10.0 ** e <= high]
 
 
 def _mean_ci(result: CompareResult, k: int) -> tuple[float, float, float]:
@@ -47,25 +55,32 @@ def strip_svg(result: CompareResult, samples: Sequence[tuple[str, np.ndarray]],
     finite = [v[np.isfinite(v)] for v in values]
     lo = min([float(v.min()) for v in finite if v.size] + [c[1] for c in cis])
     hi = max([float(v.max()) for v in finite if v.size] + [c[2] for c in cis])
+    log = lo > 0 and hi > WIDE * lo
+    if log:
+        lo, hi = math.log(lo), math.log(hi)
     pad = (hi - lo) * 0.05 or abs(lo) * 0.05 or 1.0
     lo, hi = lo - pad, hi + pad
     height = _TOP + _ROW * len(values) + _BOTTOM
     w = WIDTH - _LEFT - _RIGHT
 
     def px(x: float) -> float:
-        return _LEFT + (x - lo) / (hi - lo) * w
+        at = math.log(x) if log else x
+        return _LEFT + (at - lo) / (hi - lo) * w
 
     label = title or "distributions"
-    parts = [f'<svg class="strip" role="img" width="{WIDTH}" height="{height}" '
+    scale = "log" if log else "linear"
+    parts = [f'<svg class="strip" data-scale="{scale}" role="img" width="{WIDTH}" '
+             f'height="{height}" '
              f'viewBox="0 0 {WIDTH} {height}" aria-label="{esc(label)}">'
              f"<title>{esc(label)}</title>"]
     bottom = _TOP + _ROW * len(values)
-    for t in ticks(lo, hi):
+    for t in (log_ticks(math.exp(lo), math.exp(hi)) if log else ticks(lo, hi)):
         parts.append(f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{_TOP}" y2="{bottom}" '
                      f'stroke="#e4e4e4"/><text x="{px(t):.1f}" y="{bottom + 14}" '
                      f'text-anchor="middle" font-size="11">{t:.4g}</text>')
     unit = f" ({esc(result.unit.name)})" if result.unit.name else ""
     level = f"{fmt_level(result.confidence)}"
+    unit += ", log scale" if log else ""
     parts.append(f'<text x="{_LEFT + w / 2:.1f}" y="{height - 6}" text-anchor="middle" '
                  f'font-size="12">values{unit}; diamond: mean with its {level} CI</text>')
     for k, ((name, _), v) in enumerate(zip(samples, finite, strict=True)):
