@@ -145,9 +145,8 @@ class RichProgress(Progress):
         self.drawn = now
         return True
 
-    def begin(self, trial: Trial) -> None:
-        if self._due():
-            self.bar.update(self.task, description=describe(trial), refresh=True)
+    def begin(self, trial: Trial) -> None:  # the description kept current, drawn when due
+        self.bar.update(self.task, description=describe(trial), refresh=self._due())
 
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
