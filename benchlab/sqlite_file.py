@@ -58,11 +58,17 @@ class Kind:
     again: str  # "free space and run again with --resume"
 
 
+_STAMP: list = [None, ""]  # the second and its text, last made: a run stamps every trial
+
+
 def timestamp() -> str:
     """The time now as both stores record it: UTC, ISO 8601 to the second, sorting as text."""
     import time
 
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    now = int(time.time())
+    if _STAMP[0] != now:
+        _STAMP[:] = [now, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))]
+    return _STAMP[1]
 
 
 def is_sqlite(path: str) -> bool:

@@ -26,12 +26,16 @@ copy of the runner's memory, the cheapest start), stdin from /dev/null, with
 everything the start needs — argv and envp as C arrays, the file actions, the
 attributes, the /dev/null descriptors and the pipes — prepared before the
 timer starts (benchlab/runner/spawn.py says how, and why a process group and
-not a session). The runner holds its copies of the child's descriptors until
-the child is reaped, so the exit wakes it once (pidfd), not first at the
-pipes' end of file. The runner enters the working directory before the timer
-starts and returns once the child is reaped; it pins itself to `cpus` before
-the spawn and restores its affinity right after it (inside the timed region:
-one system call, only with `cpus`), to stay off the benchmark's CPUs.
+not a session); a command started before reuses its C structures
+(`spawn.prepared`), and /dev/null is opened once per runner, so an execution
+costs the runner few system calls beside the spawn and the wait. The runner
+holds its copies of the child's pipes until the child is reaped, so the exit
+wakes it once (pidfd), not first at the pipes' end of file, and then reads
+them to their end without waiting again. The runner enters the working
+directory (unless it is there) before the timer starts and returns once the
+child is reaped; it pins itself to `cpus` before the spawn and restores its
+affinity right after it (inside the timed region: one system call, only with
+`cpus`), to stay off the benchmark's CPUs.
 Written by hand: subprocess cannot give the child's rusage (it waits with
 waitpid), cannot bound what it captures, and its Popen costs more per start
 than hyperfine's (benchmarks/runner_overhead.py).
@@ -219,7 +223,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     `executable` is argv[0] already resolved (see `resolve`), to keep the lookup out of
     repeated executions; the process gets its own process group, stdin from /dev/null, stdout
     to /dev/null unless a parser reads it, and stderr through a pipe (its tail is kept).
-    Everything the start needs is prepared before the timer starts (`spawn.Spawn`); between
+    Everything the start needs is prepared before the timer starts (`spawn.prepared`); between
     the two timer reads lie only the spawn call, restoring the runner's CPU affinity when
     `cpus` pinned it, and the wait.
 
@@ -233,30 +237,33 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         return Outcome(0.0, 0.0, 0.0, 0, None, None, False,
                        f"cannot run {argv[0]!r}: command not found", "")
     tail = _Tail()
+    null_in, null_out = _null()
     err_r, err_w = os.pipe()  # close-on-exec; the child gets copies through dup2
     out_r = None
     if parser is not None:
         out_r, out_w = os.pipe()
     else:
-        out_w = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
-    # The child's 0, 1, 2. The runner holds them until the child is reaped, so the pipes'
+        out_w = null_out
+    # The child's 0, 1, 2. The runner holds the pipes until the child is reaped, so their
     # end of file does not wake it before the exit does (a second wake-up, ~10 µs, timed).
-    held = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC), out_w, err_w]
+    fds = (null_in, out_w, err_w)
+    held = [err_w] if parser is None else [out_w, err_w]
     poller, readers = _readers(err_r, out_r, tail, parser)
     previous_cpus = previous_cwd = None
-    pid, start, failure, start_process = None, 0, f"cannot run {argv[0]!r}", None
+    pid, start, failure = None, 0, f"cannot run {argv[0]!r}"
     try:
         try:
-            start_process = spawn.Spawn(program, argv, os.environ if env is None else env,
-                                        (held[0], held[1], held[2]))
+            start_process = spawn.prepared(program, argv, os.environ if env is None else env,
+                                           fds)
             if cpus is not None:
                 previous_cpus = os.sched_getaffinity(0)
                 os.sched_setaffinity(0, cpus)
             if cwd is not None:
                 failure = f"cannot enter the working directory {cwd}"
                 here = os.getcwd()
-                os.chdir(cwd)
-                previous_cwd = here
+                if cwd != here:  # most runs stay where they are: no chdir there and back
+                    os.chdir(cwd)
+                    previous_cwd = here
             failure = f"cannot run {argv[0]!r}"
             start = time.perf_counter_ns()
             pid = start_process()
@@ -286,8 +293,6 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         RUNNING.discard(pid)  # type: ignore[arg-type]
         if previous_cwd is not None:
             os.chdir(previous_cwd)
-        if start_process is not None:
-            start_process.close()
         _close(held)
         os.close(err_r)
         if out_r is not None:
@@ -310,6 +315,19 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         rows = parser.rows
     return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
                    sig, timed_out, error, tail.text(), rows, leftovers)
+
+
+_NULL: tuple[int, int] | None = None  # /dev/null for reading and writing, for every child
+
+
+def _null() -> tuple[int, int]:
+    """The runner's two /dev/null descriptors (close-on-exec), opened once and kept: each
+    child gets copies through dup2, so no execution opens or closes them."""
+    global _NULL
+    if _NULL is None:
+        _NULL = (os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC),
+                 os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC))
+    return _NULL
 
 
 def _close(fds: list[int]) -> None:
@@ -397,6 +415,9 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                     poller.unregister(pidfd)
                     exited_at = end / 1e9
                     _close(held)
+                    _drain(poller, readers)  # usually at their end now: no second poll
+                    continue
+                if fd not in readers:  # drained to its end just now
                     continue
                 try:
                     chunk = os.read(fd, CHUNK)
@@ -411,6 +432,22 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
         if pidfd is not None:
             os.close(pidfd)
     return result[1], result[2], timed_out, end
+
+
+def _drain(poller: select.poll, readers: dict[int, object]) -> None:
+    """Read the pipes until each is empty for now (then poll waits for the rest) or at its
+    end of file (then it is done)."""
+    for fd in list(readers):
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+            except BlockingIOError:
+                break
+            if not chunk:
+                poller.unregister(fd)
+                readers.pop(fd)
+                break
+            readers[fd].feed(chunk)  # type: ignore[attr-defined]
 
 
 def stop_running() -> int:
