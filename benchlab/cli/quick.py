@@ -155,7 +155,8 @@ def resume_command(argv: list[str], store: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Quick mode: the options as an experiment, run into a store, analysed as compare does."""
     from benchlab.cli import run_steps as file_mode
-    from benchlab.runner.quick import quick_experiment
+    from benchlab.errors import InputError
+    from benchlab.runner.quick import SOURCE, quick_experiment
 
     if args.resume and not args.store:
         raise UsageError("--resume needs -o STORE: a run without -o keeps no store to resume")
@@ -187,8 +188,13 @@ def run(args: argparse.Namespace) -> int:
         file_mode.check_targets(args, store, [store])
         tls = file_mode.cluster_tls(args)
         again = _again(args, store)
-        result = file_mode.execute(args, experiment, store, tls, again,
-                                   progress_stream=sys.stderr)
+        try:
+            result = file_mode.execute(args, experiment, store, tls, again,
+                                       progress_stream=sys.stderr)
+        except InputError as exc:  # a failed setup: the line of a file nobody wrote
+            if exc.where and exc.where.startswith(SOURCE):
+                raise InputError(exc.message) from None
+            raise
         if isinstance(result, int):  # interrupted: the store is kept to go on with
             temporary = None
             return result

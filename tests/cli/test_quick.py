@@ -145,6 +145,12 @@ def test_dry_run_names_the_seed_option(run_cli):
     assert "printf 2" in out and "8 trials" not in out
 
 
+def test_a_failed_setup_is_one_line_without_a_file_line(run_cli):
+    code, out, err = run_cli("run", "--setup", "false", "--quiet", "--", "true", "sleep 0",
+                             expect=2)
+    assert "benchlab: setup command 'false' failed: exit code 1" in err.splitlines()
+
+
 @pytest.mark.parametrize("args, fragment", [
     ((), "nothing to run"),
     (("x.toml", "--", "true"), "an experiment file and commands"),
