@@ -168,3 +168,12 @@ def test_a_failed_setup_is_one_line_without_a_file_line(run_cli):
 def test_bad_combinations_are_one_line_exit_2(run_cli, args, fragment):
     code, out, err = run_cli("run", *args, expect=2)
     assert fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_resume_command_repeats_the_options_with_the_store():
+    from benchlab.cli.quick import resume_command
+
+    argv = ["run", "--runs", "5", "-o", "old.db", "--resume", "-oother.db", "-P", "n", "1",
+            "2", "--", "sleep 0.0{n}", "-o"]
+    assert resume_command(argv, "/tmp/x y/run.db") == (
+        "benchlab run -o '/tmp/x y/run.db' --resume --runs 5 -P n 1 2 -- 'sleep 0.0{n}' -o")
