@@ -32,6 +32,7 @@ from benchlab.runner.config import (
     Experiment,
     parse_duration,
     parse_experiment,
+    placeholders,
     substitute,
 )
 
@@ -188,6 +189,11 @@ def alternatives(spec: QuickSpec) -> list[tuple[str, list[str], bool]]:
     for text in spec.commands:
         where = f"command {text!r}"
         templates.append([template(w, known, where) for w in _words(text, where, spec.shell)])
+    used = {name for words in templates for w in words for name in placeholders(w)}
+    unused = [s.name for s in spec.scans if s.name not in used]
+    if unused:
+        raise UsageError(f"no command uses the parameter {{{unused[0]}}}: each of its values "
+                         "would run the same commands")
     if len(spec.commands) > 1 or not spec.scans:
         names = list(spec.names) or list(spec.commands)
         out = [(name, words, True) for name, words in zip(names, templates, strict=True)]

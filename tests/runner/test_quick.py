@@ -30,7 +30,7 @@ def test_two_commands_are_two_alternatives_first_the_baseline():
 
 
 def test_the_same_options_give_the_same_text_which_the_file_parser_reads_back():
-    spec = QuickSpec(("sleep 0.01", "sleep 0.02"), names=("a", "b"), runs=3,
+    spec = QuickSpec(("sleep 0.0{n}", "sleep 0.02"), names=("a", "b"), runs=3,
                      prepare="true", setup="true", cleanup="true",
                      scans=(scan_values("n", "1", "2", None),))
     text = experiment_text(spec)
@@ -126,6 +126,8 @@ def test_shell_mode_quotes_a_value_as_the_runner_does():
     (QuickSpec(("true", "false"), prepare="touch {n}"), r"--prepare: \{n\}"),
     (QuickSpec(("true", "false"), min_time=1.0, order="sequential"), "interleaved"),
     (QuickSpec(("no-such-program-xyz", "true")), "command not found"),
+    (QuickSpec(("true", "false"), scans=(list_values("n", "1,2"),)),
+     r"no command uses the parameter \{n\}"),
     (QuickSpec(("true {n}", "false"), scans=(list_values("n", "1"), list_values("n", "2"))),
      "defined twice"),
 ])
