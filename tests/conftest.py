@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -111,3 +113,57 @@ def read_only_copy(tmp_path):
             _unmount(m)
         if folder.exists() and not mounted:
             folder.chmod(0o755)
+
+
+# The docs examples (tests/test_docs.py) are about 300 commands run as subprocesses: most
+# of the suite's time. They start in background threads, one per core, as soon as
+# collection ends, and run beside the in-process tests instead of after them; each
+# page's test then waits for its own result. The refresh module keeps the environment of
+# that moment, so a test that changes os.environ meanwhile does not reach the examples.
+_docs_pool: ThreadPoolExecutor | None = None
+_docs_refreshed: dict[str, tuple[str, Future]] = {}
+
+
+def refresh_module():
+    """docs/examples/refresh.py, loaded as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("refresh", ROOT / "docs" / "examples"
+                                                  / "refresh.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pytest_collection_finish(session):
+    global _docs_pool
+    pages = sorted({item.callspec.params["page"] for item in session.items
+                    if getattr(item, "originalname", "") == "test_examples_are_current"
+                    and hasattr(item, "callspec")})
+    if not pages or session.config.option.collectonly:
+        return
+    module = refresh_module()
+    texts = {page: (ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages}
+    _docs_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
+                                    thread_name_prefix="docs-examples")
+    for page in sorted(pages, key=lambda p: -texts[p].count("\n$ ")):  # longest first
+        _docs_refreshed[page] = (texts[page], _docs_pool.submit(module.refresh, texts[page]))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _docs_pool is not None:
+        _docs_pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="session")
+def refreshed_page():
+    """`refreshed_page(name)`: (what docs/NAME shows, what its examples print now), from
+    the background run started after collection (or run here if none was)."""
+    def get(page: str) -> tuple[str, str]:
+        if page in _docs_refreshed:
+            text, future = _docs_refreshed[page]
+            return text, future.result()
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        return text, refresh_module().refresh(text)
+
+    return get

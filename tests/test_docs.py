@@ -193,10 +193,10 @@ def differences(module, documented: str, current: str) -> list[str]:
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
-def test_examples_are_current(page):
+def test_examples_are_current(page, refreshed_page):
     module = _refresh_module()
-    text = (DOCS / page).read_text(encoding="utf-8")
-    problems = differences(module, text, module.refresh(text))
+    text, now = refreshed_page(page)
+    problems = differences(module, text, now)
     assert not problems, (f"docs/{page} is out of date (run python3 docs/examples/refresh.py):\n"
                           + "\n".join(problems[:20]))
 

@@ -27,10 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)\s*$")
+# The environment the examples run in, taken once when this module is loaded: the test
+# suite refreshes pages in background threads while other tests change os.environ.
+ENVIRONMENT = dict(os.environ)
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = dict(ENVIRONMENT)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["COLUMNS"] = "80"
     env["PYTHONIOENCODING"] = "utf-8"
