@@ -98,6 +98,17 @@ def check_text(result: HistoryCheck, context: RenderContext) -> str:
     return "\n".join(lines) + "\n"
 
 
+TERMS = {"step": "ratio after/before", "episode": "ratio episode/around",
+         "head": "ratio head/before"}
+
+
+def _span(c: Change) -> str:
+    """A change's commits in a line of `history show`."""
+    if c.kind == "episode":
+        return f"episode from {terminal(c.commit)} to {terminal(c.end_commit or '')}"
+    return f"{'at the head from' if c.kind == 'head' else 'from'} {terminal(c.commit)}"
+
+
 def _where(c: Change) -> str:
     """Where a change is and what it was compared with, by its kind."""
     if c.kind == "episode":
@@ -126,7 +137,7 @@ def _needs(result: HistoryCheck, c: Change) -> str:
 def check_rows(result: HistoryCheck, context: RenderContext) -> list[dict[str, Any]]:
     return [{"table": "changes", "benchmark": c.benchmark, "metric": c.metric,
              "machine": c.machine, "commit": c.commit, "previous_commit": c.previous_commit,
-             "term": "ratio after/before", "estimate": finite(c.ratio.estimate),
+             "term": TERMS[c.kind], "estimate": finite(c.ratio.estimate),
              "low": finite(c.ratio.low), "high": finite(c.ratio.high),
              "confidence": c.ratio.confidence, "outcome": c.verdict.outcome,
              "direction": c.verdict.direction, "regression": c.verdict.regression,
@@ -227,7 +238,7 @@ def show_text(result: HistoryShow, context: RenderContext) -> str:
         lines += [terminal(_series_head(v)), f"  {spark}"]
         if under:
             lines.append(f"  {under}")
-        lines += [f"  ^ from {terminal(c.commit)}: ratio {_ratio_text(c)}: "
+        lines += [f"  ^ {_span(c)}: ratio {_ratio_text(c)}: "
                   f"{terminal(c.verdict.text)}" for c in v.changes]
     if not result.series:
         lines.append("no series to show")
