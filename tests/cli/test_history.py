@@ -591,6 +591,9 @@ def test_check_gives_episodes_head_changes_and_transients(run_cli, tmp_path):
     assert "possible change at the head, 2 commits since: may still move" in out
     assert "a change of ±" in out
     assert "transients (one-commit spikes, not changes): 1" in out
+    code, out, _ = run_cli("history", "show", "--db", db)
+    assert code == 0 and "^ episode from c020 to c024: ratio" in out
+    assert "^ at the head from c058: ratio" in out
     assert run_cli("history", "check", "--db", db, "--last", "3", "--fail-on",
                    "regression")[0] == 1
     code, out, _ = run_cli("history", "check", "--db", db, "--min-segment", "5", "--json")
