@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -116,12 +115,11 @@ def read_only_copy(tmp_path):
 
 
 # The docs examples (tests/test_docs.py) are about 300 commands run as subprocesses: most
-# of the suite's time. They start in background threads, one per core, as soon as
-# collection ends, and run beside the in-process tests instead of after them; each
-# page's test then waits for its own result. The refresh module keeps the environment of
-# that moment, so a test that changes os.environ meanwhile does not reach the examples.
-_docs_pool: ThreadPoolExecutor | None = None
-_docs_refreshed: dict[str, tuple[str, Future]] = {}
+# of the suite's time. As soon as collection ends they start in a process of their own
+# (docs/examples/refresh.py --emit, one page per core at a time), so they run beside the
+# in-process tests instead of after them, and nothing of theirs (threads, descriptors,
+# allocations, os.environ) happens in this process. Each page's test waits for its file.
+_docs_run: dict = {}
 
 
 def refresh_module():
@@ -136,34 +134,57 @@ def refresh_module():
 
 
 def pytest_collection_finish(session):
-    global _docs_pool
+    import subprocess
+    import sys
+    import tempfile
+
     pages = sorted({item.callspec.params["page"] for item in session.items
                     if getattr(item, "originalname", "") == "test_examples_are_current"
                     and hasattr(item, "callspec")})
     if not pages or session.config.option.collectonly:
         return
-    module = refresh_module()
-    texts = {page: (ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages}
-    _docs_pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
-                                    thread_name_prefix="docs-examples")
-    for page in sorted(pages, key=lambda p: -texts[p].count("\n$ ")):  # longest first
-        _docs_refreshed[page] = (texts[page], _docs_pool.submit(module.refresh, texts[page]))
+    folder = Path(tempfile.mkdtemp(prefix="benchlab-docs-examples-"))
+    size = {p: (ROOT / "docs" / p).read_text(encoding="utf-8").count("\n$ ") for p in pages}
+    order = sorted(pages, key=lambda p: -size[p])  # the longest first
+    log = open(folder / "stderr.txt", "wb")  # closed at session end
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "docs" / "examples" / "refresh.py"), "--emit",
+         str(folder), "--jobs", str(os.cpu_count() or 1), *order],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    _docs_run.update(folder=folder, process=process, log=log)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if _docs_pool is not None:
-        _docs_pool.shutdown(wait=True, cancel_futures=True)
+    import shutil
+    import signal
+
+    process = _docs_run.get("process")
+    if process is None:
+        return
+    if process.poll() is None:  # the session stopped early (-x, ^C): stop the examples too
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
+    _docs_run["log"].close()
+    shutil.rmtree(_docs_run["folder"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
 def refreshed_page():
     """`refreshed_page(name)`: (what docs/NAME shows, what its examples print now), from
-    the background run started after collection (or run here if none was)."""
+    the background run started after collection (or run here if there was none)."""
+    import time
+
     def get(page: str) -> tuple[str, str]:
-        if page in _docs_refreshed:
-            text, future = _docs_refreshed[page]
-            return text, future.result()
-        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
-        return text, refresh_module().refresh(text)
+        if "process" not in _docs_run:
+            text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+            return text, refresh_module().refresh(text)
+        done = _docs_run["folder"] / f"{page}.json"
+        while not done.exists():
+            if _docs_run["process"].poll() is not None and not done.exists():
+                log = (_docs_run["folder"] / "stderr.txt").read_text(errors="replace")
+                pytest.fail(f"the docs examples' run stopped before docs/{page}:\n{log}")
+            time.sleep(0.2)
+        doc = json.loads(done.read_text(encoding="utf-8"))
+        return doc["documented"], doc["now"]
 
     return get

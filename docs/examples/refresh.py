@@ -2,6 +2,9 @@
 
     python3 docs/examples/refresh.py            # rewrite the pages in place
     python3 docs/examples/refresh.py --check    # exit 1 if any page is out of date
+    python3 docs/examples/refresh.py --emit DIR [--jobs N] PAGE.md ...
+        # write DIR/PAGE.md.json ({"documented", "now"}) as each page is done, N pages
+        # at a time (the test suite runs this in the background: tests/conftest.py)
 
 Two kinds of example are refreshed:
 
@@ -27,13 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)\s*$")
-# The environment the examples run in, taken once when this module is loaded: the test
-# suite refreshes pages in background threads while other tests change os.environ.
-ENVIRONMENT = dict(os.environ)
 
 
 def _env() -> dict[str, str]:
-    env = dict(ENVIRONMENT)
+    env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["COLUMNS"] = "80"
     env["PYTHONIOENCODING"] = "utf-8"
@@ -98,7 +98,30 @@ def refresh(text: str) -> str:
     return "\n".join(lines)
 
 
+def emit(pages: list[str], folder: Path, jobs: int) -> None:
+    """Refresh `pages`, `jobs` at a time, writing each one's documented and current text to
+    FOLDER/PAGE.json as soon as it is done (written whole, then renamed into place)."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(page: str) -> None:
+        text = (DOCS / page).read_text(encoding="utf-8")
+        doc = {"documented": text, "now": refresh(text)}
+        part = folder / f"{page}.json.part"
+        part.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(part, folder / f"{page}.json")
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for done in [pool.submit(one, page) for page in pages]:
+            done.result()
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--emit"]:
+        jobs = int(argv[3]) if argv[2:3] == ["--jobs"] else 1
+        pages = argv[4:] if argv[2:3] == ["--jobs"] else argv[2:]
+        emit(pages, Path(argv[1]), jobs)
+        return 0
     check = "--check" in argv
     stale = []
     for page in sorted(DOCS.glob("*.md")):
