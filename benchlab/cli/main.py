@@ -19,6 +19,7 @@ EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 13
 
 COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
                    "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg",
+                   "benchlab.cli.warmup",
                    "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export",
                    "benchlab.cli.anova", "benchlab.cli.report",
                    "benchlab.cli.history", "benchlab.cli.worker",

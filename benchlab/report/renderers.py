@@ -32,6 +32,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.stats.hierarchy": ("benchlab.report.hierarchy",),
     "benchlab.stats.anova": ("benchlab.report.anova",),
     "benchlab.stats.qreg": ("benchlab.report.qreg",),
+    "benchlab.stats.warmup": ("benchlab.report.warmup",),
     "benchlab.design.factorial": ("benchlab.report.design",),
     "benchlab.stats.protocols": ("benchlab.report.protocols",),
     "benchlab.stats.power": ("benchlab.report.power",),

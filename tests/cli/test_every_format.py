@@ -28,6 +28,8 @@ COMMANDS = {
               "sched,machine,vmstat,load"],
     "qreg": ["qreg", "examples/factorial/latency.csv", "--response", "latency", "--factors",
              "sched,machine", "--taus", "0.5,0.9", "-R", "50", "--seed", "1"],
+    "warmup": ["warmup", "docs/examples/warmup.csv", "--by", "benchmark", "--levels", "fork",
+               "--value", "time", "--unit", "ms"],
 }
 
 

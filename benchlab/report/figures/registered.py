@@ -11,3 +11,4 @@ import benchlab.report.figures.models  # noqa: F401
 import benchlab.report.figures.power  # noqa: F401
 import benchlab.report.figures.protocols  # noqa: F401
 import benchlab.report.figures.reports  # noqa: F401
+import benchlab.report.figures.warmup  # noqa: F401

@@ -1,0 +1,137 @@
+"""`benchlab warmup`: each execution's class (flat, warm-up, slowdown, no steady state) and
+where its steady state starts; each benchmark consistent or not (stats/warmup.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from benchlab.cli import common, output_options
+from benchlab.errors import InputError, UsageError
+from benchlab.warnings_capture import noting
+
+EXAMPLE = """examples:
+  benchlab warmup iterations.csv --by benchmark --levels fork --value time
+  benchlab warmup iterations.csv --by benchmark --levels fork --order iteration --plot w.png
+  benchlab warmup jmh-result.json          # JMH forks are the executions
+"""
+
+
+def _fraction(text: str) -> float:
+    """'1/6', '0.1667' or '16.7%' → a fraction strictly between 0 and 1."""
+    try:
+        if "/" in text:
+            num, den = text.split("/", 1)
+            value = float(num) / float(den)
+        elif text.endswith("%"):
+            value = float(text[:-1]) / 100.0
+        else:
+            value = float(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not a fraction: {text!r} (say 1/6 or 0.2)") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the steady fraction must be between 0 and 1: {text!r}")
+    return value
+
+
+def _penalty(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"the penalty factor must be positive: {text!r}")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from benchlab.stats.warmup import PENALTY_FACTOR, THRESHOLD
+
+    p = sub.add_parser(
+        "warmup", help="warm-up and steady state of each execution (Barrett et al.'s classes)",
+        description="Classify each execution (the lowest --levels unit: a process, a JMH fork, "
+                    "a pyperf run) as flat, warm-up, slowdown or no steady state from change "
+                    "points (PELT on mean and variance), say where its steady state starts, "
+                    "and whether each benchmark warms up consistently (docs/warmup.md).",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_table_input(p)
+    common.add_benchmark_option(p, "the classes")
+    a = p.add_argument_group("analysis")
+    a.add_argument("--order", metavar="COLUMN", help="numeric column giving the iterations' "
+                   "order within an execution (default: the order of the file)")
+    a.add_argument("--steady-fraction", type=_fraction, default=None, metavar="F",
+                   help="the last fraction of an execution its steady state must cover "
+                        "(default 1/6: the last 500 of 3,000 iterations)")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), default=THRESHOLD,
+                   help="segments (and benchmarks' steady means) closer than this are "
+                        f"equivalent (default {100 * THRESHOLD:g}%%)")
+    a.add_argument("--penalty", type=_penalty, default=PENALTY_FACTOR, metavar="K",
+                   help=f"PELT's penalty is K·log n per change point (default {PENALTY_FACTOR:g})")
+    a.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
+                   help="confidence of the segments' ratio intervals (default 95)")
+    output_options.add(p)
+    p.set_defaults(run=noting(run))
+
+
+def executions(args: argparse.Namespace, samples, level_names: list[str]):
+    """(benchmark, levels, values) of every execution: the rows of each sample grouped by
+    the level columns, in order of first appearance, each in file order or by --order."""
+    import numpy as np
+
+    from benchlab.stats.warmup import MIN_ITERATIONS
+
+    out = []
+    for s in samples:
+        ds = s.dataset
+        if not ds.ordered:
+            raise InputError(f"{s.name!r}: the values are not in measurement order (JMH "
+                             "sample mode keeps a histogram); warmup needs the iterations",
+                             ds.source)
+        arrays = [np.asarray(a).astype(str) for a in common.level_arrays(s, level_names)]
+        order = None
+        if args.order:
+            if args.order not in ds.columns:
+                raise UsageError(f"no column {args.order!r} for --order", ds.source)
+            try:
+                order = np.asarray(ds.columns[args.order], dtype=float)
+            except ValueError:
+                raise InputError(f"--order column {args.order!r} is not numeric",
+                                 ds.source) from None
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for row, key in enumerate(zip(*arrays, strict=True)):
+            groups.setdefault(key, []).append(row)
+        values = np.asarray(s.values, dtype=float)
+        for key, rows in groups.items():
+            idx = np.asarray(rows)
+            if order is not None:
+                idx = idx[np.argsort(order[idx], kind="stable")]
+            label = tuple(zip(level_names, key, strict=True))
+            if idx.size < MIN_ITERATIONS:
+                where = ", ".join(f"{k} {v}" for k, v in label)
+                raise InputError(f"{s.name!r} {where}: {idx.size} iterations; an execution "
+                                 f"needs at least {MIN_ITERATIONS}", ds.source)
+            out.append((s.name, label, values[idx]))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchlab.data.samples import unify_units
+    from benchlab.stats.warmup import STEADY_FRACTION, analyse
+
+    confidence = common.confidence(args.confidence)
+    output_options.check(args, args.files)
+    pairs = common.per_benchmark(args, common.load(args))
+    samples = [s for _, s in pairs]
+    level_names = common.resolved_levels(args, samples)
+    if not level_names:
+        raise UsageError("warmup needs the column naming each execution: --levels COLUMN "
+                         "(e.g. --levels fork, or build,run)")
+    samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
+    result = analyse(executions(args, samples, level_names), level_names=tuple(level_names),
+                     unit=unit.name, higher_is_better=bool(unit.higher_is_better),
+                     penalty_factor=args.penalty,
+                     steady_fraction=args.steady_fraction or STEADY_FRACTION,
+                     threshold=args.threshold, confidence=confidence,
+                     notes=(note,) if note else ())
+    output_options.emit(args, result, output_options.context(args, "warmup", args.files),
+                        args.files)
+    return 0
