@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "interleaved in a seeded random order, recording each measurement in a SQLite\n"
                     "store as soon as it exists (resumable after a kill). Given commands instead\n"
                     "of a file (quick mode), run each --runs times interleaved and print what\n"
-                    "benchlab compare prints for them (docs/run.md#quick-mode).",
+                    "benchlab compare prints for them (docs/run.md, quick mode).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="EXPERIMENT | CMD",
                    help="the experiment file (TOML; see docs/experiment-file.md), or the "
