@@ -51,7 +51,7 @@ STEADY_FRACTION = 1.0 / 6.0  # the last 500 of 3,000 iterations
 THRESHOLD = 0.02
 MIN_ITERATIONS = 30
 GRID = 600  # at most this many candidate change points per execution
-OUTLIER_WINDOW = 100  # each side: Barrett et al.'s window of 200
+OUTLIER_WINDOW = 101  # each side, the value itself included: Barrett et al.'s 200
 OUTLIER_EDGE = 10
 OUTLIER_MADS = 8.0
 CLASSES = ("flat", "warm-up", "slowdown", "no steady state")
@@ -124,16 +124,14 @@ def outlier_mask(values) -> np.ndarray:
     (each including itself): a spike is far from both, while the first values after a
     step are near those after them. A window at an end of the execution is widened to its
     first (or last) OUTLIER_EDGE values, so a step in the last iterations stays a step."""
-    from numpy.lib.stride_tricks import sliding_window_view
+    from scipy.ndimage import median_filter
 
     y = np.asarray(values, dtype=float)
-    w = min(OUTLIER_WINDOW, y.size)
-    full = np.median(sliding_window_view(y, w), axis=1)  # the windows y[i:i + w]
+    w = min(OUTLIER_WINDOW, y.size if y.size % 2 else y.size - 1)  # odd: one middle value
+    full = median_filter(y, size=w, mode="nearest")[w // 2:y.size - w // 2]  # y[i:i + w]
     edge = min(OUTLIER_EDGE, w)  # a window at an end holds at least this many values
-    head = [float(np.median(y[:max(k, edge)])) for k in range(1, w)]
-    tail = [float(np.median(y[-max(k, edge):])) for k in range(w - 1, 0, -1)]
-    left = np.concatenate((head, full))  # y[i - w + 1:i + 1]
-    right = np.concatenate((full, tail))  # y[i:i + w]
+    left = np.concatenate((prefix_medians(y, w - 1, edge), full))  # y[i - w + 1:i + 1]
+    right = np.concatenate((full, prefix_medians(y[::-1], w - 1, edge)[::-1]))  # y[i:i + w]
     resid_left, resid_right = y - left, y - right
     both = np.concatenate((resid_left, resid_right))
     mad = 1.4826 * float(np.median(np.abs(both - np.median(both))))
@@ -142,6 +140,20 @@ def outlier_mask(values) -> np.ndarray:
     if mad == 0.0:  # more than half the residuals are 0: keep the values on the medians
         far_left, far_right = left != y, right != y
     return ~(far_left & far_right)
+
+
+def prefix_medians(y: np.ndarray, count: int, edge: int) -> np.ndarray:
+    """The medians of y[:max(k, edge)] for k = 1..count, from one growing sorted list."""
+    from bisect import insort
+
+    ordered: list[float] = []
+    out = np.empty(count)
+    for k in range(1, count + 1):
+        while len(ordered) < max(k, edge):
+            insort(ordered, float(y[len(ordered)]))
+        h = len(ordered) // 2
+        out[k - 1] = ordered[h] if len(ordered) % 2 else 0.5 * (ordered[h - 1] + ordered[h])
+    return out
 
 
 def differs(a: np.ndarray, b: np.ndarray, threshold: float, confidence: float) -> bool:
