@@ -18,11 +18,13 @@ mail attachment or years later. Its parts, top to bottom:
   word, so it reads in grey and without colour;
 - for a suite, the geometric means (and the suite's figure when one is
   registered);
-- per benchmark (or the one comparison): its figure when report/figures has
-  one for the result (for a suite of more than FIGURE_LIMIT benchmarks, or
-  without one, the light strip plot of report/figures/strip.py), its tables
-  (samples, comparisons, variance shares per level for hierarchical data,
-  warnings) and, for a store, the run-order plot;
+- per benchmark (or the one comparison) a section with its id (a link to
+  itself, one back to the headline): its distributions on its own axis — for
+  up to FIGURE_LIMIT benchmarks compare's whole figure, for more the small
+  panel of report/figures/distribution.py, without matplotlib the light strip
+  plot of report/figures/strip.py and a warning —, its tables (samples,
+  comparisons, variance shares per level for hierarchical data, warnings)
+  and, for a store, the run-order plot;
 - for each store, the machine's environment record per session, with its
   warnings (a run on Dask: the machines side by side, differing values marked ≠);
 - a provenance footer: benchlab's version, the command line, every input with
@@ -100,9 +102,10 @@ body{margin:0 auto;max-width:1100px;padding:1em 1.5em}
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-# Up to this many benchmarks each gets report/figures' matplotlib figure (about 0.15 s
-# each); a larger suite gets the light inline strip plot per benchmark, so that a
-# 50-benchmark report stays within its 3 s budget (benchmarks/report.py).
+# Up to this many benchmarks each gets compare's whole matplotlib figure (distributions
+# beside the ratio CIs, about 0.15 s each); a larger suite gets the distribution panel
+# alone, drawn on one reused figure (about 20 ms of CPU each), so that a 50-benchmark
+# report stays within its budget (benchmarks/report.py).
 FIGURE_LIMIT = 10
 
 

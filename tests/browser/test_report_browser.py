@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -248,6 +249,15 @@ def test_every_headline_link_targets_its_section(browser, suite50):
     for href, name, (count, element, heading) in links:
         assert href.startswith("#bench-") and count == 1 and element == "SECTION.bench"
         assert heading.startswith(f"benchmark {name} ")
+    # every verdict, in the headline and in each section, has its CI's level and method
+    # beside it
+    beside = browser.execute_script(
+        "return Array.from(document.querySelectorAll('td.verdict')).map(v => {"
+        "const row = v.closest('tr'); return [row.querySelector('td.level').textContent,"
+        "row.querySelector('td.method').textContent]; })")
+    assert len(beside) == 100
+    assert all(re.fullmatch(r"\d+(\.\d+)?%", level) and method.startswith("Fieller")
+               for level, method in beside), beside
 
 
 def test_every_panel_is_filled_by_its_own_points(browser, suite50):
