@@ -81,11 +81,15 @@ def decimals(value: float, uncertainty: float | None, *,
 
     From the uncertainty's last digit, never inside the integer part (unless that
     has more than MAX_SIGNIFICANT digits), kept between MIN_SIGNIFICANT and
-    MAX_SIGNIFICANT digits of the value; `significant` digits without one.
+    MAX_SIGNIFICANT digits of the value; `significant` digits without one. An
+    uncertainty of exactly 0 (identical counts) shows a whole number in full (2377153
+    instructions, not 2377000).
     """
     if not math.isfinite(value):
         return 0
     top = _exponent(abs(value)) if value != 0 else None
+    if uncertainty == 0 and float(value).is_integer() and abs(value) < 1e15:
+        return 0  # exact (no spread at all) and whole: a count, shown in full
     digit = last_digit(uncertainty)
     if digit is None:
         if top is None:

@@ -21,6 +21,8 @@ TIME_SECONDS = {
     "min": 60.0,
     "h": 3600.0,
 }
+# Units of counted things (perf, cachegrind, BMF): a whole value is exact, shown in full.
+COUNT_UNITS = ("instructions", "cycles", "events")
 _TIME_LADDER = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
 _RATE_WORDS = ("/s", "/sec", "ops", "hz", "per second", "throughput", "fps")
 
@@ -102,7 +104,10 @@ class Unit:
         if self.is_time:
             name, factor = self._scale(abs(like if like is not None else value))
             return f"{significant(value / factor, digits)} {name}"
-        text = significant(value, digits)
+        if self.name in COUNT_UNITS and value.is_integer() and abs(value) < 1e15:
+            text = str(int(value))  # a whole count in full: 2377153 instructions
+        else:
+            text = significant(value, digits)
         return f"{text} {self.name}" if self.name else text
 
 

@@ -28,11 +28,15 @@ READERS: dict[str, str] = {
     "pytest-benchmark": "benchlab.data.readers.pytestbench",
     "criterion": "benchlab.data.readers.criterion",
     "asv": "benchlab.data.readers.asv",
+    "bmf": "benchlab.data.readers.bmf",
     "gotest": "benchlab.data.readers.gotest",
+    "perf": "benchlab.data.readers.perfstat",
+    "valgrind": "benchlab.data.readers.valgrind",
     "table": "benchlab.data.readers.table",
     "numbers": "benchlab.data.readers.numbers",
 }
-ALIASES = {"csv": "table", "tsv": "table", "plain": "numbers"}
+ALIASES = {"csv": "table", "tsv": "table", "plain": "numbers", "cachegrind": "valgrind",
+           "callgrind": "valgrind"}
 DELIMITERS = {"csv": ",", "tsv": "\t"}  # formats that fix the table's delimiter
 
 
@@ -61,7 +65,8 @@ TEXT_READERS = ("table", "numbers")  # the readers a JSON document must not fall
 KNOWN_JSON = ("hyperfine (--export-json), pyperf (-o), Google Benchmark "
               "(--benchmark_format=json), JMH (-rf json), pytest-benchmark "
               "(--benchmark-json with --benchmark-save-data), Criterion.rs "
-              "(target/criterion/**/new/sample.json) and asv (results/<machine>/*.json)")
+              "(target/criterion/**/new/sample.json), asv (results/<machine>/*.json), Bencher's "
+              "BMF and perf stat -j")
 
 
 def unknown_json(source: Source) -> None:
@@ -106,8 +111,20 @@ def _describe(doc: object) -> str:
 def read(path: str, format: str | None = None, **opts: object) -> Dataset:
     """Read one input (a path or "-") into a Dataset, choosing the reader by content.
 
-    A directory is read as Criterion.rs results (`target/criterion`, or one benchmark's).
+    A directory is read as Criterion.rs results (`target/criterion`, or one benchmark's),
+    or as the runs of one sample when its files are of a format with one run per file
+    (cachegrind/callgrind out files, BMF).
     """
+    if path != "-" and os.path.isdir(path) and format != "criterion":
+        from benchlab.data.readers import criterion
+
+        if format is not None or not criterion.is_results_dir(path):
+            from benchlab.data.readers import runs
+
+            dataset = runs.read_directory(path, lambda s: reader_for(s, format),
+                                          named=format is not None, **opts)
+            if dataset is not None:
+                return dataset
     if path != "-" and os.path.isdir(path) and format in (None, "criterion"):
         from benchlab.data.readers import criterion
 

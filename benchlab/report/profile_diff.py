@@ -1,0 +1,106 @@
+"""Every format of `benchlab profile-diff`'s result (data/profile_diff.py, docs/profile-diff.md).
+
+Counts are exact, so they print whole with thousands separators and the change
+signed; a relative change is "new" for a function the old profile lacks. CSV,
+Markdown and HTML come from the tidy rows, one per function shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchlab.data.profile_diff import FunctionChange, ProfileDiff
+from benchlab.escape import terminal, terminal_lines
+from benchlab.report.numbers import fmt_pct
+from benchlab.result import RenderContext, renders
+
+
+def _count(value: int | None, sign: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:+,}" if sign else f"{value:,}"
+
+
+def _relative(row: FunctionChange) -> str:
+    if row.relative is None:
+        return "new"
+    text = fmt_pct(row.relative)
+    return text if text.startswith("-") else f"+{text}"
+
+
+def _head(r: ProfileDiff) -> list[str]:
+    total = (f"{_count(r.old.total)} -> {_count(r.new.total)} {r.unit}: "
+             f"{_count(r.total_change, True)}")
+    if r.total_relative is not None:
+        total += f" ({'+' if r.total_relative >= 0 else ''}{fmt_pct(r.total_relative, 2)})"
+    return [f"profile-diff of {r.event} ({r.unit}), {r.old.tool} profiles: "
+            f"{terminal(r.old.path)} -> {terminal(r.new.path)}",
+            f"total {total}"]
+
+
+@renders("text", ProfileDiff)
+def profile_diff_text(r: ProfileDiff, context: RenderContext) -> str:
+    lines = _head(r)
+    if not r.functions:
+        lines.append(f"no function's {r.event} changed")
+        return terminal_lines(lines) + "\n"
+    header = ["rank", "function", "change", "relative", "old", "new"]
+    if r.has_inclusive:
+        header += ["incl. change", "incl. old", "incl. new"]
+    table = [header]
+    for rank, row in enumerate(r.functions, 1):
+        cells = [str(rank), terminal(row.function), _count(row.change, True), _relative(row),
+                 _count(row.old), _count(row.new)]
+        if r.has_inclusive:
+            cells += [_count(row.inclusive_change, True), _count(row.old_inclusive),
+                      _count(row.new_inclusive)]
+        table.append(cells)
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines.append("")
+    for cells in table:
+        out = [cells[0].rjust(widths[0]), cells[1].ljust(widths[1])]
+        out += [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
+        lines.append("  " + "  ".join(out).rstrip())
+    lines.append("")
+    what = "exclusive (own) cost" if r.ranking == "exclusive" else "inclusive cost"
+    shown = f"the {len(r.functions)} of {r.changed} changed functions" \
+        if r.changed > len(r.functions) else f"all {r.changed} changed functions"
+    lines.append(f"ranked by the change of their {what}: {shown}"
+                 + ("" if r.has_inclusive else "; cachegrind records no calls, so exclusive "
+                    "costs only"))
+    return terminal_lines(lines) + "\n"
+
+
+def _function(row: FunctionChange, rank: int) -> dict[str, Any]:
+    file, _, name = row.function.rpartition(":")
+    return {"rank": rank, "function": row.function, "file": file, "name": name,
+            "old": row.old, "new": row.new, "change": row.change, "relative": row.relative,
+            "old_inclusive": row.old_inclusive, "new_inclusive": row.new_inclusive,
+            "inclusive_change": row.inclusive_change}
+
+
+def _side(side) -> dict[str, Any]:
+    return {"path": side.path, "tool": side.tool, "command": side.command,
+            "total": side.total, "functions": side.functions}
+
+
+@renders("json", ProfileDiff)
+def profile_diff_json(r: ProfileDiff, context: RenderContext) -> dict[str, Any]:
+    return {"event": r.event, "unit": r.unit, "ranked_by": r.ranking,
+            "inclusive": r.has_inclusive, "old": _side(r.old), "new": _side(r.new),
+            "total_change": r.total_change, "total_relative": r.total_relative,
+            "changed": r.changed, "top": r.top,
+            "functions": [_function(row, k) for k, row in enumerate(r.functions, 1)]}
+
+
+@renders("rows", ProfileDiff)
+def profile_diff_rows(r: ProfileDiff, context: RenderContext) -> list[dict[str, Any]]:
+    rows = [{"table": "total", "event": r.event, "function": "", "old": r.old.total,
+             "new": r.new.total, "change": r.total_change, "relative": r.total_relative}]
+    for k, row in enumerate(r.functions, 1):
+        item = {"table": "functions", "event": r.event, **_function(row, k)}
+        if not r.has_inclusive:
+            for key in ("old_inclusive", "new_inclusive", "inclusive_change"):
+                item.pop(key)
+        rows.append(item)
+    return rows
