@@ -98,8 +98,10 @@ def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
                    "B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
     g.add_argument("--mode", help="JMH: the benchmark mode to read (thrpt, avgt, sample, ss) "
                    "when a file has results of several")
-    g.add_argument("--input-format", choices=sorted({*READERS, *ALIASES}),
-                   help="read inputs as this format instead of guessing from the content")
+    formats = sorted({*READERS, *ALIASES})
+    g.add_argument("--input-format", choices=formats, metavar="FORMAT",
+                   help="read inputs as this format instead of guessing from the content: "
+                        + ", ".join(formats))
     g.add_argument("--unit", type=utf8, help="unit of the values (s, ms, us, ns, MB/s, ...)")
     g.add_argument("--higher-is-better", action="store_true", default=None,
                    help="higher values are better (throughput); default from the unit")
