@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import common, output_options
+from benchlab.cli import common, output_options, warmup
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     common.add_benchmark_option(p, "one summary")
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
+    warmup.add_cut_options(p)
     output_options.add(p)
     p.set_defaults(run=noting(run))
 
@@ -38,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     samples = [s for _, s in pairs]
     level_names = common.resolved_levels(args, samples)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
+    notes = [note] if note else []
+    if args.warmup == "auto":
+        samples, cut = warmup.cut_for(args, samples, level_names, bool(unit.higher_is_better))
+        notes += cut
     groups = []
     for (bench, _), s in zip(pairs, samples, strict=True):
         if not level_names:
@@ -47,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
             h = summarize(s.values, common.level_arrays(s, level_names), level_names,
                           name=s.name, confidence=confidence)
         groups.append(SummaryGroup(bench, h))
-    result = SummaryReport(confidence, unit, tuple(level_names), tuple(groups),
-                           (note,) if note else ())
+    result = SummaryReport(confidence, unit, tuple(level_names), tuple(groups), tuple(notes))
     output_options.emit(args, result, output_options.context(args, "summary", args.files),
                         args.files)
     return 0

@@ -72,45 +72,119 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=noting(run))
 
 
-def executions(args: argparse.Namespace, samples, level_names: list[str]):
-    """(benchmark, levels, values) of every execution: the rows of each sample grouped by
-    the level columns, in order of first appearance, each in file order or by --order."""
+def execution_rows(args: argparse.Namespace, sample, level_names: list[str]):
+    """(levels, row indices) of each execution of one sample: its rows grouped by the level
+    columns, in order of first appearance, each in file order or by --order."""
     import numpy as np
 
     from benchlab.stats.warmup import MIN_ITERATIONS
 
+    ds = sample.dataset
+    if not ds.ordered:
+        raise InputError(f"{sample.name!r}: the values are not in measurement order (JMH "
+                         "sample mode keeps a histogram); warmup needs the iterations",
+                         ds.source)
+    arrays = [np.asarray(a).astype(str) for a in common.level_arrays(sample, level_names)]
+    order = None
+    if getattr(args, "order", None):
+        if args.order not in ds.columns:
+            raise UsageError(f"no column {args.order!r} for --order", ds.source)
+        try:
+            order = np.asarray(ds.columns[args.order], dtype=float)
+        except ValueError:
+            raise InputError(f"--order column {args.order!r} is not numeric",
+                             ds.source) from None
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for row, key in enumerate(zip(*arrays, strict=True)):
+        groups.setdefault(key, []).append(row)
+    out = []
+    for key, rows in groups.items():
+        idx = np.asarray(rows)
+        if order is not None:
+            idx = idx[np.argsort(order[idx], kind="stable")]
+        label = tuple(zip(level_names, key, strict=True))
+        if idx.size < MIN_ITERATIONS:
+            where = ", ".join(f"{k} {v}" for k, v in label)
+            raise InputError(f"{sample.name!r} {where}: {idx.size} iterations; an execution "
+                             f"needs at least {MIN_ITERATIONS}", ds.source)
+        out.append((label, idx))
+    return out
+
+
+def executions(args: argparse.Namespace, samples, level_names: list[str]):
+    """(benchmark, levels, values) of every execution of every sample."""
+    import numpy as np
+
     out = []
     for s in samples:
-        ds = s.dataset
-        if not ds.ordered:
-            raise InputError(f"{s.name!r}: the values are not in measurement order (JMH "
-                             "sample mode keeps a histogram); warmup needs the iterations",
-                             ds.source)
-        arrays = [np.asarray(a).astype(str) for a in common.level_arrays(s, level_names)]
-        order = None
-        if args.order:
-            if args.order not in ds.columns:
-                raise UsageError(f"no column {args.order!r} for --order", ds.source)
-            try:
-                order = np.asarray(ds.columns[args.order], dtype=float)
-            except ValueError:
-                raise InputError(f"--order column {args.order!r} is not numeric",
-                                 ds.source) from None
-        groups: dict[tuple[str, ...], list[int]] = {}
-        for row, key in enumerate(zip(*arrays, strict=True)):
-            groups.setdefault(key, []).append(row)
         values = np.asarray(s.values, dtype=float)
-        for key, rows in groups.items():
-            idx = np.asarray(rows)
-            if order is not None:
-                idx = idx[np.argsort(order[idx], kind="stable")]
-            label = tuple(zip(level_names, key, strict=True))
-            if idx.size < MIN_ITERATIONS:
-                where = ", ".join(f"{k} {v}" for k, v in label)
-                raise InputError(f"{s.name!r} {where}: {idx.size} iterations; an execution "
-                                 f"needs at least {MIN_ITERATIONS}", ds.source)
-            out.append((s.name, label, values[idx]))
+        out.extend((s.name, label, values[idx])
+                   for label, idx in execution_rows(args, s, level_names))
     return out
+
+
+def add_cut_options(p: argparse.ArgumentParser) -> None:
+    """--warmup auto and --no-steady-state for the commands that analyse executions."""
+    g = p.add_argument_group("warm-up")
+    g.add_argument("--warmup", choices=("none", "auto"), default="none",
+                   help="auto: cut each execution (the lowest --levels unit) at the start of "
+                        "its steady state, as `benchlab warmup` finds it (default none)")
+    g.add_argument("--no-steady-state", choices=("keep", "drop"), default="keep",
+                   help="with --warmup auto, an execution without a steady state: keep it "
+                        "whole (default) or leave it out; the notes say how many")
+
+
+def cut_for(args: argparse.Namespace, samples, level_names: list[str],
+            higher_is_better: bool):
+    """--warmup auto's samples and notes; a usage error without levels."""
+    if not level_names:
+        raise UsageError("--warmup auto needs the column naming each execution: --levels")
+    return cut_to_steady_state(args, samples, level_names,
+                               drop=args.no_steady_state == "drop",
+                               higher_is_better=higher_is_better)
+
+
+def cut_to_steady_state(args: argparse.Namespace, samples, level_names: list[str], *,
+                        drop: bool, higher_is_better: bool = False):
+    """`--warmup auto` of other commands: each execution cut at the start of its steady
+    state (stats/warmup.classify_execution, default settings); an execution without one
+    kept whole, or left out with `drop`. Returns the samples and the notes that say what
+    was cut."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from benchlab.data.samples import Sample
+    from benchlab.stats.warmup import classify_execution
+
+    out, notes = [], []
+    for s in samples:
+        keep = np.zeros(len(s.values), dtype=bool)
+        values = np.asarray(s.values, dtype=float)
+        cut = none = 0
+        runs = execution_rows(args, s, level_names)
+        for _, idx in runs:
+            e = classify_execution(values[idx], higher_is_better=higher_is_better)
+            if e.steady_start is None:
+                none += 1
+                keep[idx] = not drop
+            else:
+                keep[idx[e.steady_start:]] = True
+                cut += e.steady_start
+        if not keep.any():
+            raise InputError(f"{s.name!r}: no execution reaches a steady state, and "
+                             "--no-steady-state drop leaves nothing", s.dataset.source)
+        ds = s.dataset
+        subset = replace(ds, columns={k: v[keep] for k, v in ds.columns.items()},
+                         lines=None if ds.lines is None else ds.lines[keep])
+        out.append(Sample(s.name, values[keep], subset))
+        note = (f"{s.name}: --warmup auto cut {cut} of {values.size} iterations at the steady "
+                f"states' starts ({len(runs)} executions)")
+        if none:
+            note += (f"; {none} without a steady state "
+                     f"{'left out' if drop else 'kept whole'}")
+        notes.append(note)
+    return out, notes
 
 
 def run(args: argparse.Namespace) -> int:

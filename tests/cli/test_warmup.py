@@ -83,3 +83,22 @@ def test_bad_input(run_cli, tmp_path):
     assert "short.csv" in err and "Traceback" not in err
     code, _, err = run_cli("warmup", EXAMPLE, *ARGS, "--steady-fraction", "2", expect=2)
     assert "between 0 and 1" in err
+
+
+def test_summary_cuts_each_execution_at_its_steady_state(run_cli):
+    base = ["summary", EXAMPLE, *ARGS, "--json"]
+    _, out, _ = run_cli(*base, "--warmup", "auto", expect=0)
+    doc = json.loads(out)
+    assert [(g["name"], g["n"]) for g in doc["groups"]] == [("parse", 900 - 225),
+                                                            ("render", 900 - 120)]
+    assert doc["notes"][0].startswith("parse: --warmup auto cut 225 of 900 iterations")
+    assert "1 without a steady state kept whole" in doc["notes"][1]
+    # parse's steady mean is 2.0 ms: the warm-up (2.8 ms) no longer pulls it up
+    assert abs(doc["groups"][0]["mean"] - 2.0) < 0.01
+    _, out, _ = run_cli(*base, "--warmup", "auto", "--no-steady-state", "drop", expect=0)
+    dropped = json.loads(out)
+    assert dropped["groups"][1]["n"] == 780 - 300
+    assert "left out" in dropped["notes"][1]
+    code, _, err = run_cli("summary", EXAMPLE, "--by", "benchmark", "--value", "time",
+                           "--levels", "none", "--warmup", "auto", expect=2)
+    assert "--warmup auto needs" in err
