@@ -219,7 +219,7 @@ def _steps(s: Series, history: list[Commit], at: np.ndarray, n: int, cuts: list[
     edges = segments(n, tuple(cuts))
     return [Change(s.benchmark, s.metric, s.machine, s.unit, history[at[cut]].sha,
                    history[at[cut - 1]].sha, c.ratio, c.verdict, cut - a, b - cut,
-                   recent=b - cut <= HEAD_LENGTH)
+                   recent=n - cut <= HEAD_LENGTH)
             for cut, c, (a, _), (_, b) in zip(cuts, judged, edges[:-1], edges[1:],
                                              strict=True)]
 
