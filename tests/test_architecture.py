@@ -417,14 +417,6 @@ MACHINERY = {"__init__", "renderers", "numbers", "envelope", "csv_format", "mark
              "html_format", "html_page"}
 # Analyses rendered outside the registry (a byte-exact layout a command calls itself).
 OUTSIDE_THE_REGISTRY = {"ministat"}
-# Result types whose HTML is still in the HTML machinery, not in their analysis module
-# (report/html_format.py is being reworked). This list only shrinks, like the ones above.
-KNOWN_HTML_IN_MACHINERY = {
-    ("benchlab.report.html_format", "benchlab.stats.compare.CompareResult"),
-    ("benchlab.report.html_format", "benchlab.stats.suite.SuiteResult"),
-    ("benchlab.report.html_format", "benchlab.stats.hierarchy.HierarchySummary"),
-    ("benchlab.report.html_format", "benchlab.stats.hierarchy.Plan"),
-}
 GENERIC = "benchlab.result.Result"
 
 
@@ -499,7 +491,7 @@ def layout_problems(sources: dict[str, str], formats: dict[str, tuple[str, ...]]
       that is not an analysis's, or keyed by a module that does not exist;
     - a renderer registered where `renderers.load(format, type)` does not import it (so it
       would be silently missing, or found only by luck);
-    - machinery registering anything but the generic `Result` (the known HTML aside), a
+    - machinery registering anything but the generic `Result`, a
       figure module registering another format, an unresolvable type.
     """
     analyses = {report_part(m) for mods in families.values() for m in mods} \
@@ -548,8 +540,7 @@ def layout_problems(sources: dict[str, str], formats: dict[str, tuple[str, ...]]
                 continue
             if module not in imported_by_load(fmt, kind):
                 problems.append(f"{at}: renderers.load({fmt!r}, ...) does not import it")
-            if where == "machinery" and kind != GENERIC \
-                    and (module, kind) not in KNOWN_HTML_IN_MACHINERY:
+            if where == "machinery" and kind != GENERIC:
                 problems.append(f"{at}: machinery renders only the generic Result; the "
                                 "type's analysis module renders it")
             if where == "figures" and fmt != "figure":
@@ -570,10 +561,6 @@ def test_report_is_in_one_layout():
     sources = report_sources()
     problems = layout_problems(sources, renderers.FORMATS, renderers.FAMILIES)
     assert not problems, "report/ layout:\n" + "\n".join(problems)
-    still = {(module, kind) for module, _ in KNOWN_HTML_IN_MACHINERY
-             for _, fmt, kind in registrations(sources.get(module, ""))}
-    gone = sorted(KNOWN_HTML_IN_MACHINERY - still)
-    assert not gone, f"moved to their analysis: remove from KNOWN_HTML_IN_MACHINERY: {gone}"
 
 
 def test_the_layout_checker_catches_a_bad_layout():

@@ -1,14 +1,15 @@
-"""Every format of `summary` and `plan` but HTML and the figures: variance components
+"""Every format of `summary` and `plan` but the figures: variance components
 (HierarchySummary, and the SummaryReport of the command) and experiment plans (Plan,
-PlanReport) as text, JSON documents (keys in docs/summary.md, plan.md) and tidy rows.
-Their HTML is in report/html_format.py, their figures in report/figures/hierarchy.py and
-reports.py.
+PlanReport) as text, JSON documents (keys in docs/summary.md, plan.md), tidy rows and
+HTML (HierarchySummary, Plan; the other reports' HTML is the generic one of their JSON).
+Their figures are in report/figures/hierarchy.py and reports.py.
 
 The text lines come out inert (`escape.terminal`): group and level names are data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
@@ -209,3 +210,48 @@ def plan_report_rows(result: PlanReport, context: RenderContext) -> list[dict[st
                              "total_cost": option.total_cost,
                              "relative_halfwidth": option.relative_halfwidth})
     return rows
+
+
+# -- HTML: laid out with report/html_format.py, imported only when HTML is asked for ----
+def hierarchy_table(summaries: Sequence[HierarchySummary]) -> str:
+    """Variance shares per level for each sample (highest level first), as an HTML table."""
+    from benchlab.report.html_format import cell, exact, table
+
+    rows = []
+    for s in summaries:
+        for c in s.components:
+            rows.append([cell(s.name, cls="name"), cell(c.name, cls="name"),
+                         cell(f"{c.repetitions:.4g}", cls="num"),
+                         cell(fmt_pct(c.relative_sd, 2), cls="num"),
+                         cell(fmt_pct(c.share), cls="num",
+                              attrs={"data-share": exact(c.share)}),
+                         cell("can be dropped" if c.droppable else "")])
+    return table(("sample", "level", "repetitions", "relative SD", "share of variance", ""),
+                 rows, cls="hierarchy",
+                 caption="variance of the mean by level (what each level adds)")
+
+
+@renders("html", HierarchySummary)
+def hierarchy_html(result: HierarchySummary, context: RenderContext) -> str:
+    """One sample's mean, its CI and df, then its variance shares and warnings."""
+    from benchlab.report.html_format import cell, esc, table, warnings_list, wrap
+
+    level = f"{fmt_level(result.confidence)} CI"
+    head = table(("sample", "n", "mean", level, "df", "top-level units"), [[
+        cell(result.name, cls="name"), cell(str(result.n), cls="num"),
+        cell(f"{result.grand_mean:.6g}", cls="num"),
+        cell(f"{result.low:.6g} .. {result.high:.6g}", cls="num"),
+        cell(f"{result.df:g}", cls="num"), cell(str(result.top_units), cls="num")]])
+    inner = "\n".join(p for p in (f"<h3>{esc(result.name)}</h3>", head,
+                                  hierarchy_table([result]),
+                                  warnings_list(result.warnings)) if p)
+    return wrap("summary", "summary", inner, context)
+
+
+@renders("html", Plan)
+def plan_html(result: Plan, context: RenderContext) -> str:
+    """A plan's JSON document (plan_document) as tables."""
+    from benchlab.report.html_format import document_html, wrap
+
+    body = document_html(plan_document(result))
+    return wrap("plan", "plan", f"<h3>plan</h3>\n{body}", context)

@@ -31,7 +31,8 @@ mail attachment or years later. Its parts, top to bottom:
   its SHA-256, the seed, the date, and the analysis specification in one line
   (what the JSON keeps under `analysis`).
 
-Data-borne text is escaped by the section renderers (report/html_format.py).
+Data-borne text is escaped by the section renderers (report/html_format.py's machinery,
+report/compare/html.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from typing import Any
 
 from benchlab.notation import fmt_level, fmt_share, plural
 from benchlab.report import html_format as hf
+from benchlab.report.compare.html import compare_body, geomean_table, headline_table, suite_warnings
 from benchlab.report.figures.run_order import RunOrder, run_order_svg
 from benchlab.report.figures.strip import strip_svg
 from benchlab.result import RenderContext
@@ -210,7 +212,7 @@ def _bench_section(anchor: str, bench: str | None, result: CompareResult, page: 
     decisions = ()
     if isinstance(page.result, SuiteResult):
         decisions = tuple(d for d in page.result.decisions if d.benchmark == bench)
-    parts.append(hf.compare_body(result, decisions, getattr(page.result, "adjust", "none")))
+    parts.append(compare_body(result, decisions, getattr(page.result, "adjust", "none")))
     for store in page.stores:
         for plot in store.run_orders:
             if plot.group is None or plot.group == bench:
@@ -385,19 +387,19 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         items = list(result.benchmarks)
         confidence = result.confidence
         anchors = section_ids([bench for bench, _ in items])
-        headline = hf.headline_table(result.benchmarks, confidence, result.holm, anchors,
+        headline = headline_table(result.benchmarks, confidence, result.holm, anchors,
                                      result.decisions, result.adjust)
-        extra = [hf.geomean_table(result)]
+        extra = [geomean_table(result)]
         if page.figures:
             extra.append(figure_html(result, replace(
                 context, options={**context.options, "fragment": True})))
-        warnings = hf.suite_warnings(result)
+        warnings = suite_warnings(result)
     else:
         items = [(None, result)]
         anchors = section_ids([None])
         confidence = result.confidence
         label = " vs ".join(s.name for s in result.samples[:2])
-        headline = hf.headline_table([(label if len(result.samples) == 2 else "(all)",
+        headline = headline_table([(label if len(result.samples) == 2 else "(all)",
                                        result)], confidence, anchors=anchors)
         extra, warnings = [], []
     unit = next((r.unit.name for _, r in items if r.unit.name), None)

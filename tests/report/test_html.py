@@ -97,7 +97,7 @@ def test_ratio_cells_carry_the_exact_numbers():
 
 
 def test_verdict_cells_say_the_direction_in_words():
-    from benchlab.report.html_format import verdict_label
+    from benchlab.report.compare.html import verdict_label
     from benchlab.units import make_unit
 
     slow = compare_samples([("old", np.linspace(1.0, 1.1, 20)),

@@ -1,8 +1,8 @@
-"""Text, Markdown, JSON and tidy rows of `compare` results (single comparisons and suites):
-the one module that registers them (report/renderers.py names it).
+"""Text, Markdown, JSON, HTML and tidy rows of `compare` results (single comparisons and
+suites): the one module that registers them (report/renderers.py names it).
 
 The functions that lay them out live beside it: text.py, markdown.py, document.py (the
-JSON document) and suite.py; they are imported when a result is rendered, so loading the
+JSON document), suite.py and html.py; they are imported when a result is rendered, so loading the
 registrations costs nothing. Rows are tidy: one per estimate, with its table.
 """
 
@@ -43,6 +43,20 @@ def suite_json(result: SuiteResult, context: RenderContext) -> dict[str, Any]:
     from benchlab.report.compare.suite import suite_document
 
     return with_analysis(suite_document(result), result)
+
+
+@renders("html", CompareResult)
+def compare_html(result: CompareResult, context: RenderContext) -> str:
+    from benchlab.report.compare.html import compare_html as html
+
+    return html(result, context)
+
+
+@renders("html", SuiteResult)
+def suite_html(result: SuiteResult, context: RenderContext) -> str:
+    from benchlab.report.compare.html import suite_html as html
+
+    return html(result, context)
 
 
 def with_analysis(document: dict[str, Any], result) -> dict[str, Any]:
