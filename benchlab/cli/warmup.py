@@ -44,7 +44,7 @@ def _penalty(text: str) -> float:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from benchlab.stats.warmup import PENALTY_FACTOR, THRESHOLD
+    from benchlab.stats.warmup_defaults import PENALTY_FACTOR, THRESHOLD
 
     p = sub.add_parser(
         "warmup", help="warm-up and steady state of each execution (Barrett et al.'s classes)",

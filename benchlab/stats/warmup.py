@@ -45,11 +45,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchlab.result import Result
+from benchlab.stats.warmup_defaults import (
+    MIN_ITERATIONS,
+    PENALTY_FACTOR,
+    STEADY_FRACTION,
+    THRESHOLD,
+)
 
-PENALTY_FACTOR = 15.0  # Barrett et al.: penalty 15·log n
-STEADY_FRACTION = 1.0 / 6.0  # the last 500 of 3,000 iterations
-THRESHOLD = 0.02
-MIN_ITERATIONS = 30
 GRID = 600  # at most this many candidate change points per execution
 OUTLIER_WINDOW = 101  # each side, the value itself included: Barrett et al.'s 200
 OUTLIER_EDGE = 10
