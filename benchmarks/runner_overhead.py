@@ -28,6 +28,18 @@ What it measures
                    posix_spawn (benchlab.runner.spawn, the runner's own)
                    and a blocking os.wait4, no pipes, no timeout, no pidfd.
 
+    benchlab run and quick mode also run once per round with two executions
+    (the fewest quick mode's summary takes): their start-up (Python, the
+    imports, the environment check, the store, the summary printed after the
+    run). "beyond start-up" is then (invocation - that one) / (N - 2), the wall
+    time each further execution costs, which is what a run of thousands of
+    executions pays.
+
+    The child Pythons read compiled bytecode from a cache in the temporary
+    directory (PYTHONPYCACHEPREFIX), filled before the first round, as an
+    installed package has it: with PYTHONDONTWRITEBYTECODE set (as in some
+    containers) every start would compile benchlab's modules again.
+
     The tools run in --rounds interleaved rounds (default 12) of N = --runs
     executions (default 200) each, in a random order per round, so drifting
     machine load hits them alike. The table gives the median over every
@@ -72,6 +84,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the children's; PYTHONPYCACHEPREFIX in main
 sys.path.insert(0, str(ROOT))
 
 from benchlab.runner import spawn  # noqa: E402
@@ -104,7 +117,7 @@ _LOOP = ("import json, sys\n"
 
 
 def execute_new_process(runs: int) -> tuple[list[float], float]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = ENV
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", _LOOP, str(runs)], check=True, env=env,
                          capture_output=True, text=True).stdout
@@ -128,12 +141,12 @@ def floor(runs: int) -> tuple[list[float], float]:
     return walls[3:], per
 
 
-def benchlab_run(runs: int, tmp: Path, k: int) -> tuple[list[float], float]:
-    exp = tmp / f"true{k}.toml"
-    exp.write_text(f"seed = 1\nexecutions = {runs}\n[warmup]\nexecutions = 3\n"
+def benchlab_run(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[float], float]:
+    exp = tmp / f"true{k}-{runs}.toml"
+    exp.write_text(f"seed = 1\nexecutions = {runs}\n[warmup]\nexecutions = {warmup}\n"
                    "[alternatives.true]\ncommand = [\"true\"]\n")
-    db = tmp / f"true{k}.db"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    db = tmp / f"true{k}-{runs}.db"
+    env = ENV
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db),
                     "--quiet"], check=True, env=env, stdout=subprocess.DEVNULL,
@@ -145,12 +158,12 @@ def benchlab_run(runs: int, tmp: Path, k: int) -> tuple[list[float], float]:
     return walls, total / runs
 
 
-def quick_mode(runs: int, tmp: Path, k: int) -> tuple[list[float], float]:
-    db = tmp / f"quick{k}.db"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def quick_mode(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[float], float]:
+    db = tmp / f"quick{k}-{runs}.db"
+    env = ENV
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", "--runs", str(runs), "--warmup",
-                    "3", "-o", str(db), "--quiet", "--", "true"], check=True, env=env,
+                    str(warmup), "-o", str(db), "--quiet", "--", "true"], check=True, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = time.perf_counter() - start
     conn = sqlite3.connect(db)
@@ -165,6 +178,8 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    if args.runs < 3:
+        p.error("--runs must be at least 3")
     if shutil.which("hyperfine") is None:
         print("hyperfine is not installed (Debian: apt install hyperfine)", file=sys.stderr)
         return 2
@@ -173,10 +188,19 @@ def main() -> int:
                                        "quick mode": [], "floor": []}
     per_exec: dict[str, list[float]] = {k: [] for k in samples}
     round_medians: dict[str, list[float]] = {k: [] for k in samples}
+    starts: dict[str, list[float]] = {"benchlab run": [], "quick mode": []}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "benchlab")],
+                       check=True, env=ENV, stdout=subprocess.DEVNULL)
         for k in range(args.rounds):
-            for name in np.random.default_rng(k).permutation(list(samples)):
+            for name in np.random.default_rng(k).permutation([*samples, "start-up"]):
+                if name == "start-up":  # two executions each: what every invocation costs
+                    starts["benchlab run"].append(2 * benchlab_run(2, tmp, k, warmup=0)[1])
+                    starts["quick mode"].append(2 * quick_mode(2, tmp, k, warmup=0)[1])
+                    continue
                 if name == "hyperfine":
                     walls, per = hyperfine(args.runs, tmp)
                 elif name == "execute":
@@ -206,6 +230,13 @@ def main() -> int:
             "median_reported_s": med, "q1_s": q1, "q3_s": q3, "ratio": med / base,
             "median_round_ratio": float(np.median(np.array(round_medians[name]) / base_rounds)),
             "median_wall_per_execution_s": per, "wall_ratio": per / base_per}
+        if name in starts:  # median over rounds of each round's (total - start-up) / (N - 2)
+            start = float(np.median(starts[name]))
+            beyond = float(np.median((np.array(per_exec[name]) * args.runs
+                                      - np.array(starts[name])) / (args.runs - 2)))
+            doc["tools"][name].update(median_start_up_s=start,
+                                      wall_per_execution_beyond_start_up_s=beyond,
+                                      beyond_start_up_ratio=beyond / base_per)
     doc["goals"] = {f"{name}: {what}": bool(doc["tools"][name][key] <= bound)
                     for name in ("benchlab run", "quick mode")
                     for what, key, bound in (
@@ -223,6 +254,11 @@ def main() -> int:
               f"{t['q1_s'] * 1e6:>12.0f} .. {t['q3_s'] * 1e6:<6.0f}µs"
               f"{t['ratio']:>12.3f}x{t['median_round_ratio']:>13.3f}x"
               f"{t['median_wall_per_execution_s'] * 1e6:>17.0f} µs{t['wall_ratio']:>12.2f}x")
+    for name in starts:
+        t = doc["tools"][name]
+        print(f"{name}: start-up {t['median_start_up_s'] * 1e3:.0f} ms; wall per execution "
+              f"beyond start-up {t['wall_per_execution_beyond_start_up_s'] * 1e6:.0f} µs "
+              f"({t['beyond_start_up_ratio']:.2f}x hyperfine's wall per execution)")
     for goal, met in doc["goals"].items():
         print(f"goal {goal}: {'met' if met else 'NOT met'}")
     return 0
