@@ -93,7 +93,8 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
             if seed is not None and seed != stored_seed:
                 raise UsageError(f"--seed {seed} differs from the seed of {store_path} "
                                  f"({stored_seed}); a resumed experiment keeps its plan")
-            trials = store.trials("planned")
+            logged = {row[-1] for row, _ in store.logged()}  # a killed run's, run already
+            trials = [t for t in store.trials("planned") if t.seq not in logged]
             total = len(store.trials())
             durations = store.durations()
         finally:

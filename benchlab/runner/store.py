@@ -399,26 +399,33 @@ class Store:
             raise RuntimeError(f"trial {seq} is not planned any more")
         self.conn.executemany(_INSERT, values)
 
-    def _replay(self) -> None:
-        """The outcome log a killed session left (STORE-outcomes) into the store, one
-        transaction, then removed. Trials recorded already (killed between a commit and the
-        log's truncation) are skipped; a last line cut short (a power cut in its write) is
-        dropped, and its trial stays planned."""
+    def logged(self) -> list[tuple[tuple, list[tuple]]]:
+        """The outcomes in the log a killed session left beside the store (STORE-outcomes),
+        not in the store yet: (trials row, measurements) each, in the order written; a last
+        line cut short (a power cut in its write) is dropped, and its trial stays planned."""
         log = self.path + LOG_SUFFIX
         try:
             with open(log, "rb") as handle:
                 lines = handle.read().split(b"\n")
         except FileNotFoundError:
-            return
+            return []
         except OSError as exc:
             raise sqlite_file.failure(exc, log, STORE, writing=False) from None
         lines.pop()  # after the last newline: empty, or a write cut short
-        outcomes = [_logged(line, log, n) for n, line in enumerate(lines, start=1)]
+        return [_logged(line, log, n) for n, line in enumerate(lines, start=1)]
+
+    def _replay(self) -> None:
+        """The outcome log a killed session left into the store, one transaction, then
+        removed. Trials recorded already (killed between a commit and the log's truncation)
+        are skipped."""
+        outcomes = self.logged()
+        if not outcomes and not os.path.exists(self.path + LOG_SUFFIX):
+            return
         with self._writing(), transaction(self.conn):
             for row, values in outcomes:
                 if self.conn.execute(_UPDATE, row).rowcount == 1:
                     self.conn.executemany(_INSERT, values)
-        _unlink(log)
+        _unlink(self.path + LOG_SUFFIX)
 
     def durations(self) -> dict[tuple, float]:
         """Median wall time of the finished trials of each kind and cell (for estimates)."""

@@ -14,6 +14,7 @@ from benchlab.runner import store as store_module
 from benchlab.runner.config import parse_experiment
 from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import make_plan
+from benchlab.runner.session import plan_only
 from benchlab.runner.store import LOG_SUFFIX, Store
 from benchlab.runner.trial import measurements
 
@@ -53,19 +54,25 @@ def _rows(db):
 def test_a_killed_session_is_replayed_once(tmp_path, monkeypatch):
     e, plan, db, store, session = _session(tmp_path, monkeypatch)
     _record(store, e, plan[0], session, wall=0.25)
+    with open(db + LOG_SUFFIX, "rb") as log:
+        first = log.read()
     store.commit()  # the first in the store, its log emptied
     assert os.path.getsize(db + LOG_SUFFIX) == 0
     _record(store, e, plan[1], session, wall=0.125)
     _record(store, e, plan[2], session, error="exit code 1")
     trials, _ = _rows(db)
     assert [t[1] for t in trials] == ["ok", "planned", "planned", "planned"]
-    with open(db + LOG_SUFFIX, "rb") as log:
-        first = log.read().splitlines(True)[0]
     with open(db + LOG_SUFFIX, "ab") as log:
         log.write(first)  # as if killed between a commit and the log's truncation
         log.write(b'[["ok", 1, "2026')  # and in the write of a last line
     store.close()  # killed: no finish_session
     assert os.path.exists(db + LOG_SUFFIX)
+    reader = Store.open(db)  # a reader sees what the log holds, and changes nothing
+    assert [row[-1] for row, _ in reader.logged()] == [plan[1].seq, plan[2].seq, plan[0].seq]
+    reader.close()
+    (tmp_path / "exp.toml").write_text(TEXT)  # --dry-run --resume: what is left to run
+    planned = plan_only(str(tmp_path / "exp.toml"), db, seed=None, resume=True)
+    assert [t.seq for t in planned.trials] == [plan[3].seq]
     Store.open(db, write=True).close()  # the next writer replays the log
     assert not os.path.exists(db + LOG_SUFFIX)
     trials, values = _rows(db)
