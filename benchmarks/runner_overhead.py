@@ -35,6 +35,13 @@ What it measures
     time each further execution costs, which is what a run of thousands of
     executions pays.
 
+    Own CPU: the CPU time (user + system) of the tool's process itself, per
+    execution, which machine load barely changes: the CPU time of the reaped
+    invocation and its reaped descendants (getrusage of the children) minus
+    what its executions of `true` used (their user and system times, from the
+    store for benchlab, from hyperfine's JSON for hyperfine, warm-ups
+    included). For benchlab also beyond start-up, as for the wall time.
+
     The child Pythons read compiled bytecode from a cache in the temporary
     directory (PYTHONPYCACHEPREFIX), filled before the first round, as an
     installed package has it: with PYTHONDONTWRITEBYTECODE set (as in some
@@ -73,6 +80,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -85,6 +93,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the children's; PYTHONPYCACHEPREFIX in main
+OWN: dict[tuple[str, int], list[float]] = {}  # (tool, executions) -> its own CPU s per invocation
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 sys.path.insert(0, str(ROOT))
 
 from benchlab.runner import spawn  # noqa: E402
@@ -93,13 +107,16 @@ from benchlab.runner.execute import run_process  # noqa: E402
 
 def hyperfine(runs: int, tmp: Path) -> tuple[list[float], float]:
     out = tmp / "h.json"
+    cpu = _children_cpu()
     start = time.perf_counter()
     subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", "3", "--export-json",
                     str(out), "--style", "none", "true"], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = time.perf_counter() - start
-    times = json.loads(out.read_text())["results"][0]["times"]
-    return [float(t) for t in times], total / runs
+    result = json.loads(out.read_text())["results"][0]
+    children = (float(result["user"]) + float(result["system"])) * (runs + 3)  # means
+    OWN.setdefault(("hyperfine", runs), []).append(_children_cpu() - cpu - children)
+    return [float(t) for t in result["times"]], total / runs
 
 
 def execute(runs: int) -> tuple[list[float], float]:
@@ -141,35 +158,41 @@ def floor(runs: int) -> tuple[list[float], float]:
     return walls[3:], per
 
 
+def _read(db: Path, name: str, runs: int, cpu: float) -> list[float]:
+    """The measured wall times in the store; the invocation's own CPU into OWN."""
+    conn = sqlite3.connect(db)
+    walls = [r[0] for r in conn.execute("SELECT wall FROM trials WHERE warmup = 0")]
+    children = conn.execute("SELECT SUM(user + sys) FROM trials").fetchone()[0]
+    conn.close()
+    OWN.setdefault((name, runs), []).append(_children_cpu() - cpu - children)
+    return walls
+
+
 def benchlab_run(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[float], float]:
     exp = tmp / f"true{k}-{runs}.toml"
     exp.write_text(f"seed = 1\nexecutions = {runs}\n[warmup]\nexecutions = {warmup}\n"
                    "[alternatives.true]\ncommand = [\"true\"]\n")
     db = tmp / f"true{k}-{runs}.db"
     env = ENV
+    cpu = _children_cpu()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db),
                     "--quiet"], check=True, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     total = time.perf_counter() - start
-    conn = sqlite3.connect(db)
-    walls = [r[0] for r in conn.execute("SELECT wall FROM trials WHERE warmup = 0")]
-    conn.close()
-    return walls, total / runs
+    return _read(db, "benchlab run", runs, cpu), total / runs
 
 
 def quick_mode(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[float], float]:
     db = tmp / f"quick{k}-{runs}.db"
     env = ENV
+    cpu = _children_cpu()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", "--runs", str(runs), "--warmup",
                     str(warmup), "-o", str(db), "--quiet", "--", "true"], check=True, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     total = time.perf_counter() - start
-    conn = sqlite3.connect(db)
-    walls = [r[0] for r in conn.execute("SELECT wall FROM trials WHERE warmup = 0")]
-    conn.close()
-    return walls, total / runs
+    return _read(db, "quick mode", runs, cpu), total / runs
 
 
 def main() -> int:
@@ -237,6 +260,12 @@ def main() -> int:
             doc["tools"][name].update(median_start_up_s=start,
                                       wall_per_execution_beyond_start_up_s=beyond,
                                       beyond_start_up_ratio=beyond / base_per)
+        if (name, args.runs) in OWN:  # CPU of the tool's own process per execution
+            own = np.array(OWN[(name, args.runs)])
+            doc["tools"][name]["own_cpu_per_execution_s"] = float(np.median(own)) / args.runs
+            if (name, 2) in OWN:
+                doc["tools"][name]["own_cpu_per_execution_beyond_start_up_s"] = float(
+                    np.median((own - np.array(OWN[(name, 2)])) / (args.runs - 2)))
     doc["goals"] = {f"{name}: {what}": bool(doc["tools"][name][key] <= bound)
                     for name in ("benchlab run", "quick mode")
                     for what, key, bound in (
@@ -254,11 +283,15 @@ def main() -> int:
               f"{t['q1_s'] * 1e6:>12.0f} .. {t['q3_s'] * 1e6:<6.0f}µs"
               f"{t['ratio']:>12.3f}x{t['median_round_ratio']:>13.3f}x"
               f"{t['median_wall_per_execution_s'] * 1e6:>17.0f} µs{t['wall_ratio']:>12.2f}x")
+    hyperfine_cpu = doc["tools"]["hyperfine"]["own_cpu_per_execution_s"]
+    print(f"hyperfine: own CPU per execution {hyperfine_cpu * 1e6:.0f} µs")
     for name in starts:
         t = doc["tools"][name]
         print(f"{name}: start-up {t['median_start_up_s'] * 1e3:.0f} ms; wall per execution "
               f"beyond start-up {t['wall_per_execution_beyond_start_up_s'] * 1e6:.0f} µs "
-              f"({t['beyond_start_up_ratio']:.2f}x hyperfine's wall per execution)")
+              f"({t['beyond_start_up_ratio']:.2f}x hyperfine's wall per execution); own CPU "
+              f"per execution {t['own_cpu_per_execution_s'] * 1e6:.0f} µs, beyond start-up "
+              f"{t['own_cpu_per_execution_beyond_start_up_s'] * 1e6:.0f} µs")
     for goal, met in doc["goals"].items():
         print(f"goal {goal}: {'met' if met else 'NOT met'}")
     return 0
