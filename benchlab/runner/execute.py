@@ -314,7 +314,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
             error = f"unparsable output: {parser.error}"
         rows = parser.rows
     return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
-                   sig, timed_out, error, tail.text(), rows, leftovers)
+                   sig, timed_out, error, tail.text() if tail.data else "", rows, leftovers)
 
 
 _NULL: tuple[int, int] | None = None  # /dev/null for reading and writing, for every child
