@@ -132,11 +132,19 @@ def run_rounds(e: Experiment, store, pending: list[Trial], executor: Executor,
     return "finished", None
 
 
+# A time limit stops a run only once every cell measured so far has this many top-level
+# units (builds, else executions): with one, nothing has a spread and no comparison can be
+# made, so the limit is passed by the round that gives the second.
+MIN_UNITS_TO_STOP = 2
+
+
 def should_stop(e: Experiment, store) -> str | None:
     """The reason to stop after a complete round, or None to go on."""
     if e.stop is None:
         return None
-    if e.stop.max_time is not None and _elapsed(store) >= e.stop.max_time:
+    if e.stop.max_time is not None and _elapsed(store) >= e.stop.max_time and all(
+            len(units) >= MIN_UNITS_TO_STOP
+            for units in _stop_groups(store, e, e.stop.metric).values()):
         from benchlab.runner.progress import format_seconds
 
         return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
