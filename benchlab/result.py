@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMATS = ("text", "markdown", "json", "csv", "html")
+FORMATS = ("text", "markdown", "json", "csv", "html", "bmf")
 
 _RENDERERS: dict[tuple[str, type | str], Callable[[Any, RenderContext], Any]] = {}
 

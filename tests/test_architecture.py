@@ -414,7 +414,7 @@ def test_the_statistic_checker_catches_a_branch():
 # The modules that serve a format for every result and lay out none of their own. A new
 # one is a new format's machinery and is listed here and in the docs.
 MACHINERY = {"__init__", "renderers", "numbers", "envelope", "csv_format", "markdown_format",
-             "html_format", "html_page"}
+             "html_format", "html_page", "bmf_format"}
 # Analyses rendered outside the registry (a byte-exact layout a command calls itself).
 OUTSIDE_THE_REGISTRY = {"ministat"}
 GENERIC = "benchlab.result.Result"

@@ -18,7 +18,7 @@ from typing import Any
 from benchlab.errors import UsageError
 from benchlab.result import RenderContext, has_renderer, render
 
-FORMATS = ("text", "markdown", "json", "csv", "html")
+FORMATS = ("text", "markdown", "json", "csv", "html", "bmf")
 EXPORTS = (("json", "--export-json"), ("markdown", "--export-markdown"),
            ("csv", "--export-csv"), ("html", "--export-html"))
 
@@ -30,7 +30,8 @@ def add(p: argparse.ArgumentParser, *, plot: bool = True,
     g = p.add_argument_group("output")
     g.add_argument("--format", choices=FORMATS, default="text",
                    help="what to print: text (default), markdown, json, csv (tidy rows, one "
-                        "per estimate) or html (a self-contained section)")
+                        "per estimate), html (a self-contained section) or bmf (Bencher Metric "
+                        "Format: compare and summary)")
     g.add_argument("--json", action="store_const", const="json", dest="format",
                    help="same as --format json")
     if output:
@@ -92,6 +93,8 @@ def rendered(result: Any, fmt: str, ctx: RenderContext) -> str:
 
         return json.dumps(envelope(render(result, "json", ctx), ctx), indent=2,
                           allow_nan=False) + "\n"
+    if fmt == "bmf":  # bare: Bencher's json adapter reads the document as it is
+        return json.dumps(render(result, "bmf", ctx), indent=2, allow_nan=False) + "\n"
     text = render(result, fmt, ctx)
     return text if text.endswith("\n") or not text else text + "\n"
 

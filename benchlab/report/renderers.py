@@ -22,13 +22,14 @@ FORMATS: dict[str, tuple[str, ...]] = {
 }
 # The modules that render the result types defined in a module (every format).
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "benchlab.stats.compare": ("benchlab.report.compare.formats",),
-    "benchlab.stats.suite": ("benchlab.report.compare.formats",),
+    "benchlab.stats.compare": ("benchlab.report.compare.formats",
+                               "benchlab.report.compare.bmf"),
+    "benchlab.stats.suite": ("benchlab.report.compare.formats", "benchlab.report.compare.bmf"),
     "benchlab.stats.metrics": ("benchlab.report.metrics",
                                "benchlab.report.compare.formats"),
     "benchlab.stats.blocks": ("benchlab.report.store_design",
                               "benchlab.report.compare.formats"),
-    "benchlab.stats.summary": ("benchlab.report.hierarchy",),
+    "benchlab.stats.summary": ("benchlab.report.hierarchy", "benchlab.report.summary"),
     "benchlab.stats.hierarchy": ("benchlab.report.hierarchy",),
     "benchlab.stats.anova": ("benchlab.report.anova",),
     "benchlab.stats.qreg": ("benchlab.report.qreg",),

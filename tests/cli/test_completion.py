@@ -70,7 +70,7 @@ def test_bash_completes_commands(bash_offers):
 def test_bash_completes_options_and_their_choices(bash_offers):
     assert bash_offers["benchlab compare --for"] == ["--force", "--format"]
     assert bash_offers["benchlab compare --form"] == ["--format"]
-    assert bash_offers["benchlab compare --format "] == ["csv", "html", "json", "markdown",
+    assert bash_offers["benchlab compare --format "] == ["bmf", "csv", "html", "json", "markdown",
                                                           "text"]
     assert bash_offers["benchlab compare --statistic m"] == ["mean", "median"]
     assert bash_offers["benchlab history add --d"] == ["--date", "--date-column", "--db"]
@@ -97,7 +97,7 @@ def test_fish_completes_commands_options_and_choices(tmp_path, capsys):
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     offered = done.stdout.splitlines()
-    assert offered == ["compare", "--format", "csv html json markdown text", "old.txt"]
+    assert offered == ["compare", "--format", "bmf csv html json markdown text", "old.txt"]
 
 
 @pytest.mark.parametrize("shell", ["zsh", "tcsh"])
