@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchlab.notation import change_parts, fmt_level, fmt_pvalue
+from benchlab.report.compare.document import headline_method
 from benchlab.report.hierarchy import hierarchy_table
 from benchlab.report.html_format import cell, esc, exact, num, table, warnings_list, wrap
 from benchlab.result import RenderContext
@@ -80,8 +81,6 @@ def verdict_interval(c: Comparison, confidence: float, decision: Decision | None
     """What the verdict of `c` rests on: a suite's decision (at Holm's level of its step when
     `adjust` is "holm"), else the ratio of medians' bootstrap (--statistic median), else
     Fieller's interval of the ratio of means — named as the JSON names it."""
-    from benchlab.report.compare.document import headline_method
-
     holm = "; Holm step-down" if decision is not None and adjust == "holm" else ""
     if decision is not None and decision.scale == "ratio":
         median = statistic_of(decision).resamples
