@@ -167,6 +167,15 @@ def add_benchmark_option(p: argparse.ArgumentParser, what: str) -> None:
                    "of go test, JMH, ... files)")
 
 
+def levelled_samples(args: argparse.Namespace) -> tuple[list, list, list[str]]:
+    """The inputs read and split per benchmark, as (benchmark, sample) pairs, the samples
+    alone, and the levels they are analysed by (resolved_levels): what summary, plan and
+    warmup start from."""
+    pairs = per_benchmark(args, load(args))
+    samples = [s for _, s in pairs]
+    return pairs, samples, resolved_levels(args, samples)
+
+
 def per_benchmark(args: argparse.Namespace, inputs) -> list[tuple[str | None, object]]:
     """(benchmark, sample) pairs: each sample split by the suite's benchmark column.
 

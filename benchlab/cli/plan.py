@@ -74,9 +74,7 @@ def run(args: argparse.Namespace) -> int:
     plan_power.check(args)
     confidence = common.confidence(args.confidence)
     output_options.check(args, args.files)
-    pairs = common.per_benchmark(args, common.load(args))
-    samples = [s for _, s in pairs]
-    level_names = common.resolved_levels(args, samples)
+    pairs, samples, level_names = common.levelled_samples(args)
     if not level_names:
         raise UsageError("plan needs --levels (the hierarchy's level columns, highest first)")
     if args.target is not None and args.target <= 0:

@@ -35,9 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     confidence = common.confidence(args.confidence)
     output_options.check(args, args.files)
-    pairs = common.per_benchmark(args, common.load(args))
-    samples = [s for _, s in pairs]
-    level_names = common.resolved_levels(args, samples)
+    pairs, samples, level_names = common.levelled_samples(args)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     notes = [note] if note else []
     if args.warmup == "auto":

@@ -193,9 +193,7 @@ def run(args: argparse.Namespace) -> int:
 
     confidence = common.confidence(args.confidence)
     output_options.check(args, args.files)
-    pairs = common.per_benchmark(args, common.load(args))
-    samples = [s for _, s in pairs]
-    level_names = common.resolved_levels(args, samples)
+    pairs, samples, level_names = common.levelled_samples(args)
     if not level_names:
         raise UsageError("warmup needs the column naming each execution: --levels COLUMN "
                          "(e.g. --levels fork, or build,run)")

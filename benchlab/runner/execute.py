@@ -417,37 +417,35 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                     _close(held)
                     _drain(poller, readers)  # usually at their end now: no second poll
                     continue
-                if fd not in readers:  # drained to its end just now
-                    continue
-                try:
-                    chunk = os.read(fd, CHUNK)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    poller.unregister(fd)
-                    readers.pop(fd)
-                    continue
-                readers[fd].feed(chunk)  # type: ignore[attr-defined]
+                if fd in readers:  # else drained to its end just now
+                    _read_chunk(poller, readers, fd)
     finally:
         if pidfd is not None:
             os.close(pidfd)
     return result[1], result[2], timed_out, end
 
 
+def _read_chunk(poller: select.poll, readers: dict[int, object], fd: int) -> bool:
+    """Read one chunk of pipe `fd` into its reader; False when it is empty for now or at its
+    end of file (then it is unregistered and dropped)."""
+    try:
+        chunk = os.read(fd, CHUNK)
+    except BlockingIOError:
+        return False
+    if not chunk:
+        poller.unregister(fd)
+        readers.pop(fd)
+        return False
+    readers[fd].feed(chunk)  # type: ignore[attr-defined]
+    return True
+
+
 def _drain(poller: select.poll, readers: dict[int, object]) -> None:
     """Read the pipes until each is empty for now (then poll waits for the rest) or at its
     end of file (then it is done)."""
     for fd in list(readers):
-        while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except BlockingIOError:
-                break
-            if not chunk:
-                poller.unregister(fd)
-                readers.pop(fd)
-                break
-            readers[fd].feed(chunk)  # type: ignore[attr-defined]
+        while _read_chunk(poller, readers, fd):
+            pass
 
 
 def stop_running() -> int:
