@@ -86,18 +86,19 @@ def spec_of(args: argparse.Namespace) -> AnalysisSpec:
                         bootstrap=args.bootstrap, resample=args.resample, seed=args.seed,
                         adjust="none" if args.no_adjust else "holm", paired=paired,
                         pair_by=args.pair_by, tests=getattr(args, "tests", False),
-                        diagnostics=not args.no_diagnostics)
+                        diagnostics=not args.no_diagnostics,
+                        metric=next(iter(common.metric_names(args)), None))
 
 
 def analyse(args: argparse.Namespace, command: str = "compare",
-            spec: AnalysisSpec | None = None, *, metric: str | None = None,
-            benchmark: str | None = None) -> Analysis:
+            spec: AnalysisSpec | None = None, *, benchmark: str | None = None) -> Analysis:
     """Read the inputs and compare them as the options say (docs/compare.md): a store
     alone by its design, a suite with --benchmark, the hierarchy with --levels, else the
     samples (paired with --paired). `spec`: the options' analysis when already built
-    (spec_of). `metric` / `benchmark`: this metric, this benchmark column, instead of
-    --metric / --benchmark and the inputs' own (cli/metrics.py: one analysis per
-    metric). `command` names the command in errors."""
+    (spec_of); its `metric` is the metric read (None: the input's default; cli/metrics.py
+    runs one analysis per metric, each with its own spec). `benchmark`: this benchmark
+    column instead of --benchmark and the inputs' own. `command` names the command in
+    errors. The result's spec names the metric that was read."""
     from benchlab.data.samples import align_pairs, pick_baseline, rename, unify_units
 
     spec = spec if spec is not None else spec_of(args)
@@ -106,7 +107,7 @@ def analyse(args: argparse.Namespace, command: str = "compare",
             raise UsageError("--statistic median needs the analysis named (a store's default "
                              "design analysis uses the means): add e.g. --by alternative")
         return _store(args, spec, command)
-    inputs = common.load(args, metric=metric)
+    inputs = common.load(args, metric=spec.metric, command=command)
     samples = rename(inputs.samples, args.name)
     benchmark = benchmark or args.benchmark or inputs.benchmark  # a suite's files: by bench
     names = [] if spec.paired and args.levels is None else common.resolved_levels(
@@ -123,6 +124,7 @@ def analyse(args: argparse.Namespace, command: str = "compare",
             raise UsageError(f"{command} needs at least two samples: the benchmarks --filter "
                              f"keeps are measured in {samples[0].name} alone")
     metric = samples[0].dataset.metric
+    spec = replace(spec, metric=metric)
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
     baseline = pick_baseline(samples, args.baseline)
     if spec.resamples:  # B times the data
@@ -182,7 +184,9 @@ def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analys
     from benchlab.data.samples import pick_baseline, rename, unify_units
 
     info = store_design.store_info(args.files[0])
-    samples = rename(common.load(args, by=store_design.BY).samples, args.name)
+    samples = rename(common.load(args, by=store_design.BY, metric=spec.metric,
+                                 command=command).samples, args.name)
+    spec = replace(spec, metric=samples[0].dataset.metric)
     filter_note = None
     if args.filter is not None:  # before the analysis: the family is what is kept
         column = store_design.benchmark_column(info)

@@ -94,8 +94,11 @@ def add_table_input(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g.add_argument("--levels", help="level columns of the hierarchy, highest first, e.g. "
                    "build,run (the measurement is the lowest level); default: the levels the "
                    "file format records (JMH forks, pyperf runs); none: no hierarchy")
-    g.add_argument("--metric", help="which metric of a multi-metric format to read (go test: "
-                   "B/op, allocs/op; Google Benchmark: cpu_time; JMH: a secondary metric)")
+    g.add_argument("--metric", metavar="NAME", help="the metric to analyse: of a store (wall, "
+                   "user, sys, maxrss, instructions, ...) or of a multi-metric format (go test: "
+                   "B/op, allocs/op; Google Benchmark: cpu_time; pytest-benchmark: ops; "
+                   "Criterion: throughput; perf stat and cachegrind: an event; BMF: a measure; "
+                   "JMH: a secondary metric); compare and report take several, comma-separated")
     g.add_argument("--mode", help="JMH: the benchmark mode to read (thrpt, avgt, sample, ss) "
                    "when a file has results of several")
     formats = sorted({*READERS, *ALIASES})
@@ -118,12 +121,39 @@ def resolved_levels(args: argparse.Namespace, samples) -> list[str]:
     return list(recorded_levels(samples))
 
 
+def metric_names(args: argparse.Namespace) -> tuple[str, ...]:
+    """--metric as names, in the order given: 'wall,instructions' → ('wall', 'instructions');
+    () without it. A name given twice, or an empty one, is a usage error."""
+    text = getattr(args, "metric", None)
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise UsageError(f"--metric: an empty metric name in {text!r}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"--metric names a metric twice: {text!r}")
+    return names
+
+
+def one_metric(args: argparse.Namespace, command: str) -> str | None:
+    """The one metric --metric names (None: the input's default); several are refused by the
+    commands that analyse one metric at a time (compare and report take several)."""
+    names = metric_names(args)
+    if len(names) > 1:
+        raise UsageError(f"{command} analyses one metric at a time, not {', '.join(names)}: "
+                         f"run it once per metric (compare and report take several)")
+    return names[0] if names else None
+
+
 def load(args: argparse.Namespace, min_values: int = 2, *, by: str | None = None,
-         metric: str | None = None):
+         metric: str | None = None, command: str | None = None):
     """Read args.files into samples (and a suite's benchmark column) as every command does;
-    `by` and `metric`, when given, instead of --by and --metric."""
+    `by` and `metric`, when given, instead of --by and --metric (which must then name one
+    metric: `command` names the command in the refusal of several)."""
     from benchlab.data.samples import load_inputs
 
+    if metric is None:
+        metric = one_metric(args, command or getattr(args, "command", None) or "this command")
     if args.delimiters == "":
         raise UsageError("-d needs at least one delimiter character")
     if args.column < 1:
@@ -132,7 +162,7 @@ def load(args: argparse.Namespace, min_values: int = 2, *, by: str | None = None
                        delimiters=args.delimiters, value=args.value,
                        by=args.by if by is None else by, unit=args.unit,
                        higher_is_better=args.higher_is_better,
-                       metric=args.metric if metric is None else metric, mode=args.mode,
+                       metric=metric, mode=args.mode,
                        min_values=min_values)
 
 

@@ -105,15 +105,15 @@ def run(args: argparse.Namespace) -> int:
 def _analyse(args: argparse.Namespace, spec):
     """(the result to render, its render context, every result analysed — the default
     metric's first): one analysis, or one per metric of a go test -benchmem file."""
-    found_metrics: list[str] = []
-    if args.metric is None:
-        from benchlab.cli import metrics  # go test -benchmem: a table per metric
+    from benchlab.cli import metrics
 
-        found_metrics, notes = metrics.of_inputs(args)
-        if found_metrics:
-            shown, per_metric, results = metrics.analyse_each(args, spec, found_metrics, notes)
-            return shown, output_options.context(args, "compare", args.files,
-                                                 per_metric=per_metric), results
+    asked = common.metric_names(args)  # --metric wall,instructions: side by side
+    found_metrics, notes = (list(asked), []) if asked else metrics.of_inputs(args)
+    if len(found_metrics) > 1:  # or go test -benchmem: a table per metric
+        shown, per_metric, results = metrics.analyse_each(args, spec, found_metrics, notes,
+                                                          asked=bool(asked))
+        return shown, output_options.context(args, "compare", args.files,
+                                             per_metric=per_metric), results
     found = analysis.analyse(args, "compare", spec)
     named = found.samples.get(None)
     if named is None:  # a suite

@@ -50,36 +50,47 @@ def of_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     return shared, notes
 
 
-def analyse_each(args: argparse.Namespace, spec: AnalysisSpec, metrics: list[str],
-                 notes: list[str]) -> tuple[Any, dict[str, dict], list[Any]]:
-    """Compare's analysis (cli/analysis.py) once per metric, the default metric first.
+def analyse_each(args: argparse.Namespace, spec: AnalysisSpec,
+                 metrics: list[str] | tuple[str, ...],
+                 notes: list[str], *, command: str = "compare", asked: bool = False
+                 ) -> tuple[Any, dict[str, dict], list[Any]]:
+    """The analysis of compare and report (cli/analysis.py) once per metric, each with the
+    spec of its metric (`spec` with `metric` replaced): the metrics `asked` for (--metric
+    a,b: in that order, and a metric the inputs lack is an error listing those they
+    have), else the inputs' shared metrics, the default metric first.
 
     Returns the PerMetric result, the render options per metric (the samples to plot
     of each comparison that is not a suite) and the results in order, for the exit
-    status. A metric other than the default that cannot be compared (e.g. MB/s of one
-    benchmark only: one sample) becomes a note.
+    status. A metric found (not asked for) other than the default that cannot be
+    compared (e.g. MB/s of one benchmark only: one sample) becomes a note.
     """
+    from dataclasses import replace
+
     from benchlab.cli import analysis, common
     from benchlab.stats.metrics import PerMetric
 
-    inputs = common.load(args)
-    default = inputs.samples[0].dataset.metric
-    ordered = [default, *(m for m in metrics if m != default)] if default in metrics \
-        else metrics
-    # a suite in every metric, even one only some benchmarks report (MB/s)
-    benchmark = args.benchmark or inputs.benchmark
+    ordered = list(metrics)
+    benchmark = None
+    if not asked:
+        inputs = common.load(args, command=command)  # no --metric: the default metric
+        default = inputs.samples[0].dataset.metric
+        ordered = [default, *(m for m in metrics if m != default)] if default in metrics \
+            else ordered
+        # a suite in every metric, even one only some benchmarks report (MB/s)
+        benchmark = args.benchmark or inputs.benchmark
     results, per_metric = [], {}
     notes = list(notes)
     for metric in ordered:
         try:
-            found = analysis.analyse(args, "compare", spec, metric=metric, benchmark=benchmark)
+            found = analysis.analyse(args, command, replace(spec, metric=metric),
+                                     benchmark=benchmark)
         except BenchlabError as exc:
-            if metric == ordered[0]:
+            if asked or metric == ordered[0]:
                 raise
             notes.append(f"metric {metric!r} not compared: {exc.message}")
             continue
         results.append((metric, found.result))
         named = found.samples.get(None)
         if named is not None:
-            per_metric[metric] = {"samples": named, "plot": not args.no_plot}
+            per_metric[metric] = {"samples": named, "plot": not getattr(args, "no_plot", False)}
     return PerMetric(tuple(results), tuple(notes)), per_metric, [r for _, r in results]

@@ -34,12 +34,79 @@ def heading(metric: str, inner: Result) -> str:
     return metric
 
 
+OVERVIEW_HEAD = ("metric", "comparison", "baseline", "candidate", "change", "CI", "verdict")
+
+
+def overview_rows(result: PerMetric) -> list[tuple[str, ...]]:
+    """One row per metric and candidate, side by side: the metric, "candidate vs baseline",
+    both means (exact counts in full), the change of the verdict's ratio with its CI and
+    the verdict in a word (the unit's: "slower", "worse", "higher"; "same" within the
+    threshold; "?" inconclusive). Empty unless every metric's analysis is a single
+    comparison (a suite's metrics are shown as their sections alone)."""
+    from benchlab.notation import change_parts
+    from benchlab.report.numbers import fmt_row
+    from benchlab.stats.compare import CompareResult
+
+    if not all(isinstance(inner, CompareResult) for _, inner in result.results):
+        return []
+    rows = []
+    for metric, inner in result.results:
+        by_name = {d.name: d for d in inner.samples}
+        for c in inner.comparisons:
+            base, cand = by_name[c.baseline], by_name[c.candidate]
+            exact = base.stddev == 0 and cand.stddev == 0
+            like = max(abs(base.mean), abs(cand.mean))
+            old, new = fmt_row((base.mean, cand.mean), inner.unit, 0.0 if exact else
+                               max(base.sem, cand.sem), like, keep_small=False)
+            ratio = c.headline or c.ratio
+            if ratio is None:
+                change, ci = "n/a", c.ratio_note or ""
+            else:
+                parts = change_parts(ratio.estimate, ratio.low, ratio.high, inner.unit)
+                change = parts.estimate
+                ci = ("exact" if ratio.low == ratio.high else
+                      f"{parts.low} .. {parts.high}" if parts.low is not None else "unbounded")
+            rows.append((heading(metric, inner), f"{c.candidate} vs {c.baseline}", old, new,
+                         change, ci, _word(c, inner.unit)))
+    return rows
+
+
+def _word(c, unit) -> str:
+    """The verdict in a word: the direction of a change, "same" within the threshold."""
+    v = c.verdict
+    if v.outcome == "change":
+        return unit.direction_word(v.direction == "increase")
+    return "same" if v.outcome == "equivalent" else "?"
+
+
+def overview_text(result: PerMetric, confidence: float) -> str:
+    """The side-by-side table (overview_rows) as aligned columns; "" when there is none."""
+    from benchlab.notation import fmt_level
+
+    rows = [[terminal(c) for c in r] for r in overview_rows(result)]
+    if not rows:
+        return ""
+    head = [*OVERVIEW_HEAD[:5], f"{fmt_level(confidence)} CI", OVERVIEW_HEAD[6]]
+    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
+    left = (0, 1, 5, 6)
+    lines = ["  " + "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                              for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+             for r in (head, *rows)]
+    return "metrics side by side:\n" + "\n".join(lines) + "\n"
+
+
+def _confidence(result: PerMetric) -> float:
+    return getattr(result.default, "confidence", 0.95)
+
+
 @renders("text", PerMetric)
 def per_metric_text(result: PerMetric, context: RenderContext) -> str:
-    """A section per metric; suite tables explain their columns once, after the last."""
+    """The side-by-side table (several single comparisons), then a section per metric;
+    suite tables explain their columns once, after the last."""
     from benchlab.report.compare.suite import suite_text
 
-    parts = []
+    overview = overview_text(result, _confidence(result))
+    parts = [overview] if overview else []
     last = result.results[-1][0]
     for metric, inner in result.results:
         if isinstance(inner, SuiteResult) and context.option("compact"):
@@ -57,7 +124,16 @@ def per_metric_text(result: PerMetric, context: RenderContext) -> str:
 
 @renders("markdown", PerMetric)
 def per_metric_markdown(result: PerMetric, context: RenderContext) -> str:
+    rows = overview_rows(result)
     parts = []
+    if rows:
+        from benchlab.notation import fmt_level
+
+        head = [*OVERVIEW_HEAD[:5], f"{fmt_level(_confidence(result))} CI", OVERVIEW_HEAD[6]]
+        table = ["| " + " | ".join(head) + " |",
+                 "|---|---|---:|---:|---:|---|---|",
+                 *("| " + " | ".join(md(c) for c in r) + " |" for r in rows)]
+        parts.append("## metrics side by side\n\n" + "\n".join(table) + "\n")
     for metric, inner in result.results:
         body = render(inner, "markdown", _own(context, metric))
         parts.append(f"## {md(heading(metric, inner))}\n\n{body}")

@@ -122,6 +122,8 @@ class AnalysisSpec:
     suite's rule, "holm" or "none". levels: the hierarchy's level names, highest first
     (None: what the data records). paired / pair_by: samples paired by position or by
     that column. tests: the classical tests too. diagnostics: the data checks.
+    metric: the metric of the inputs analysed (None: the input's default — a store's first,
+    go test's sec/op); the statistics never read it, the result keeps it to say what it is of.
     """
 
     confidence: float = 0.95
@@ -138,6 +140,7 @@ class AnalysisSpec:
     pair_by: str | None = None
     tests: bool = False
     diagnostics: bool = True
+    metric: str | None = None
 
     def __post_init__(self) -> None:
         c = self.confidence
@@ -167,6 +170,9 @@ class AnalysisSpec:
         object.__setattr__(self, "resample", resample_spec(self.resample, self.levels))
         if self.pair_by is not None:
             object.__setattr__(self, "paired", True)
+        if self.metric is not None and (not isinstance(self.metric, str)
+                                        or not self.metric.strip()):
+            raise SpecError("{param} must be a metric's name", "metric")
 
     @classmethod
     def of(cls, spec: AnalysisSpec | None = None, **options: Any) -> AnalysisSpec:

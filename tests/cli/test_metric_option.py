@@ -1,0 +1,79 @@
+"""`--metric NAME[,NAME...]` across the analyses: a store's metrics and foreign formats'.
+
+One store is run once for the module (two quick commands, 5 rounds): it records wall,
+user, sys and maxrss. Counting tools' fixtures (perf stat, cachegrind) are the real
+files of tests/fixtures/counts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COUNTS = ROOT / "tests" / "fixtures" / "counts"
+PERF = [str(COUNTS / "perf_old.csv"), str(COUNTS / "perf_new.csv")]
+CACHEGRIND = [str(COUNTS / "cachegrind_old"), str(COUNTS / "cachegrind_new")]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> str:
+    """A store of `true` against `true` with an argument, 5 rounds (wall, user, sys, maxrss)."""
+    import subprocess
+    import sys
+
+    path = tmp_path_factory.mktemp("metric") / "quick.db"
+    done = subprocess.run([sys.executable, "-m", "benchlab", "run", "--runs", "5", "-o",
+                           str(path), "--", "true", "true 1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return str(path)
+
+
+def test_compare_store_metric_names_the_metric_in_the_spec(run_cli, store):
+    _, out, _ = run_cli("compare", store, "--metric", "user", "--json", expect=0)
+    doc = json.loads(out)
+    assert doc["analysis"]["metric"] == "user"
+    _, out, _ = run_cli("compare", store, "--json", expect=0)
+    assert json.loads(out)["analysis"]["metric"] == "wall"  # the store's first, said
+
+
+def test_compare_several_metrics_side_by_side(run_cli, store):
+    _, out, _ = run_cli("compare", store, "--metric", "wall,maxrss", "--no-plot", expect=0)
+    lines = out.splitlines()
+    assert lines[0] == "metrics side by side:"
+    assert lines[1].split()[:3] == ["metric", "comparison", "baseline"]
+    assert lines[2].split()[0] == "wall" and lines[3].split()[0] == "maxrss"
+    assert "\nwall:\n" in out and "\nmaxrss:\n" in out  # then a section per metric
+    _, out, _ = run_cli("compare", store, "--metric", "maxrss,wall", "--json", expect=0)
+    doc = json.loads(out)
+    assert doc["metric"] == "maxrss"  # the first asked for is the top level
+    assert [m["metric"] for m in doc["metrics"]] == ["maxrss", "wall"]
+    assert [m["analysis"]["metric"] for m in doc["metrics"]] == ["maxrss", "wall"]
+
+
+def test_a_metric_not_present_lists_those_that_are(run_cli, store):
+    code, out, err = run_cli("compare", store, "--metric", "wall,instructions")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no metric 'instructions'" in err
+    assert "wall, user, sys, maxrss" in err
+    code, _, err = run_cli("compare", *PERF, "--metric", "cycles")
+    assert code == 2 and err.count("\n") == 1 and "task-clock" in err
+
+
+def test_one_metric_commands_refuse_several(run_cli, store):
+    for command in ("summary", "test"):
+        code, _, err = run_cli(command, store, "--metric", "wall,user")
+        assert code == 2 and f"{command} analyses one metric at a time" in err
+    code, _, err = run_cli("compare", store, "--metric", "wall,wall")
+    assert code == 2 and "names a metric twice" in err
+
+
+def test_counts_side_by_side_with_time(run_cli):
+    _, out, _ = run_cli("compare", *PERF, "--metric", "task-clock,page-faults", "--no-plot",
+                        expect=0)
+    head, task, faults = out.splitlines()[1:4]
+    assert task.split()[0] == "task-clock" and faults.split()[0] == "page-faults"
+    _, out, _ = run_cli("compare", *CACHEGRIND, "--metric", "Ir", "--format", "markdown", expect=0)
+    assert "2377153" in out  # one metric: compare's own layout
