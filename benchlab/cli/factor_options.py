@@ -24,6 +24,9 @@ def add_factor_table_input(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input-format", default=None, metavar="FORMAT",
                    help="the input format (default: recognized from the content)")
     p.add_argument("--unit", default=None, type=utf8, help="the unit of the response (e.g. ms, s)")
+    p.add_argument("--metric", default=None, metavar="NAME",
+                   help="the metric to analyse: of a store (wall, user, maxrss, ...; its "
+                        "response column is value), or the rows of a table's metric column")
 
 
 def factor_names(text: str) -> list[str]:
@@ -56,8 +59,10 @@ def interactions(value: int | None, k: int) -> int:
 
 def load(args: argparse.Namespace):
     """Read the FactorTable the arguments describe."""
+    from benchlab.cli.common import one_metric
     from benchlab.data.factor_table import load_factor_table
 
     return load_factor_table(args.file, args.response, factor_names(args.factors),
                              format=args.input_format,
-                             level_order=level_orders(args.level_order), unit=args.unit)
+                             level_order=level_orders(args.level_order), unit=args.unit,
+                             metric=one_metric(args, args.command))

@@ -73,7 +73,23 @@ def _analysis_group(p: argparse.ArgumentParser, seed_help: str = "random seed (d
     a.add_argument("--threshold", type=common.percent_type("threshold"), default=0.02,
                    help="smallest change of practical interest (default 2%%)")
     a.add_argument("--seed", type=int, default=0, help=seed_help)
+    a.add_argument("--metric", metavar="NAME[,NAME...]", type=utf8,
+                   help="the series of these metrics only (default: every metric)")
     return a
+
+
+def _series_of(args: argparse.Namespace, series: list) -> list:
+    """The series of the metrics --metric names (all without it); a metric the history
+    does not hold is refused, naming those it does."""
+    names = common.metric_names(args)
+    if not names:
+        return series
+    held = list(dict.fromkeys(s.metric for s in series))
+    missing = [n for n in names if n not in held]
+    if missing:
+        raise UsageError(f"no metric {missing[0]!r} in {args.db} (metrics: "
+                         f"{', '.join(held) or 'none: the history is empty'})")
+    return [s for s in series if s.metric in names]
 
 def _add_check(inner: argparse._SubParsersAction) -> None:
     p = inner.add_parser(
@@ -162,7 +178,7 @@ def _run_add(args: argparse.Namespace) -> int:
         raise UsageError("--commit is empty")
     if args.db in args.files:
         raise UsageError("--db is also an input; the history is not a result file")
-    commits = _commit_results(args)
+    commits = _every_metric(args)
     with History.open_or_create(args.db) as history:
         written = history.add(commits, replace=args.replace)
         counts = history.counts()
@@ -177,11 +193,26 @@ def _run_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _commit_results(args: argparse.Namespace):
+def _every_metric(args: argparse.Namespace):
+    """The CommitResults of every metric --metric names (one series per benchmark and
+    metric), or of the input's default metric."""
+    from dataclasses import replace
+
+    names = common.metric_names(args) or (None,)
+    merged: dict[str, object] = {}
+    for metric in names:
+        for c in _commit_results(args, metric):
+            known = merged.get(c.sha)
+            merged[c.sha] = c if known is None else replace(known, series=known.series
+                                                             + c.series)
+    return list(merged.values())
+
+
+def _commit_results(args: argparse.Namespace, metric: str | None):
     """The inputs as CommitResults: one for --commit, one per commit of --commit-column."""
     from benchlab.history.store import CommitResults, normalize_date
 
-    inputs = common.load(args, min_values=1)
+    inputs = common.load(args, min_values=1, metric=metric)
     samples = inputs.samples
     names = common.resolved_levels(args, samples)
     for column in (args.commit_column, args.date_column):
@@ -293,7 +324,7 @@ def _run_check(args: argparse.Namespace) -> int:
     output_options.check(args, [args.db])
     with History.open(args.db) as history:
         commits = history.commits()
-        series = history.series()
+        series = _series_of(args, history.series())
     since = 0
     if args.since is not None:
         found = [i for i, c in enumerate(commits) if c.sha == args.since]
@@ -321,7 +352,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     output_options.check(args, [args.db])
     with History.open(args.db) as history:
         commits = history.commits()
-        series = history.series()
+        series = _series_of(args, history.series())
     if args.head not in {c.sha for c in commits}:
         raise UsageError(f"--head: no commit {args.head!r} in {args.db}")
     try:
@@ -351,7 +382,7 @@ def _run_show(args: argparse.Namespace) -> int:
     output_options.check(args, [args.db])
     with History.open(args.db) as history:
         commits = history.commits()
-        series = history.series()
+        series = _series_of(args, history.series())
     if args.benchmark is not None and args.benchmark not in {s.benchmark for s in series}:
         raise UsageError(f"--benchmark: no benchmark {args.benchmark!r} in {args.db}")
     result = show(series, commits, benchmark=args.benchmark, last=args.last,

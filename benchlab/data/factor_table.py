@@ -130,8 +130,9 @@ def declared_level_orders(path: str) -> dict[str, list[str]]:
 def load_factor_table(path: str, response: str, factors: Sequence[str], *,
                       format: str | None = None,
                       level_order: Mapping[str, Sequence[str]] | None = None,
-                      unit: str | None = None) -> FactorTable:
-    """Read `path` and code its factor columns; one-line errors for every bad input."""
+                      unit: str | None = None, metric: str | None = None) -> FactorTable:
+    """Read `path` and code its factor columns; one-line errors for every bad input.
+    `metric`: the metric to read (a store's, or the rows of a table's `metric` column)."""
     from benchlab.data import readers
 
     factors = tuple(factors)
@@ -141,7 +142,7 @@ def load_factor_table(path: str, response: str, factors: Sequence[str], *,
         raise UsageError(f"a factor is named twice in --factors ({', '.join(factors)})")
     if response in factors:
         raise UsageError(f"column {response!r} is the response and cannot also be a factor")
-    data = readers.read(path, format=format, value=response, unit=unit)
+    data = readers.read(path, format=format, value=response, unit=unit, metric=metric)
     if data.value != response:
         raise UsageError(f"no response column {response!r} in {data.source}")
     data.check_finite()

@@ -77,3 +77,44 @@ def test_counts_side_by_side_with_time(run_cli):
     assert task.split()[0] == "task-clock" and faults.split()[0] == "page-faults"
     _, out, _ = run_cli("compare", *CACHEGRIND, "--metric", "Ir", "--format", "markdown", expect=0)
     assert "2377153" in out  # one metric: compare's own layout
+
+
+FORMATS = ROOT / "tests" / "fixtures" / "formats"
+PYTEST = [str(FORMATS / "pytest_benchmark_base.json"), str(FORMATS / "pytest_benchmark.json")]
+
+
+def test_pytest_benchmark_ops_is_one_over_each_round_and_higher_is_better(run_cli):
+    from benchlab.data.samples import load_samples
+
+    times = load_samples(PYTEST[:1])
+    ops = load_samples(PYTEST[:1], metric="ops")
+    for t, o in zip(times, ops, strict=True):
+        assert o.values == pytest.approx(1.0 / t.values, rel=1e-12)
+        assert o.dataset.unit.name == "ops/s" and o.dataset.unit.higher_is_better is True
+    _, out, _ = run_cli("compare", *PYTEST, "--metric", "ops", "--json", expect=0)
+    doc = json.loads(out)
+    assert doc["higher_is_better"] is True and doc["analysis"]["metric"] == "ops"
+    code, _, err = run_cli("summary", PYTEST[0], "--metric", "wall")
+    assert code == 2 and err.count("\n") == 1 and "(metrics: time, ops)" in err
+
+
+def test_anova_and_qreg_read_a_store_metric(run_cli, store):
+    _, out, _ = run_cli("anova", store, "--response", "value", "--factors", "alternative",
+                        "--metric", "maxrss", "--json", expect=0)
+    assert json.loads(out)["response"] == "value"
+    code, _, err = run_cli("qreg", store, "--response", "value", "--factors", "alternative",
+                           "--metric", "cycles")
+    assert code == 2 and "no metric 'cycles'" in err and "wall, user, sys, maxrss" in err
+
+
+def test_history_keeps_a_series_per_metric_and_filters_by_it(run_cli, store, tmp_path):
+    db = str(tmp_path / "h.db")
+    for sha in ("a1", "a2"):
+        _, out, _ = run_cli("history", "add", "--db", db, store, "--metric", "wall,maxrss",
+                            "--commit", sha, expect=0)
+    assert "4 series" in out
+    _, out, _ = run_cli("history", "show", "--db", db, "--metric", "maxrss", "--json",
+                        expect=0)
+    assert {s["metric"] for s in json.loads(out)["series"]} == {"maxrss"}
+    code, _, err = run_cli("history", "check", "--db", db, "--metric", "user")
+    assert code == 2 and "no metric 'user'" in err and "(metrics: " in err

@@ -171,12 +171,15 @@ def test_table_metric_column_filters_rows(tmp_path):
 
 @pytest.mark.parametrize("content,fmt,words", [
     ("1\n2\n3\n", None, "plain file of numbers"),
-    ('{"benchmarks": [{"metadata": {"name": "x"}, "runs": [{"values": [1.0, 2.0]}]}], '
-     '"version": "1.0"}', "pyperf", "does not apply to pyperf files"),
+    ('{"benchmarks": [{"metadata": {"name": "x", "unit": "second"}, "runs": [{"values": '
+     '[1.0, 2.0]}]}], "version": "1.0"}', "pyperf",
+     r"no metric 'B/op' in the pyperf file \(metrics: time\)"),
 ])
 def test_metric_is_refused_where_it_means_nothing(tmp_path, content, fmt, words):
+    from benchlab.errors import BenchlabError
+
     path = write(tmp_path, "f.txt", content)
-    with pytest.raises(UsageError, match=words) as info:
+    with pytest.raises(BenchlabError, match=words) as info:
         load_samples([path], format=fmt, metric="B/op")
     assert str(info.value).startswith(path)
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
@@ -60,9 +60,9 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     """One row per recorded sample of every timing benchmark and parameter combination."""
     from benchlab.units import make_unit
 
-    if metric is not None:
-        raise UsageError(f"--metric {metric} does not apply to asv result files: benchlab "
-                         "reads their timing samples", source.name)
+    if metric not in (None, "time"):
+        raise InputError(f"no metric {quoted(metric)} in asv result files as benchlab reads "
+                         "them (metrics: time, the timing samples)", source.name)
     doc = _foreign.load_json(source, "asv")
     version = _foreign.get(doc, "version", "", source, int, WHAT)
     if version not in VERSIONS:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
@@ -44,9 +44,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     """One row per value of every run that has values; level `run`."""
     from benchlab.units import make_unit
 
-    if metric is not None:
-        raise UsageError(f"--metric {metric} does not apply to pyperf files: each benchmark "
-                         "records one metric, its values", source.name)
+    wanted, metric = metric, None
     doc = _foreign.load_json(source, "pyperf")
     if not isinstance(doc, dict):
         raise InputError("the document is not a JSON object (not a pyperf file?)", source.name)
@@ -97,6 +95,9 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
     if len(units) != len(benchmarks):
         raise InputError("two benchmarks have the same name", source.name)
     unit_name, metric = _UNITS[next(iter(units.values()))]
+    if wanted is not None and wanted != metric:  # one metric per file: its unit's
+        raise InputError(f"no metric {quoted(wanted)} in the pyperf file (metrics: {metric})",
+                         source.name)
     return rows.dataset(source, factors=("benchmark",), levels=("run",),
                         unit=make_unit(unit_name, False), metric=metric,
                         default_by="benchmark")

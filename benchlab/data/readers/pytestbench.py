@@ -15,7 +15,8 @@ The hierarchy: all rounds of a benchmark run in one pytest process, so there
 are no level columns; each round is one measurement. Factors: `benchmark` (the
 `fullname`, else the `name`; it names the samples) and `group` when a
 benchmark has one (`@pytest.mark.benchmark(group=...)`). Unit: seconds, lower
-is better.
+is better. `metric="ops"` reads each round as operations per second (1 / its time,
+pytest-benchmark's `ops` column per round; higher is better).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
@@ -49,13 +50,18 @@ def sniff(source: Source) -> bool:
             and len(set(_BENCH_KEYS.findall(head))) == 2)
 
 
+METRICS = ("time", "ops")  # ops derives from time: not a second table by default
+
+
 def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
-    """One row per round of every benchmark (its `stats.data`), in seconds."""
+    """One row per round of every benchmark (its `stats.data`): in seconds, or with
+    `metric="ops"` in operations per second."""
     from benchlab.units import make_unit
 
-    if metric is not None:
-        raise UsageError(f"--metric {metric} does not apply to pytest-benchmark files: each "
-                         "benchmark records one metric, its round times", source.name)
+    metric = metric or "time"
+    if metric not in METRICS:
+        raise InputError(f"no metric {quoted(metric)} in a pytest-benchmark file (metrics: "
+                         f"{', '.join(METRICS)})", source.name)
     doc = _foreign.load_json(source, "pytest-benchmark")
     benchmarks = _foreign.get(doc, "benchmarks", "", source, list, WHAT)
     if not benchmarks:
@@ -83,6 +89,8 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
                              "recorded (remove the benchmark, or run it again)", source.name)
         values = [_foreign.number(v, f"{path}.stats.data[{j}]", source)
                   for j, v in enumerate(data)]
+        if metric == "ops":
+            values = _per_second(values, f"{path} ({quoted(name)})", source)
         group = _foreign.get(bench, "group", path, source, (str, type(None)), WHAT,
                              required=False)
         chunks.append((values, name, group))
@@ -92,8 +100,17 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         rows.add(values, {"benchmark": name, "group": group or ""} if grouped
                  else {"benchmark": name})
     factors = ("benchmark", "group") if grouped else ("benchmark",)
-    return rows.dataset(source, factors=factors, levels=(), unit=make_unit("s", False),
-                        metric="time", default_by="benchmark")
+    unit = make_unit("s", False) if metric == "time" else make_unit("ops/s", True)
+    return rows.dataset(source, factors=factors, levels=(), unit=unit,
+                        metric=metric, default_by="benchmark")
+
+
+def _per_second(times: list[float], what: str, source: Source) -> list[float]:
+    """Operations per second of each round (1 / its time); a round of 0 s has none."""
+    if any(t <= 0 for t in times):
+        raise InputError(f"{what} has a round of {min(times)} s: no operations per second "
+                         "(read its times without --metric ops)", source.name)
+    return [1.0 / t for t in times]
 
 
 def _name(bench: object, path: str, source: Source) -> str:
