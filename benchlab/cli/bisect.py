@@ -1,0 +1,226 @@
+"""`benchlab bisect`: the commit between a good and a bad revision where a benchmark changed.
+
+Parses the options into the search's Settings (runner/bisect.py), opens or creates the
+store, runs the search with one progress line per step on standard error, and hands the
+result to report/bisect.py. `--resume` with the store alone takes every setting from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+from benchlab.cli import common, output_options
+from benchlab.errors import UsageError
+
+EXAMPLE = """examples:
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build 'make -j2' --command './bench'
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \\
+      --threshold 3% -o bisect.db --json
+  benchlab bisect -o bisect.db --resume          # after Ctrl-C or a kill
+"""
+DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 40
+# (dest, option) of the settings a resumed store keeps; given again they must agree
+# (--command's dest is not "command": that is the name of the subcommand itself)
+SETTINGS = (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"), ("build", "--build"),
+            ("benchmark_command", "--command"), ("threshold", "--threshold"),
+            ("metric", "--metric"), ("confidence", "--confidence"), ("runs", "--runs"),
+            ("max_runs", "--max-runs"), ("warmup", "--warmup"), ("prepare", "--prepare"),
+            ("seed", "--seed"), ("timeout", "--timeout"))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from benchlab.runner.bisect_store import METRICS
+
+    p = sub.add_parser(
+        "bisect", help="find the commit where a benchmark changed (interleaved, resumable)",
+        description="Build each needed commit of a git repository in its own worktree and "
+                    "find the first commit between --good and --bad whose command is slower "
+                    "(or faster) beyond the threshold: the ends are confirmed first, then "
+                    "each middle commit is run interleaved with the current ends until the CI "
+                    "of its position says on which side it is; every decision at a level that "
+                    "keeps the chance of a wrong culprit below 1 - confidence "
+                    "(docs/bisect.md).",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("what to bisect")
+    g.add_argument("--repo", metavar="DIR", help="the git repository (never checked out: "
+                   "each commit is built in a worktree of its own)")
+    g.add_argument("--good", metavar="REV", help="a commit with the old performance")
+    g.add_argument("--bad", metavar="REV", help="a later commit with the new performance")
+    g.add_argument("--build", metavar="CMD",
+                   help="the build command, run with /bin/sh in the commit's worktree")
+    g.add_argument("--command", dest="benchmark_command", metavar="CMD",
+                   help="the command to time, run in the commit's worktree (split into "
+                        "words; --shell runs it with /bin/sh)")
+    g.add_argument("--shell", action="store_true",
+                   help="run --command and --prepare with /bin/sh -c")
+    g.add_argument("--prepare", metavar="CMD", help="run CMD before each execution (not timed)")
+    g.add_argument("--cache", metavar="DIR", help="where the worktrees and builds are kept "
+                   "(default ~/.cache/benchlab/bisect/<repository>)")
+    g.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="the longest a build or an execution may take")
+    a = p.add_argument_group("decisions")
+    a.add_argument("--threshold", type=common.percent_type("threshold"), metavar="THRESHOLD",
+                   help="the smallest change that matters (default 2%%)")
+    a.add_argument("--metric", choices=METRICS,
+                   help="what to compare: wall time (default), user or sys CPU time, cpu "
+                        "(user + sys), maxrss (peak memory)")
+    a.add_argument("--confidence", metavar="LEVEL", help="the chance of naming the right "
+                   "commit, at least (default 95)")
+    a.add_argument("-r", "--runs", type=int, metavar="N", help="executions of each arm at a "
+                   f"step's first look (default {DEFAULT_RUNS}); each later look doubles them")
+    a.add_argument("--max-runs", type=int, metavar="N", help="executions of each arm at a "
+                   f"step's last look (default {DEFAULT_MAX_RUNS})")
+    a.add_argument("-w", "--warmup", type=int, metavar="N",
+                   help="unmeasured rounds at the start of each step (default 0)")
+    a.add_argument("--seed", type=int, metavar="N",
+                   help="the seed of the run order (default: drawn, kept in the store)")
+    a.add_argument("--fail-on", choices=["found"],
+                   help="exit 1 when a culprit is found (for CI)")
+    s = p.add_argument_group("store")
+    s.add_argument("-o", "--store", metavar="STORE", help="keep every build, step and "
+                   "execution in STORE (default: a temporary store, removed at the end)")
+    s.add_argument("--resume", action="store_true",
+                   help="continue the bisect of -o STORE where it stopped (the settings are "
+                        "the store's)")
+    output_options.add(p, plot=False, output=False)
+    p.set_defaults(run=run)
+
+
+def _given(args: argparse.Namespace) -> dict[str, object]:
+    return {dest: getattr(args, dest) for dest, _ in SETTINGS if getattr(args, dest) is not None}
+
+
+def settings_of(args: argparse.Namespace):
+    """The Settings of a new bisect from the options (revisions resolved to SHAs)."""
+    import random
+
+    from benchlab.runner import git_builds
+    from benchlab.runner.bisect import Settings
+
+    for dest, flag in (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"),
+                       ("build", "--build"), ("benchmark_command", "--command")):
+        if getattr(args, dest) is None:
+            raise UsageError(f"{flag} is needed (or -o STORE --resume to continue a bisect)")
+    runs = DEFAULT_RUNS if args.runs is None else args.runs
+    most = max(DEFAULT_MAX_RUNS, runs) if args.max_runs is None else args.max_runs
+    if runs < 2:
+        raise UsageError(f"--runs must be at least 2 (a spread needs 2), not {runs}")
+    if most < runs:
+        raise UsageError(f"--max-runs ({most}) must be at least --runs ({runs})")
+    if args.warmup is not None and args.warmup < 0:
+        raise UsageError(f"--warmup must be 0 or more, not {args.warmup}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout must be above 0, not {args.timeout:g}")
+    repo = os.path.realpath(args.repo)
+    good = git_builds.resolve(repo, args.good)
+    bad = git_builds.resolve(repo, args.bad)
+    settings = Settings(
+        repo=repo, good=good, bad=bad, build=args.build, command=args.benchmark_command,
+        shell=args.shell, threshold=0.02 if args.threshold is None else args.threshold,
+        metric=args.metric or "wall", confidence=common.confidence(args.confidence),
+        first=runs, most=most, warmup=args.warmup or 0, prepare=args.prepare,
+        seed=random.SystemRandom().randrange(2**31) if args.seed is None else args.seed,
+        timeout=args.timeout)
+    settings.argv(settings.command)  # a command that cannot be split: said now
+    return settings
+
+
+def resumed_settings(args: argparse.Namespace, stored: dict[str, object]):
+    """The store's Settings; UsageError when an option given says otherwise."""
+    from benchlab.runner.bisect import Settings
+
+    settings = Settings(**stored)
+    given = _given(args)
+    if args.shell and not settings.shell:
+        raise UsageError("--shell: the store's bisect runs its command without a shell")
+    checks = {"repo": os.path.realpath(str(given.get("repo", settings.repo))),
+              "threshold": given.get("threshold"), "metric": given.get("metric"),
+              "build": given.get("build"), "command": given.get("benchmark_command"),
+              "prepare": given.get("prepare"), "seed": given.get("seed"),
+              "warmup": given.get("warmup"), "timeout": given.get("timeout")}
+    if "confidence" in given:
+        checks["confidence"] = common.confidence(str(given["confidence"]))
+    if "runs" in given:
+        checks["first"] = given["runs"]
+    if "max_runs" in given:
+        checks["most"] = given["max_runs"]
+    for key, value in checks.items():
+        if value is not None and value != getattr(settings, key):
+            flag = dict(SETTINGS).get({"first": "runs", "most": "max_runs"}.get(key, key),
+                                      f"--{key}")
+            raise UsageError(f"{flag} {value}: the store's bisect has "
+                             f"{getattr(settings, key)!r}; --resume continues it as it was "
+                             "(leave the option out, or start a new store)")
+    for key in ("good", "bad"):
+        if key in given:
+            from benchlab.runner import git_builds
+
+            if git_builds.resolve(settings.repo, str(given[key])) != getattr(settings, key):
+                raise UsageError(f"--{key} {given[key]}: the store's bisect has "
+                                 f"{getattr(settings, key)[:12]}")
+    return settings
+
+
+def resume_command(store: str) -> str:
+    return shlex.join(["benchlab", "bisect", "-o", store, "--resume"])
+
+
+def run(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from benchlab.runner import git_builds
+    from benchlab.runner.bisect import Search
+    from benchlab.runner.bisect_store import BisectStore
+
+    output_options.check(args, [args.store] if args.store else [])
+    if args.resume and not args.store:
+        raise UsageError("--resume needs -o STORE: a bisect without -o keeps no store")
+    temporary = None
+    if args.resume:
+        store = BisectStore.open(args.store)
+        try:
+            settings = resumed_settings(args, store.settings())
+        except BaseException:
+            store.close()
+            raise
+    else:
+        settings = settings_of(args)
+        if args.store:
+            path = args.store
+        else:
+            temporary = tempfile.mkdtemp(prefix="benchlab-bisect-")
+            path = os.path.join(temporary, "bisect.db")
+        store = BisectStore.create(path, settings.document())
+    cache = args.cache or store.meta("cache") or git_builds.default_cache(settings.repo)
+    if store.meta("cache") != os.path.abspath(cache):
+        store.set_meta("cache", os.path.abspath(cache))  # a resume finds the builds there
+
+    def say(text: str) -> None:
+        print(f"benchlab: {text}", file=sys.stderr, flush=True)
+
+    try:
+        try:
+            result = Search(settings, store, cache, say).run()
+        except KeyboardInterrupt:
+            if args.store:
+                say(f"interrupted; continue with: {resume_command(args.store)}")
+            raise
+        store.set_meta("status", result.status)
+        if temporary is not None:
+            from dataclasses import replace
+
+            result = replace(result, store=None)
+    finally:
+        store.close()
+        if temporary is not None:
+            import shutil
+
+            shutil.rmtree(temporary, ignore_errors=True)
+    ctx = output_options.context(args, "bisect", [], kept=bool(args.store))
+    output_options.emit(args, result, ctx)
+    if args.fail_on == "found" and result.culprit is not None:
+        return 1
+    return 0

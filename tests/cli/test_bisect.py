@@ -1,0 +1,154 @@
+"""`benchlab bisect` on real git repositories made in a temporary folder: a C program whose
+sleep grows 30-fold at a known commit (a step no load on the machine can hide), a commit
+that does not build, an A/A history, a bisect killed and resumed, and bad input as one
+line with exit 2. Accuracy at small effects is validation/bisect_accuracy.py's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("bisect_repo", ROOT / "validation" /
+                                               "bisect_repo.py")
+bisect_repo = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bisect_repo)
+
+COMMITS, CULPRIT, BROKEN = 8, 5, 3  # commit 3 is the first middle: it must be skipped
+
+
+@pytest.fixture(scope="module")
+def repos(tmp_path_factory):
+    """An 8-commit history whose sleep goes from 0.5 ms to 15 ms at commit 5 (commit 3 does
+    not build), and an A/A history of 20 ms sleeps; both share one build cache."""
+    folder = tmp_path_factory.mktemp("bisect")
+    found = bisect_repo.make_repo(str(folder / "step"), commits=COMMITS, culprit=CULPRIT,
+                                  loops=500, factor=30, broken=(BROKEN,), sleep=True)
+    same = bisect_repo.make_repo(str(folder / "same"), commits=4, culprit=None, loops=20000,
+                                 sleep=True)
+    return {"folder": folder, "step": found, "same": same}
+
+
+def _args(repos, name: str, *more: str) -> list[str]:
+    folder = repos["folder"]
+    shas = repos[name]
+    return ["bisect", "--repo", str(folder / name), "--good", shas[0], "--bad", shas[-1],
+            "--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
+            "--cache", str(folder / "cache"), "--seed", "3", *more]
+
+
+def test_finds_the_culprit_and_skips_a_broken_build(run_cli, repos, tmp_path):
+    store, document = tmp_path / "b.db", tmp_path / "b.json"
+    _, text, err = run_cli(*_args(repos, "step", "-o", store, "--export-json", document),
+                           expect=0)
+    doc = json.loads(document.read_text())
+    shas = repos["step"]
+    assert doc["status"] == "found" and doc["culprit"] == shas[CULPRIT]
+    assert doc["parent"] == shas[CULPRIT - 1]
+    assert doc["subject"] == "loop count x30"
+    assert doc["ratio"]["low"] > 1.02 and doc["ratio"]["verdict"] == "change"
+    assert doc["skipped"] == [shas[BROKEN]]
+    broken = [b for b in doc["builds"] if b["commit"] == shas[BROKEN]]
+    assert broken and not broken[0]["ok"] and broken[0]["error"] == "exit code 1"
+    # the ends, then commits 4 (good) and 5 (bad): the broken one took no step
+    assert [(s["kind"], s["commit"], s["outcome"]) for s in doc["steps"]] == [
+        ("ends", None, "differ"), ("commit", shas[4], "good"), ("commit", shas[5], "bad")]
+    assert doc["executions"] == sum(s["executions"] for s in doc["steps"])
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == \
+            doc["executions"]
+        env = json.loads(conn.execute("SELECT environment FROM builds WHERE sha = ?",
+                                      (shas[BROKEN],)).fetchone()[0])
+    assert env["command"] == bisect_repo.BUILD and "PATH" in env["variables"]
+    assert "skipping" in err and shas[BROKEN][:12] in err
+    # the text: the culprit with its subject, the skipped commit
+    assert f"culprit: {shas[CULPRIT]} loop count x30" in text
+    assert f"skipped {shas[BROKEN][:12]}: its build failed" in text
+    # the user's checkout is untouched: no file of a build in it
+    assert not (repos["folder"] / "step" / "prog").exists()
+
+
+def test_no_difference_names_no_culprit(run_cli, repos, tmp_path):
+    document = tmp_path / "same.json"
+    _, text, _ = run_cli(*_args(repos, "same", "--threshold", "50%", "--export-json",
+                                document), expect=0)
+    doc = json.loads(document.read_text())
+    assert doc["culprit"] is None and doc["ratio"] is None
+    assert doc["status"] == "no-change", doc["steps"]
+    assert [s["kind"] for s in doc["steps"]] == ["ends"]
+    assert "no culprit: good and bad do not differ by more than the threshold" in text
+
+
+def test_resume_after_a_kill_measures_nothing_twice(run_cli, repos, tmp_path):
+    store = tmp_path / "r.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-m", "benchlab",
+                              *_args(repos, "step", "-o", str(store))], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    before: list = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and child.poll() is None:
+            if store.exists():
+                try:
+                    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+                        n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+                except sqlite3.Error:
+                    n = 0
+                if n >= 12:  # in the second step
+                    child.send_signal(signal.SIGKILL)
+                    break
+            time.sleep(0.02)
+    finally:
+        child.wait()
+    assert child.returncode == -signal.SIGKILL, "the bisect ended before it could be killed"
+    with sqlite3.connect(store) as conn:
+        before = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
+    _, out, _ = run_cli("bisect", "-o", store, "--resume", "--json", expect=0)
+    doc = json.loads(out)
+    assert doc["culprit"] == repos["step"][CULPRIT]
+    with sqlite3.connect(store) as conn:
+        after = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
+    assert set(before) <= set(after) and len(after) > len(before)
+    assert doc["executions"] == len(after)
+    # a resume of a finished bisect runs nothing and says the same; --fail-on found: exit 1
+    _, again, _ = run_cli("bisect", "-o", store, "--resume", "--json", "--fail-on", "found",
+                          expect=1)
+    assert json.loads(again)["culprit"] == doc["culprit"]
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == len(after)
+    # an option that contradicts the store is refused
+    code, _, err = run_cli("bisect", "-o", store, "--resume", "--threshold", "5%", expect=2)
+    assert "--threshold 0.05: the store's bisect has 0.02" in err
+
+
+def test_bad_input_is_one_line_exit_2(run_cli, repos, tmp_path):
+    shas, repo = repos["step"], str(repos["folder"] / "step")
+    base = ["--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
+            "--cache", str(repos["folder"] / "cache")]
+    cases = [
+        (["--repo", repo, "--good", shas[5], "--bad", shas[2], *base],
+         "is not an ancestor of the bad commit"),
+        (["--repo", repo, "--good", "nosuch", "--bad", shas[2], *base],
+         "'nosuch' is not a commit of this repository"),
+        (["--repo", str(tmp_path), "--good", "a", "--bad", "b", *base], "not a git repository"),
+        (["--repo", repo, "--good", shas[0], "--bad", shas[BROKEN], *base],
+         f"the bad commit {shas[BROKEN][:12]} does not build"),
+        (["--repo", repo, "--good", shas[0], *base], "--bad is needed"),
+        (["--resume"], "--resume needs -o STORE"),
+        (["-o", str(tmp_path / "none.db"), "--resume"], "no such file"),
+    ]
+    for args, said in cases:
+        code, out, err = run_cli("bisect", *args, expect=2)
+        assert said in err, (args, err)
+        assert len(err.strip().splitlines()) == 1 or "building" in err, err
+        assert out == ""
