@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from benchlab import limits
-from benchlab.cli import common, option_types, suite_view
+from benchlab.cli import common, option_types, suite_view, warmup
 from benchlab.errors import UsageError
 from benchlab.stats.spec import DEFAULT_REPLICATES, STATISTICS, AnalysisSpec
 
@@ -27,12 +27,14 @@ class Analysis:
     when a store was analysed by it), the samples compared per benchmark (None: not a
     suite) as (name, values) — for a blocked store the block means, as the analysis
     used them —, the column naming the benchmarks (None: not a suite) and the metric
-    read (of a multi-metric format; None otherwise)."""
+    read (of a multi-metric format; None otherwise) and, with --warmup auto, what the cut
+    did (a data/steady_state.SteadyStateCut; its samples are those before the cut)."""
 
     result: Any
     samples: dict[str | None, list[tuple[str, Any]]]
     benchmark: str | None = None
     metric: str | None = None
+    cut: Any = None
 
 
 def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
@@ -66,6 +68,7 @@ def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup
     a.add_argument("--pair-by", metavar="COLUMN", help="column whose values pair the rows")
     a.add_argument("--no-diagnostics", action="store_true",
                    help="skip the outlier/drift/autocorrelation/multimodality checks")
+    warmup.add_cut_options(p)
     return a
 
 
@@ -87,7 +90,8 @@ def spec_of(args: argparse.Namespace) -> AnalysisSpec:
                         adjust="none" if args.no_adjust else "holm", paired=paired,
                         pair_by=args.pair_by, tests=getattr(args, "tests", False),
                         diagnostics=not args.no_diagnostics,
-                        metric=next(iter(common.metric_names(args)), None))
+                        metric=next(iter(common.metric_names(args)), None),
+                        warmup=warmup.cut_of(args))
 
 
 def analyse(args: argparse.Namespace, command: str = "compare",
@@ -126,6 +130,11 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     metric = samples[0].dataset.metric
     spec = replace(spec, metric=metric)
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
+    cut = None
+    if spec.warmup is not None:  # each execution from its steady state on
+        cut = warmup.cut(spec.warmup, samples, names, bool(unit.higher_is_better),
+                         within=(benchmark,) if benchmark else ())
+        samples = list(cut.samples)
     baseline = pick_baseline(samples, args.baseline)
     if spec.resamples:  # B times the data
         limits.check_resampled(spec.headline_replicates, sum(len(s.values) for s in samples),
@@ -134,8 +143,8 @@ def analyse(args: argparse.Namespace, command: str = "compare",
     if benchmark:
         result, per_bench = _suite(samples, baseline, names, spec, unit, benchmark,
                                    from_inputs=not args.benchmark)
-        result = with_note(with_note(result, filter_note, "filter"), unit_note)
-        return Analysis(result, per_bench, benchmark, metric)
+        result = with_cut(with_note(with_note(result, filter_note, "filter"), unit_note), cut)
+        return Analysis(result, per_bench, benchmark, metric, cut)
     if spec.resample is not None and spec.bootstrap is None:
         raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     if spec.adjust == "none":
@@ -151,14 +160,16 @@ def analyse(args: argparse.Namespace, command: str = "compare",
             result = compare_hierarchical(data, names, spec, baseline=baseline, unit=unit,
                                           ordered=[s.dataset.ordered for s in samples])
         named = [(s.name, s.values) for s in samples]
-        return Analysis(with_note(result, unit_note), {None: named}, None, metric)
+        return Analysis(with_cut(with_note(result, unit_note), cut), {None: named}, None,
+                        metric, cut)
     from benchlab.stats.compare import compare_samples
 
     if spec.pair_by:
         samples = align_pairs(samples, spec.pair_by, baseline)
     named = [(s.name, s.values) for s in samples]
     result = compare_samples(named, spec, baseline=baseline, unit=unit)
-    return Analysis(with_note(result, unit_note), {None: named}, None, metric)
+    return Analysis(with_cut(with_note(result, unit_note), cut), {None: named}, None, metric,
+                    cut)
 
 
 STORE_FLAGS = ("by", "benchmark", "levels", "paired", "pair_by")  # each names an analysis
@@ -201,6 +212,11 @@ def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analys
     if chosen is None and info.baseline in {s.name for s in samples}:
         chosen = info.baseline
     samples, unit, unit_note = unify_units(samples, args.unit, args.higher_is_better)
+    cut = None
+    if spec.warmup is not None:  # each execution (trial) from its steady state on
+        cut = warmup.cut(spec.warmup, samples, list(store_design.recorded_levels(samples)),
+                         bool(unit.higher_is_better))
+        samples = list(cut.samples)
     baseline = pick_baseline(samples, chosen)
     if spec.bootstrap is not None:
         limits.check_resampled(spec.bootstrap, sum(len(s.values) for s in samples),
@@ -211,8 +227,8 @@ def _store(args: argparse.Namespace, spec: AnalysisSpec, command: str) -> Analys
             raise UsageError("--resample says how --bootstrap resamples: add --bootstrap")
     with common.naming_files(samples):
         found = store_design.analyse(samples, unit, baseline, info, spec)
-    result = with_note(with_note(found.result, filter_note, "filter"), unit_note)
-    return Analysis(result, found.samples, found.benchmark, samples[0].dataset.metric)
+    result = with_cut(with_note(with_note(found.result, filter_note, "filter"), unit_note), cut)
+    return Analysis(result, found.samples, found.benchmark, samples[0].dataset.metric, cut)
 
 
 def with_levels(spec: AnalysisSpec, names: list[str]) -> AnalysisSpec:
@@ -248,6 +264,16 @@ def _suite(samples, baseline: int, names: list[str], spec: AnalysisSpec, unit,
         result = compare_suite(data, names, spec, baseline=samples[baseline].name, unit=unit,
                                ordered={s.name: s.dataset.ordered for s in samples})
     return result, per_bench
+
+
+def with_cut(result, cut):
+    """The result with --warmup auto's notes (how much of each sample was cut), after its
+    other notes."""
+    if cut is None:
+        return result
+    for note in reversed(cut.notes):
+        result = with_note(result, note, "warmup")
+    return result
 
 
 def with_note(result, note: str | None, kind: str = "units"):

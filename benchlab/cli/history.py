@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import common, output_options
+from benchlab.cli import common, output_options, warmup
 from benchlab.cli.option_types import text as utf8
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
@@ -59,6 +59,7 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
                    "commit date")
     h.add_argument("--replace", action="store_true",
                    help="replace the results a commit already has (else refused)")
+    warmup.add_cut_options(p)
     p.set_defaults(history_run=_run_add)
 
 
@@ -178,7 +179,7 @@ def _run_add(args: argparse.Namespace) -> int:
         raise UsageError("--commit is empty")
     if args.db in args.files:
         raise UsageError("--db is also an input; the history is not a result file")
-    commits = _every_metric(args)
+    commits, cut_notes = _every_metric(args)
     with History.open_or_create(args.db) as history:
         written = history.add(commits, replace=args.replace)
         counts = history.counts()
@@ -190,38 +191,54 @@ def _run_add(args: argparse.Namespace) -> int:
     print(f"added {plural(written, 'measurement')} of {plural(len(bench), 'benchmark')} for "
           f"{what} to {args.db} (now {plural(counts['commits'], 'commit')}, "
           f"{counts['series']} series)")
+    for note in cut_notes:
+        print(f"note: {note}")
     return 0
 
 
 def _every_metric(args: argparse.Namespace):
     """The CommitResults of every metric --metric names (one series per benchmark and
-    metric), or of the input's default metric."""
+    metric), or of the input's default metric, and with --warmup auto the notes of each
+    metric's cut (each metric's executions are classified on its own values)."""
     from dataclasses import replace
 
     names = common.metric_names(args) or (None,)
     merged: dict[str, object] = {}
+    notes: list[str] = []
     for metric in names:
-        for c in _commit_results(args, metric):
+        commits, cut = _commit_results(args, metric)
+        if cut is not None:
+            notes += [f"{metric}: {n}" if len(names) > 1 else n for n in cut.notes]
+        for c in commits:
             known = merged.get(c.sha)
             merged[c.sha] = c if known is None else replace(known, series=known.series
                                                              + c.series)
-    return list(merged.values())
+    return list(merged.values()), notes
 
 
 def _commit_results(args: argparse.Namespace, metric: str | None):
-    """The inputs as CommitResults: one for --commit, one per commit of --commit-column."""
+    """The inputs as CommitResults (one for --commit, one per commit of --commit-column) and,
+    with --warmup auto, what the cut did (else None)."""
+    from dataclasses import replace
+
     from benchlab.history.store import CommitResults, normalize_date
 
+    cut_spec = warmup.cut_of(args)
     inputs = common.load(args, min_values=1, metric=metric)
     samples = inputs.samples
     names = common.resolved_levels(args, samples)
     for column in (args.commit_column, args.date_column):
         if column and column in names:
             raise UsageError(f"--levels names the commit or date column {column!r}")
+    cut = None
+    if cut_spec is not None:  # each execution from its steady state on, per commit
+        within = tuple(c for c in (inputs.benchmark, args.commit_column) if c)
+        cut = warmup.cut(cut_spec, samples, names, None, within)
+        inputs = replace(inputs, samples=list(cut.samples))
     pieces = _by_machine(args, _pieces(args, inputs, names), names)
     if args.commit is not None:
         return [CommitResults(args.commit.strip(), args.date, args.branch,
-                              tuple(_series(b, d, names, m) for b, d, m in pieces))]
+                              tuple(_series(b, d, names, m) for b, d, m in pieces))], cut
     by_commit: dict[str, list] = {}
     dates: dict[str, str | None] = {}
     for bench, dataset, machine in pieces:
@@ -241,7 +258,7 @@ def _commit_results(args: argparse.Namespace, metric: str | None):
                                      f"{', '.join(sorted(found))}", dataset.source)
                 dates[sha] = found.pop()
     return [CommitResults(sha, dates.get(sha), args.branch, tuple(series))
-            for sha, series in by_commit.items()]
+            for sha, series in by_commit.items()], cut
 
 
 def _pieces(args: argparse.Namespace, inputs, names: list[str]) -> list:

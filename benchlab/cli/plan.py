@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from benchlab.cli import common, output_options, plan_power
+from benchlab.cli import common, output_options, plan_power, warmup
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -36,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-c", dest="confidence", default=None, metavar="LEVEL",
                    help="confidence level (default 95)")
     plan_power.add_options(p)
+    warmup.add_cut_options(p)
     output_options.add(p)
     p.set_defaults(run=noting(run))
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     plan_power.check(args)
     confidence = common.confidence(args.confidence)
+    cut_spec = warmup.cut_of(args)
     output_options.check(args, args.files)
     pairs, samples, level_names = common.levelled_samples(args)
     if not level_names:
@@ -81,8 +83,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--target must be above 0% (no finite experiment gives a CI of "
                          "width 0)")
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
+    notes = (note,) if note else ()
+    cut = None
+    if cut_spec is not None:  # the pilot's executions from their steady states on
+        cut = warmup.cut(cut_spec, samples, level_names, bool(unit.higher_is_better))
+        samples, notes = list(cut.samples), notes + cut.notes
     if args.power:
-        return plan_power.run(args, pairs, samples, level_names, unit, (note,) if note else (),
+        return plan_power.run(args, pairs, samples, level_names, unit, notes,
                               confidence, lambda h: _costs(args, level_names, unit,
                                                            h.grand_mean))
     groups = []
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         plan = plan_experiment(h, costs, budget=args.budget, target=args.target,
                                confidence=confidence)
         groups.append(PlanGroup(bench, h, plan))
-    result = PlanReport(unit, tuple(level_names), tuple(groups), (note,) if note else ())
-    output_options.emit(args, result, output_options.context(args, "plan", args.files),
-                        args.files)
+    result = PlanReport(unit, tuple(level_names), tuple(groups), notes)
+    output_options.emit(args, result, output_options.context(args, "plan", args.files,
+                                                             warmup_cut=cut), args.files)
     return 0

@@ -34,13 +34,16 @@ def run(args: argparse.Namespace) -> int:
     from benchlab.stats.summary import SummaryGroup, SummaryReport, flat_summary
 
     confidence = common.confidence(args.confidence)
+    cut_spec = warmup.cut_of(args)
     output_options.check(args, args.files)
     pairs, samples, level_names = common.levelled_samples(args)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     notes = [note] if note else []
-    if args.warmup == "auto":
-        samples, cut = warmup.cut_for(args, samples, level_names, bool(unit.higher_is_better))
-        notes += cut
+    cut = None
+    if cut_spec is not None:
+        cut = warmup.cut(cut_spec, samples, level_names, bool(unit.higher_is_better))
+        samples = list(cut.samples)
+        notes += cut.notes
     groups = []
     for (bench, _), s in zip(pairs, samples, strict=True):
         if not level_names:
@@ -51,6 +54,6 @@ def run(args: argparse.Namespace) -> int:
                           name=s.name, confidence=confidence)
         groups.append(SummaryGroup(bench, h))
     result = SummaryReport(confidence, unit, tuple(level_names), tuple(groups), tuple(notes))
-    output_options.emit(args, result, output_options.context(args, "summary", args.files),
-                        args.files)
+    output_options.emit(args, result, output_options.context(args, "summary", args.files,
+                                                             warmup_cut=cut), args.files)
     return 0

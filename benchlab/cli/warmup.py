@@ -7,6 +7,7 @@ import argparse
 
 from benchlab.cli import common, output_options
 from benchlab.errors import InputError, UsageError
+from benchlab.escape import terminal
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples:
@@ -72,55 +73,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=noting(run))
 
 
-def execution_rows(args: argparse.Namespace, sample, level_names: list[str]):
-    """(levels, row indices) of each execution of one sample: its rows grouped by the level
-    columns, in order of first appearance, each in file order or by --order."""
-    import numpy as np
-
-    from benchlab.stats.warmup import MIN_ITERATIONS
-
-    ds = sample.dataset
-    if not ds.ordered:
-        raise InputError(f"{sample.name!r}: the values are not in measurement order (JMH "
-                         "sample mode keeps a histogram); warmup needs the iterations",
-                         ds.source)
-    arrays = [np.asarray(a).astype(str) for a in common.level_arrays(sample, level_names)]
-    order = None
-    if getattr(args, "order", None):
-        if args.order not in ds.columns:
-            raise UsageError(f"no column {args.order!r} for --order", ds.source)
-        try:
-            order = np.asarray(ds.columns[args.order], dtype=float)
-        except ValueError:
-            raise InputError(f"--order column {args.order!r} is not numeric",
-                             ds.source) from None
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for row, key in enumerate(zip(*arrays, strict=True)):
-        groups.setdefault(key, []).append(row)
-    out = []
-    for key, rows in groups.items():
-        idx = np.asarray(rows)
-        if order is not None:
-            idx = idx[np.argsort(order[idx], kind="stable")]
-        label = tuple(zip(level_names, key, strict=True))
-        if idx.size < MIN_ITERATIONS:
-            where = ", ".join(f"{k} {v}" for k, v in label)
-            raise InputError(f"{sample.name!r} {where}: {idx.size} iterations; an execution "
-                             f"needs at least {MIN_ITERATIONS}", ds.source)
-        out.append((label, idx))
-    return out
-
-
 def executions(args: argparse.Namespace, samples, level_names: list[str]):
-    """(benchmark, levels, values) of every execution of every sample."""
+    """(benchmark, levels, values) of every execution of every sample, each in file order
+    or by --order (data/steady_state.execution_rows)."""
     import numpy as np
+
+    from benchlab.data.steady_state import execution_rows
 
     out = []
     for s in samples:
         values = np.asarray(s.values, dtype=float)
-        out.extend((s.name, label, values[idx])
-                   for label, idx in execution_rows(args, s, level_names))
+        out.extend((s.name, label, values[idx]) for label, idx in
+                   execution_rows(s, level_names, order=_order(args, s.dataset)))
     return out
+
+
+def _order(args: argparse.Namespace, ds):
+    """The --order column as numbers (None without --order)."""
+    import numpy as np
+
+    if not getattr(args, "order", None):
+        return None
+    if args.order not in ds.columns:
+        raise UsageError(f"no column {args.order!r} for --order", ds.source)
+    try:
+        return np.asarray(ds.columns[args.order], dtype=float)
+    except ValueError:
+        raise InputError(f"--order column {args.order!r} is not numeric", ds.source) from None
 
 
 def add_cut_options(p: argparse.ArgumentParser) -> None:
@@ -131,60 +110,37 @@ def add_cut_options(p: argparse.ArgumentParser) -> None:
                         "its steady state, as `benchlab warmup` finds it (default none)")
     g.add_argument("--no-steady-state", choices=("keep", "drop"), default="keep",
                    help="with --warmup auto, an execution without a steady state: keep it "
-                        "whole (default) or leave it out; the notes say how many")
+                        "whole (default) or leave it out; either way a warning names it")
 
 
-def cut_for(args: argparse.Namespace, samples, level_names: list[str],
-            higher_is_better: bool):
-    """--warmup auto's samples and notes; a usage error without levels."""
+def cut_of(args: argparse.Namespace):
+    """The WarmupCut the options ask for (None without --warmup auto): decided once, here,
+    for every command (compare and report keep it in their AnalysisSpec)."""
+    from benchlab.stats.spec import WarmupCut
+
+    if getattr(args, "warmup", "none") != "auto":
+        if getattr(args, "no_steady_state", "keep") != "keep":
+            raise UsageError("--no-steady-state goes with --warmup auto")
+        return None
+    return WarmupCut(no_steady_state=args.no_steady_state)
+
+
+def cut(spec, samples, level_names: list[str], higher_is_better: bool | None,
+        within: tuple[str, ...] = ()):
+    """The samples cut as `spec` (a WarmupCut) says (data/steady_state.py), each sample
+    without a steady state named on standard error; a usage error without levels."""
+    import sys
+
+    from benchlab.data.steady_state import cut_to_steady_state
+
     if not level_names:
-        raise UsageError("--warmup auto needs the column naming each execution: --levels")
-    return cut_to_steady_state(args, samples, level_names,
-                               drop=args.no_steady_state == "drop",
-                               higher_is_better=higher_is_better)
-
-
-def cut_to_steady_state(args: argparse.Namespace, samples, level_names: list[str], *,
-                        drop: bool, higher_is_better: bool = False):
-    """`--warmup auto` of other commands: each execution cut at the start of its steady
-    state (stats/warmup.classify_execution, default settings); an execution without one
-    kept whole, or left out with `drop`. Returns the samples and the notes that say what
-    was cut."""
-    from dataclasses import replace
-
-    import numpy as np
-
-    from benchlab.data.samples import Sample
-    from benchlab.stats.warmup import classify_execution
-
-    out, notes = [], []
-    for s in samples:
-        keep = np.zeros(len(s.values), dtype=bool)
-        values = np.asarray(s.values, dtype=float)
-        cut = none = 0
-        runs = execution_rows(args, s, level_names)
-        for _, idx in runs:
-            e = classify_execution(values[idx], higher_is_better=higher_is_better)
-            if e.steady_start is None:
-                none += 1
-                keep[idx] = not drop
-            else:
-                keep[idx[e.steady_start:]] = True
-                cut += e.steady_start
-        if not keep.any():
-            raise InputError(f"{s.name!r}: no execution reaches a steady state, and "
-                             "--no-steady-state drop leaves nothing", s.dataset.source)
-        ds = s.dataset
-        subset = replace(ds, columns={k: v[keep] for k, v in ds.columns.items()},
-                         lines=None if ds.lines is None else ds.lines[keep])
-        out.append(Sample(s.name, values[keep], subset))
-        note = (f"{s.name}: --warmup auto cut {cut} of {values.size} iterations at the steady "
-                f"states' starts ({len(runs)} executions)")
-        if none:
-            note += (f"; {none} without a steady state "
-                     f"{'left out' if drop else 'kept whole'}")
-        notes.append(note)
-    return out, notes
+        raise UsageError("--warmup auto needs the column naming each execution: --levels "
+                         "(e.g. --levels fork, or build,run)")
+    found = cut_to_steady_state(samples, level_names, spec,
+                                higher_is_better=higher_is_better, within=within)
+    for warning in found.warnings:
+        print(f"benchlab: warning: {terminal(warning)}", file=sys.stderr)
+    return found
 
 
 def run(args: argparse.Namespace) -> int:

@@ -49,4 +49,8 @@ def envelope(document: dict[str, Any], context: RenderContext) -> dict[str, Any]
     notes = list(document.get("notes", []))
     out["notes"] = notes + [n for n in context.notes if n not in notes]
     out.setdefault("warnings", [])
+    cut = context.options.get("warmup_cut")  # --warmup auto (data/steady_state.py)
+    if cut is not None:
+        out["warmup_cut"] = cut.to_dict()
+        out["warnings"] = [*out["warnings"], *cut.warnings]
     return out

@@ -20,10 +20,12 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from benchlab.errors import ParameterError
+from benchlab.stats.warmup_defaults import PENALTY_FACTOR, STEADY_FRACTION, THRESHOLD
 
 DEFAULT_REPLICATES = 10_000  # bootstrap size B when none is given (STATS.md, "Bootstrap")
 DF_METHODS = ("welch", "conservative", "pooled")  # Fieller's df rules (STATS.md §3)
 ADJUSTMENTS = ("holm", "none")  # a suite's family-wise rule (stats/suite.py)
+NO_STEADY = ("keep", "drop")  # an execution without a steady state under a warm-up cut
 
 
 class SpecError(ParameterError, ValueError):
@@ -110,6 +112,43 @@ def resample_spec(value: str | None, levels: tuple[str, ...] | None = None) -> s
 
 
 @dataclass(frozen=True)
+class WarmupCut:
+    """`--warmup auto`: cut each execution (the lowest level's unit) at the start of its
+    steady state, as stats/warmup.classify_execution finds it with these settings
+    (docs/warmup.md). no_steady_state: an execution without a steady state is kept whole
+    ("keep") or left out ("drop"); either way it is reported. The settings are those of
+    `benchlab warmup`: penalty_factor (PELT's K·log n), steady_fraction (the last part the
+    steady state must cover), threshold and confidence (segments' equivalence)."""
+
+    no_steady_state: str = "keep"
+    penalty_factor: float = PENALTY_FACTOR
+    steady_fraction: float = STEADY_FRACTION
+    threshold: float = THRESHOLD
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.no_steady_state not in NO_STEADY:
+            raise SpecError(f"{{param}} must be one of {NO_STEADY}", "no_steady_state")
+        if not 0.0 < self.steady_fraction < 1.0:
+            raise SpecError("{param} must be between 0 and 1", "steady_fraction")
+        if not self.penalty_factor > 0.0 or not math.isfinite(self.penalty_factor):
+            raise SpecError("{param} must be a positive number", "penalty_factor")
+        if not 0.0 <= self.threshold < 1.0:
+            raise SpecError("{param} must be between 0 and 1", "threshold")
+        if not 0.0 < self.confidence < 1.0:
+            raise SpecError("{param} must be between 0 and 1", "confidence")
+
+    @property
+    def drop(self) -> bool:
+        """Whether executions without a steady state are left out."""
+        return self.no_steady_state == "drop"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The cut as JSON values (`analysis.warmup`, and each command's `warmup_cut`)."""
+        return {"mode": "auto", **asdict(self)}
+
+
+@dataclass(frozen=True)
 class AnalysisSpec:
     """Every choice of a comparison, validated when made (a SpecError names the parameter).
 
@@ -141,6 +180,7 @@ class AnalysisSpec:
     tests: bool = False
     diagnostics: bool = True
     metric: str | None = None
+    warmup: WarmupCut | None = None
 
     def __post_init__(self) -> None:
         c = self.confidence
@@ -173,6 +213,8 @@ class AnalysisSpec:
         if self.metric is not None and (not isinstance(self.metric, str)
                                         or not self.metric.strip()):
             raise SpecError("{param} must be a metric's name", "metric")
+        if self.warmup is not None and not isinstance(self.warmup, WarmupCut):
+            raise SpecError("{param} must be a WarmupCut or None", "warmup")
 
     @classmethod
     def of(cls, spec: AnalysisSpec | None = None, **options: Any) -> AnalysisSpec:
@@ -226,4 +268,5 @@ class AnalysisSpec:
         out["statistic"] = self.statistic.name
         out["df_method"] = self.df_rule
         out["levels"] = None if self.levels is None else list(self.levels)
+        out["warmup"] = None if self.warmup is None else self.warmup.to_dict()
         return out

@@ -102,3 +102,19 @@ def test_summary_cuts_each_execution_at_its_steady_state(run_cli):
     code, _, err = run_cli("summary", EXAMPLE, "--by", "benchmark", "--value", "time",
                            "--levels", "none", "--warmup", "auto", expect=2)
     assert "--warmup auto needs" in err
+
+
+def test_real_jmh_forks(run_cli):
+    """tests/fixtures/jmh_warmup (JMH 1.37, 5 forks x 200 iterations, no warm-up
+    iterations): streams' forks warm up (JIT), crc's are mostly flat."""
+    path = ROOT / "tests" / "fixtures" / "jmh_warmup" / "jmh-result.json"
+    _, out, _ = run_cli("warmup", path, "--json", expect=0)
+    doc = json.loads(out)
+    classes = {}
+    for e in doc["executions"]:
+        classes.setdefault(e["benchmark"].rsplit(".", 1)[1], []).append(e["class"])
+    assert classes["streams"].count("warm-up") >= 4
+    assert classes["crc"].count("flat") >= 3 and "no steady state" not in classes["crc"]
+    starts = [e["steady_start"] for e in doc["executions"]
+              if e["benchmark"].endswith("streams") and e["steady_start"] is not None]
+    assert all(s >= 30 for s in starts)  # the interpreted and C1 iterations are cut
