@@ -131,7 +131,7 @@ def default_analysis(info: StoreInfo, samples, spec: AnalysisSpec) -> StorePlan:
                          benchmark, paired)
     if spec.resample:
         why = "--resample: the hierarchy's bootstrap"
-    elif info.order == "interleaved-random":
+    elif info.order in ("interleaved-random", "blocked"):
         why = "fewer than two rounds hold every alternative: no blocks to pair"
     else:
         why = "the runs were not interleaved in rounds: no blocks to pair"
@@ -175,7 +175,7 @@ def _blocked(info: StoreInfo, samples, benchmark: str | None):
     common blocks or more; None otherwise (the hierarchy is analysed instead)."""
     from benchlab.stats.blocks import block_means, pair_blocks
 
-    if info.order != "interleaved-random":
+    if info.order not in ("interleaved-random", "blocked"):  # blocked: rounds hold every cell
         return None
     column, _ = _block_kind(info, samples)
     per_bench: dict = {}

@@ -89,6 +89,8 @@ def _header_lines(planned: Planned) -> list[str]:
                  + (f" left of {planned.total}" if planned.resumed else "")
                  + f" ({builds} build steps, {len(planned.trials) - builds} executions of which "
                    f"{warm} warm-up)")
+    if planned.switches is not None:
+        lines.append(_switch_line(planned.switches))
     if e.stop is not None:
         parts = []
         if e.stop.halfwidth is not None:
@@ -97,6 +99,18 @@ def _header_lines(planned: Planned) -> list[str]:
             parts.append(f"{format_seconds(e.stop.max_time)} of trials")
         lines.append(f"stops early after the first complete round with {' or '.join(parts)}")
     return lines
+
+
+def _switch_line(plan) -> str:
+    """The system-state switches the plan makes and what they cost (docs/experiment-file.md,
+    "System state as a factor")."""
+    per = ", ".join(f"{factor} {c['setup']} setup{'s' if c['setup'] != 1 else ''} + "
+                    f"{c['teardown']} teardown{'s' if c['teardown'] != 1 else ''}"
+                    for factor, c in plan.counts.items())
+    cost = (f"estimated {format_seconds(plan.seconds)} (the median of each switch in the "
+            "store's switches)" if plan.seconds is not None else
+            "cost unknown until switches have run (--estimate-from a pilot's store gives it)")
+    return f"switches of system state: {plan.total} ({per}); {cost}"
 
 
 def _what(t: Trial) -> str:
@@ -162,6 +176,10 @@ def dry_run_document(planned: Planned, context: RenderContext) -> dict[str, Any]
                         zip(e.measure.metrics, e.measure.units, strict=True)],
             "trials_total": planned.total, "estimated_seconds": planned.estimate,
             "max_seconds": planned.timeout_bound,
+            **({"switches": {"counts": planned.switches.counts,
+                             "total": planned.switches.total,
+                             "estimated_seconds": planned.switches.seconds}}
+               if planned.switches is not None else {}),
             "trials": [_trial_doc(e, t) for t in planned.trials]}
 
 

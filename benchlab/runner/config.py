@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchlab.errors import InputError
+from benchlab.runner.state_config import StateFactor, parse_factor
 
-ORDERS = ("interleaved-random", "sequential")
+ORDERS = ("interleaved-random", "sequential", "blocked")
 RESERVED = ("alternative", "case", "build", "execution", "iteration", "warmup", "metric",
             "unit", "value", "trial", "round")
 TIME_METRICS = (("wall", "s"), ("user", "s"), ("sys", "s"), ("maxrss", "B"))
@@ -160,6 +161,8 @@ class Experiment:
     cpus: tuple[int, ...] | None = None
     stop: Stop | None = None
     machines: Machines | None = None
+    # factors whose levels set system state (runner/state_config.py), by factor name
+    states: tuple[StateFactor, ...] = ()
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
@@ -485,7 +488,8 @@ def _parse_experiment(text: str, path: str) -> Experiment:
     cwd = r.string(doc, ("cwd",), None)
     cwd = r.directory(cwd, ("cwd",), base_dir) if cwd else base_dir
 
-    factors = _factors(r, doc.get("factors", {}))
+    states: list[StateFactor] = []
+    factors = _factors(r, doc.get("factors", {}), states)
     machines = _machines(r, doc, factors)
     if machines is not None and not machines.level:  # the machine is one more factor
         factors = (*factors, (MACHINE_FACTOR, machines.names))
@@ -534,6 +538,7 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         if not hasattr(os, "sched_setaffinity"):
             raise r.fail(("cpus",), "cpus (CPU pinning) needs Linux's sched_setaffinity")
         cpus = tuple(sorted(set(doc["cpus"])))
+    _check_states(r, states, order, cpus)
     stop = _stop(r, doc.get("stop_when"), measure)
     if stop is not None and order == "sequential":
         raise r.fail(("stop_when",), "stop_when needs order = \"interleaved-random\": a "
@@ -549,9 +554,27 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout,
         build_timeout=build_timeout, cwd=cwd,
         env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
-        stop=stop, machines=machines)
+        stop=stop, machines=machines, states=tuple(states))
     _check_placeholders(r, experiment, factor_names, doc)
     return experiment
+
+
+def _check_states(r: _Reader, states: list[StateFactor], order: str,
+                  cpus: tuple[int, ...] | None) -> None:
+    """order = "blocked" needs a factor that switches system state; `cpus` and an affinity
+    factor would both pin the command; one built-in per setting."""
+    if order == "blocked" and not any(s.switched for s in states):
+        raise r.fail(("order",), "order = \"blocked\" groups the trials by the levels of "
+                     "factors that switch system state (setup/teardown, or set = "
+                     "\"irq_affinity\", \"governor\", \"turbo\", \"smt\"); this file has none")
+    for s in states:
+        if s.kind == "affinity" and cpus is not None:
+            raise r.fail(("factors", s.name), f"factor {s.name!r} sets the CPU affinity and "
+                         "cpus = [...] pins too; keep one")
+        twice = [t.name for t in states if t.kind == s.kind and s.kind != "commands"]
+        if len(twice) > 1:
+            raise r.fail(("factors", twice[1]), f"factors {twice[0]!r} and {twice[1]!r} both "
+                         f"set {s.kind}; keep one")
 
 
 def _duration(r: _Reader, doc: dict, key: str) -> float | None:
@@ -594,7 +617,10 @@ def with_timeout(e: Experiment, text: str | None) -> Experiment:
         raise UsageError(str(exc)) from None
 
 
-def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _factors(r: _Reader, factors: Any, states: list[StateFactor] | None = None
+             ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The factors and their levels; a factor given as a table sets system state (its
+    StateFactor appended to `states`)."""
     r.kind(factors, ("factors",), dict, "a table of name = [levels]")
     out = []
     for name, levels in factors.items():
@@ -604,7 +630,13 @@ def _factors(r: _Reader, factors: Any) -> tuple[tuple[str, tuple[str, ...]], ...
         if name in RESERVED:
             raise r.fail(keys, f"factor name {name!r} is reserved (reserved: "
                          f"{', '.join(RESERVED)})")
-        r.kind(levels, keys, list, "a list of levels")
+        if isinstance(levels, dict):
+            state = parse_factor(r, name, levels)
+            if states is not None:
+                states.append(state)
+            out.append((name, tuple(level.name for level in state.levels)))
+            continue
+        r.kind(levels, keys, list, "a list of levels (or a table with set and levels)")
         if not levels:
             raise r.fail(keys, f"factor {name!r} has no levels")
         texts = []
@@ -827,6 +859,13 @@ def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc:
                           ("prepare", (e.prepare,) if e.prepare else ())):
         for c in commands:
             check_exists(r, c, (key,), e.cwd, found)
+    for s in e.states:
+        for level in s.levels:
+            for key, commands in (("setup", level.setup), ("teardown", level.teardown)):
+                keys = ("factors", s.name, "levels", level.name, key)
+                for c in commands:
+                    check(c.argv, keys, set())
+                    check_exists(r, c, keys, e.cwd, found)
 
 
 def check_exists(r: _Reader, command: Command, keys: tuple[str, ...], cwd: str,

@@ -144,6 +144,8 @@ def _make_plan(e: Experiment, rng) -> list[Trial]:
     built = [a.name for a in e.alternatives if a.build is not None]
     steps = [(a, m) for a in built for m in layout.build_machines]
     runs = [(cell, m) for cell in layout.cells for m in layout.run_machines(cell)]
+    switched = {s.name for s in e.states if s.switched}
+    last = None
     rnd = 0
     for b in range(1, e.builds + 1):
         if steps:
@@ -154,11 +156,36 @@ def _make_plan(e: Experiment, rng) -> list[Trial]:
                                  False, m))
         for x in range(1, layout.per_build + 1):
             rnd += 1
-            for i in rng.permutation(len(runs)).tolist():
+            order = rng.permutation(len(runs)).tolist()
+            if e.order == "blocked":
+                order, last = _blocked(runs, order, switched, last, rng)
+            for i in order:
                 (name, factors), m = runs[i]
                 out.append(Trial(len(out) + 1, rnd, "execution", name, factors,
                                  layout.build(b, m), x, x <= layout.warm, m))
     return out
+
+
+def state_key(trial_factors: tuple[tuple[str, str], ...], switched: set[str]
+              ) -> tuple[tuple[str, str], ...]:
+    """The levels of the factors that switch system state, in a cell's factors."""
+    return tuple(kv for kv in trial_factors if kv[0] in switched)
+
+
+def _blocked(runs: list, order: list[int], switched: set[str], last, rng
+             ) -> tuple[list[int], tuple | None]:
+    """A round's trials grouped by system state (order = "blocked"): the states in a random
+    order, the one left in force by the previous round first (one switch saved per round),
+    and within each state the round's random order. The state the round ends in."""
+    blocks: dict[tuple, list[int]] = {}
+    for i in order:
+        blocks.setdefault(state_key(runs[i][0][1], switched), []).append(i)
+    keys = list(blocks)
+    keys = [keys[j] for j in rng.permutation(len(keys)).tolist()]
+    if last in blocks:
+        keys.remove(last)
+        keys.insert(0, last)
+    return [i for key in keys for i in blocks[key]], keys[-1]
 
 
 class _Layout:

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field, replace
 
 from benchlab.errors import InputError, UsageError
 from benchlab.result import Result
-from benchlab.runner import environment, rounds
+from benchlab.runner import environment, rounds, switching
 from benchlab.runner.config import Experiment, load_experiment, with_timeout
 from benchlab.runner.execute import run_process
 from benchlab.runner.plan import Trial, build_key, estimate_seconds, make_plan
 from benchlab.runner.progress import Progress
 from benchlab.runner.store import Store
+from benchlab.runner.switching import SwitchPlan
 from benchlab.runner.trial import base_environment
 
 
@@ -40,6 +41,7 @@ class Planned(Result):
     resumed: bool
     store: str | None = None  # where the run would write
     seed_given: bool = True  # whether the caller chose the seed (else the file or a draw)
+    switches: SwitchPlan | None = None  # the system-state switches the trials make
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,11 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
     """
     e = with_timeout(_experiment(experiment_path), timeout)
     durations: dict = {}
+    timed: dict = {}
     if resume and store_path and os.path.exists(store_path):
         store = Store.open(store_path)
         try:
+            timed = switching.switch_seconds(store)
             store.check_same_experiment(e.text, e.path)
             stored_seed = int(store.meta["seed"])
             if seed is not None and seed != stored_seed:
@@ -109,10 +113,12 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
         pilot = Store.open(estimate_from)
         try:
             durations = pilot.durations()
+            timed = switching.switch_seconds(pilot)
         finally:
             pilot.close()
     return replace(_planned(e, planned_seed, trials, total, durations, resumed),
-                   store=store_path, seed_given=seed is not None)
+                   store=store_path, seed_given=seed is not None,
+                   switches=switching.plan_switches(e, trials, timed))
 
 
 def _planned(e: Experiment, seed: int, trials: list[Trial], total: int,
@@ -154,6 +160,7 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
     if e.machines is not None and cluster is None:
         raise UsageError("the experiment names [machines]: run it with --cluster "
                          "tcp://HOST:PORT (docs/cluster.md)")
+    switching.check_support(e, cluster=cluster is not None)  # before the store is made
     connected = None
     if cluster is not None:  # connected before the store exists: a bad address leaves none
         from benchlab.runner.cluster import connect
@@ -232,7 +239,12 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
     session = store.start_session(argv, env_info, warnings)
     base_env = base_environment(e)
     outcome_text = "interrupted"
+    switcher = switching.Switcher(e, store, session, base_env)
     try:
+        for factor in switcher.restore_left():  # a killed session's state, undone first
+            if warn is not None:
+                warn(f"restored the state a previous session left in force: the teardown of "
+                     f"factor {factor!r} ran (see the store's switches)")
         _run_fixed(e.setup, e, base_env, "setup")
         pending = store.trials("planned")
         total = len(store.trials())
@@ -242,9 +254,12 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         recorder = rounds.Recorder(e, store, session, failed_builds, progress, warn)
         executor = rounds.LocalExecutor(e) if cluster is None else dispatch.ClusterExecutor(
             cluster, e)
+        if switcher.factors:
+            executor = switching.SwitchingExecutor(executor, switcher)
         status, reason = rounds.run_rounds(e, store, pending, executor, recorder, fail_fast)
         store.commit()  # the outcomes of the last time slice, before anything reads them
         progress.close()
+        switcher.leave_all()
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
             store.set_meta(status=status, stop_reason=reason or "")
@@ -255,7 +270,10 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
                        differing_machines=differing)
     finally:
         progress.close()
-        store.finish_session(session, outcome_text)
+        try:
+            switcher.leave_all()  # every level in force torn down, however the run ends
+        finally:
+            store.finish_session(session, outcome_text)
 
 
 def _result(store: Store, seed: int, status: str, ran: int, warnings: list[str],

@@ -52,9 +52,20 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
                               e.warmup_iterations + e.iterations)
     argv = command.spawn_argv()
     timeout = e.build_timeout if trial.kind == "build" else e.timeout
-    outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
-                          cpus=e.cpus if trial.kind == "execution" else None,
-                          executable=_resolve(argv[0], env.get("PATH"), cwd))
+    cpus, aslr_off = e.cpus if trial.kind == "execution" else None, False
+    if e.states:  # per-trial built-in levels: affinity, ASLR (runner/state_config.py)
+        from benchlab.runner.state_config import process_settings
+
+        cpus, aslr_off = process_settings(e, trial)
+    if aslr_off:
+        from benchlab.runner.personality import aslr_off as no_aslr
+
+        with no_aslr():
+            outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
+                                  cpus=cpus, executable=_resolve(argv[0], env.get("PATH"), cwd))
+    else:
+        outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
+                              cpus=cpus, executable=_resolve(argv[0], env.get("PATH"), cwd))
     if left:
         from dataclasses import replace
 
