@@ -21,7 +21,7 @@ EXAMPLE = """examples:
       --threshold 3% -o bisect.db --json
   benchlab bisect -o bisect.db --resume          # after Ctrl-C or a kill
 """
-DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 40
+DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 100
 # (dest, option) of the settings a resumed store keeps; given again they must agree
 # (--command's dest is not "command": that is the name of the subcommand itself)
 SETTINGS = (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"), ("build", "--build"),
@@ -32,8 +32,6 @@ SETTINGS = (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"), ("build", 
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from benchlab.runner.bisect_store import METRICS
-
     p = sub.add_parser(
         "bisect", help="find the commit where a benchmark changed (interleaved, resumable)",
         description="Build each needed commit of a git repository in its own worktree and "
@@ -45,10 +43,46 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "(docs/bisect.md).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("what to bisect")
-    g.add_argument("--repo", metavar="DIR", help="the git repository (never checked out: "
-                   "each commit is built in a worktree of its own)")
     g.add_argument("--good", metavar="REV", help="a commit with the old performance")
     g.add_argument("--bad", metavar="REV", help="a later commit with the new performance")
+    add_options(p, g)
+    p.set_defaults(run=run)
+
+
+HISTORY_EXAMPLE = """examples:
+  benchlab history bisect --db history.db --benchmark sort --repo . --build make \
+      --command './bench sort'
+  benchlab history bisect --db history.db --benchmark sort --change 2 --repo . ...
+"""
+
+
+def add_history_parser(inner: argparse._SubParsersAction) -> None:
+    """`benchlab history bisect`: bisect the commits of a change `history check` found."""
+    p = inner.add_parser(
+        "bisect", help="bisect the range of a change history check found, to its commit",
+        description="Find the change of --benchmark that `history check` reports (with the "
+                    "same --threshold), take the commits between the last one measured before "
+                    "it and the first one after as good and bad, and bisect them as "
+                    "`benchlab bisect` does (docs/bisect.md).",
+        epilog=HISTORY_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("what to bisect")
+    g.add_argument("--db", required=True, metavar="FILE", help="the history")
+    g.add_argument("--benchmark", required=True, metavar="NAME",
+                   help="the benchmark whose change to bisect")
+    g.add_argument("--machine", metavar="NAME", help="its series of this machine (needed "
+                   "when the benchmark has changes on several)")
+    g.add_argument("--change", type=int, metavar="N", help="which of the benchmark's changes, "
+                   "oldest first (needed when it has several)")
+    add_options(p, g)
+    p.set_defaults(history_run=run_history)
+
+
+def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup) -> None:
+    """The options of `bisect` and `history bisect` but --good and --bad."""
+    from benchlab.runner.bisect_store import METRICS
+
+    g.add_argument("--repo", metavar="DIR", help="the git repository (never checked out: "
+                   "each commit is built in a worktree of its own)")
     g.add_argument("--build", metavar="CMD",
                    help="the build command, run with /bin/sh in the commit's worktree")
     g.add_argument("--command", dest="benchmark_command", metavar="CMD",
@@ -72,7 +106,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("-r", "--runs", type=int, metavar="N", help="executions of each arm at a "
                    f"step's first look (default {DEFAULT_RUNS}); each later look doubles them")
     a.add_argument("--max-runs", type=int, metavar="N", help="executions of each arm at a "
-                   f"step's last look (default {DEFAULT_MAX_RUNS})")
+                   f"step's last look, at most (default {DEFAULT_MAX_RUNS}); the steps after "
+                   "the ends take what the ends' spread says they need, up to this")
     a.add_argument("-w", "--warmup", type=int, metavar="N",
                    help="unmeasured rounds at the start of each step (default 0)")
     a.add_argument("--seed", type=int, metavar="N",
@@ -86,23 +121,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="continue the bisect of -o STORE where it stopped (the settings are "
                         "the store's)")
     output_options.add(p, plot=False, output=False)
-    p.set_defaults(run=run)
 
 
 def _given(args: argparse.Namespace) -> dict[str, object]:
     return {dest: getattr(args, dest) for dest, _ in SETTINGS if getattr(args, dest) is not None}
 
 
-def settings_of(args: argparse.Namespace):
-    """The Settings of a new bisect from the options (revisions resolved to SHAs)."""
+def settings_of(args: argparse.Namespace, good_rev: str | None, bad_rev: str | None):
+    """The Settings of a new bisect from the options and the two revisions (resolved to
+    SHAs)."""
     import random
 
     from benchlab.runner import git_builds
     from benchlab.runner.bisect import Settings
 
-    for dest, flag in (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"),
-                       ("build", "--build"), ("benchmark_command", "--command")):
-        if getattr(args, dest) is None:
+    given = {"--repo": args.repo, "--good": good_rev, "--bad": bad_rev, "--build": args.build,
+             "--command": args.benchmark_command}
+    for flag, value in given.items():
+        if value is None:
             raise UsageError(f"{flag} is needed (or -o STORE --resume to continue a bisect)")
     runs = DEFAULT_RUNS if args.runs is None else args.runs
     most = max(DEFAULT_MAX_RUNS, runs) if args.max_runs is None else args.max_runs
@@ -115,8 +151,8 @@ def settings_of(args: argparse.Namespace):
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout must be above 0, not {args.timeout:g}")
     repo = os.path.realpath(args.repo)
-    good = git_builds.resolve(repo, args.good)
-    bad = git_builds.resolve(repo, args.bad)
+    good = git_builds.resolve(repo, str(good_rev))
+    bad = git_builds.resolve(repo, str(bad_rev))
     settings = Settings(
         repo=repo, good=good, bad=bad, build=args.build, command=args.benchmark_command,
         shell=args.shell, threshold=0.02 if args.threshold is None else args.threshold,
@@ -164,11 +200,64 @@ def resumed_settings(args: argparse.Namespace, stored: dict[str, object]):
     return settings
 
 
+def history_range(args: argparse.Namespace) -> tuple[str, str, str]:
+    """(good, bad, what) of the change `history check` reports for --benchmark: the last
+    commit measured before it and its first commit (an episode's start)."""
+    from benchlab.history.check import check
+    from benchlab.history.store import History
+
+    threshold = 0.02 if args.threshold is None else args.threshold
+    with History.open(args.db) as history:
+        commits = history.commits()
+        series = [x for x in history.series() if x.benchmark == args.benchmark
+                  and (args.machine is None or x.machine == args.machine)]
+    if not series:
+        raise UsageError(f"--benchmark {args.benchmark}: no such series in {args.db}"
+                         + (f" on machine {args.machine}" if args.machine else ""))
+    found = check(series, commits, threshold=threshold).changes
+    order = {c.sha: i for i, c in enumerate(commits)}
+    changes = sorted(found, key=lambda c: order[c.commit])
+    if not changes:
+        raise UsageError(f"history check finds no change of {args.benchmark} beyond "
+                         f"{100 * threshold:g}% in {args.db}: nothing to bisect")
+    listed = "; ".join(f"{k}: {c.kind} at {c.commit} (after {c.previous_commit}, "
+                       f"machine {c.machine}, metric {c.metric})"
+                       for k, c in enumerate(changes, start=1))
+    if args.change is None and len(changes) > 1:
+        raise UsageError(f"{args.benchmark} has {len(changes)} changes ({listed}): choose "
+                         "one with --change N")
+    k = 1 if args.change is None else args.change
+    if not 1 <= k <= len(changes):
+        raise UsageError(f"--change {k}: {args.benchmark} has {len(changes)} change"
+                         f"{'s' if len(changes) > 1 else ''} ({listed})")
+    c = changes[k - 1]
+    return c.previous_commit, c.commit, (f"{c.kind} of {c.benchmark} ({c.metric}, machine "
+                                         f"{c.machine}) at {c.commit}, after "
+                                         f"{c.previous_commit}: {c.verdict.text}")
+
+
+def run_history(args: argparse.Namespace) -> int:
+    """`history bisect`: the change's range as --good and --bad, then bisect's own run."""
+    if args.resume:
+        raise UsageError("history bisect starts a bisect; continue one with "
+                         "benchlab bisect -o STORE --resume")
+    if args.repo is None:
+        raise UsageError("--repo is needed: the repository of the history's commits")
+    good, bad, what = history_range(args)
+    print(f"benchlab: bisecting the {what}", file=sys.stderr, flush=True)
+    return bisect(args, good, bad)
+
+
 def resume_command(store: str) -> str:
     return shlex.join(["benchlab", "bisect", "-o", store, "--resume"])
 
 
 def run(args: argparse.Namespace) -> int:
+    return bisect(args, args.good, args.bad)
+
+
+def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
+    """Bisect from `good` to `bad` (or resume the store's bisect) with the options."""
     import tempfile
 
     from benchlab.runner import git_builds
@@ -187,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
             store.close()
             raise
     else:
-        settings = settings_of(args)
+        settings = settings_of(args, good, bad)
         if args.store:
             path = args.store
         else:

@@ -32,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_check(inner)
     _add_compare(inner)
     _add_show(inner)
+    from benchlab.cli import bisect
+
+    bisect.add_history_parser(inner)  # history bisect: its options are bisect's
     p.set_defaults(run=noting(run))
 
 
@@ -159,7 +162,7 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "history_run", None) is None:
-        raise UsageError("history needs a subcommand: add, check, compare or show (see "
+        raise UsageError("history needs a subcommand: add, check, compare, show or bisect (see "
                          "benchlab history --help)")
     return args.history_run(args)
 

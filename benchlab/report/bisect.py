@@ -64,7 +64,9 @@ def bisect_json(result: BisectResult, context: RenderContext) -> dict[str, Any]:
         "good": s.good, "bad": s.bad, "repo": s.repo, "commits": result.commits,
         "build_command": s.build, "benchmark_command": s.command, "metric": s.metric,
         "threshold": s.threshold, "confidence": s.confidence, "seed": s.seed,
-        "budget": {"steps": result.budget.steps, "looks": list(result.budget.looks)},
+        "budget": {"steps": result.budget.steps, "looks": list(result.budget.looks),
+                   "step_looks": (list(result.budget.step_looks)
+                                  if result.budget.step_looks is not None else None)},
         "executions": result.executions,
         "builds": [{"commit": b.sha, "ok": b.ok, "seconds": b.seconds, "cached": b.cached,
                     "error": b.error} for b in result.builds],
@@ -91,12 +93,15 @@ def bisect_text(result: BisectResult, context: RenderContext) -> str:
     s = result.settings
     unit = make_unit(METRIC_UNITS[s.metric])
     b = result.budget
+    looks = ", ".join(str(n) for n in b.looks)
+    later = ", ".join(str(n) for n in b.step_looks or ())
+    sized = f"; each later step's at {fmt_level(b.level(2))} after {later}" \
+        if b.step_looks is not None else ""
     lines = [f"bisect of {result.commits} commits after {s.good[:12]} (good) up to "
              f"{s.bad[:12]} (bad): {s.metric}, threshold {fmt_share(s.threshold)}",
-             f"a wrong culprit has chance at most {fmt_share(1 - s.confidence)}: each CI at "
-             f"{fmt_level(b.level(1))} (Bonferroni over {b.steps} steps x {len(b.looks)} looks "
-             f"at {', '.join(str(n) for n in b.looks)} runs of each commit; steps beyond "
-             f"{b.steps} at more)", ""]
+             f"a wrong culprit has chance at most {fmt_share(1 - s.confidence)} (Bonferroni "
+             f"over {b.steps} steps and their looks): the ends' CI at "
+             f"{fmt_level(b.level(1))} after {looks} runs of each{sized}", ""]
     header = ["step", "commit", "runs", "change vs good (CI)", "", "position (CI)", "side"]
     rows = []
     for step in result.steps:

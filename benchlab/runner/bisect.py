@@ -55,7 +55,7 @@ class Settings:
     metric: str = "wall"
     confidence: float = 0.95
     first: int = 5  # executions per arm at the first look
-    most: int = 40  # ... at the last
+    most: int = 100  # ... at the last, at most
     warmup: int = 0
     prepare: str | None = None
     seed: int = 0
@@ -248,7 +248,7 @@ class Search:
         done = {(e.round, e.slot): e for e in self.store.executions(step)}
         level = self.budget.level(step)
         checks = []
-        for n in self.budget.looks:
+        for n in self.budget.looks_of(step):
             failure = self._rounds(step, arms, n, done)
             if failure is not None:
                 return tuple(checks), len(done), failure
@@ -275,10 +275,12 @@ class Search:
                                  s.repo)
         steps: list[Step] = []
 
+        notes: list[str] = []
+
         def result(status: str, **more) -> BisectResult:
             return BisectResult(s, status, len(commits), self.budget, tuple(steps),
                                 tuple(self.builds.values()), subjects,
-                                store=self.store.path, **more)
+                                store=self.store.path, notes=tuple(notes), **more)
 
         # 1. the ends
         arms = {"good": s.good, "bad": s.bad}
@@ -296,6 +298,7 @@ class Search:
         if ends.outcome != "differ":
             return result("no-change" if ends.outcome == "same" else "inconclusive")
         slower = checks[-1].ratio.estimate > 1.0
+        notes += self._size_steps(1)
         lo, hi = -1, len(commits) - 1  # indices of the good and bad ends (-1: good itself)
         skipped: set[int] = set()
         number = 1
@@ -356,6 +359,27 @@ class Search:
         return result("found", culprit=culprit, parent=parent, across=across,
                       across_verdict=verdict,
                       skipped=tuple(commits[k] for k in sorted(skipped)))
+
+    def _size_steps(self, ends_step: int) -> list[str]:
+        """Size the looks of every later step from the ends' executions (power-aware:
+        stats/bisect.executions_needed), capped by the most; the notes that say so."""
+        from dataclasses import replace
+
+        s = self.s
+        done = [e for e in self.store.executions(ends_step) if not e.warmup]
+        good = np.array([e.value(s.metric) for e in done if e.arm == "good"])
+        bad = np.array([e.value(s.metric) for e in done if e.arm == "bad"])
+        ends = decide.ratio(bad, good, self.budget.level(ends_step))
+        need = decide.executions_needed(good, bad, ends, self.budget.level(2))
+        # at least two looks: a first look that misses by a little gets a second chance
+        most = s.most if need is None else min(max(need, 2 * s.first), s.most)
+        self.budget = replace(self.budget, step_looks=decide.looks(s.first, most))
+        if need is not None and need > s.most:
+            return [f"a step needs about {need} executions of each commit to decide with "
+                    f"{100 * decide.STEP_POWER:g}% chance (from the ends' spread and the "
+                    f"smallest change their CI allows); --max-runs {s.most} caps it, so a "
+                    "step may end unknown (ambiguous)"]
+        return []
 
     def _across(self, steps: list[Step], parent: str, culprit: str) -> RatioInterval | None:
         """culprit/parent at the family confidence, from the last step that ran both."""

@@ -38,11 +38,16 @@ OVERFLOW_SHARE = 0.1  # of α, kept for steps beyond the expected number
 @dataclass(frozen=True)
 class Budget:
     """How the family error α = 1 − confidence is spent: `steps` planned decisions and the
-    executions per arm at each look of one decision."""
+    executions per arm at each look of the ends' decision (`looks`) and of each later step
+    (`step_looks`, once `executions_needed` has sized them; `looks` until then)."""
 
     confidence: float
     steps: int
     looks: tuple[int, ...]
+    step_looks: tuple[int, ...] | None = None
+
+    def looks_of(self, step: int) -> tuple[int, ...]:
+        return self.looks if step == 1 or self.step_looks is None else self.step_looks
 
     def step_alpha(self, step: int) -> float:
         """The error share of decision `step` (1-based: 1 is the ends)."""
@@ -53,7 +58,7 @@ class Budget:
 
     def level(self, step: int) -> float:
         """The confidence of each look's CI in decision `step`."""
-        return 1.0 - self.step_alpha(step) / len(self.looks)
+        return 1.0 - self.step_alpha(step) / len(self.looks_of(step))
 
 
 def looks(first: int, most: int) -> tuple[int, ...]:
@@ -111,6 +116,42 @@ def position(good: np.ndarray, mid: np.ndarray, bad: np.ndarray, level: float
         df = float(mid.size + good.size + bad.size - 3)
     return fieller_interval(m, centre, v_m, (v_g + v_b) / 4.0, 0.0, df, level,
                             "fieller (welch df)")
+
+
+STEP_POWER = 0.999  # the chance that a step decides by its last look, sized from the ends
+
+
+def executions_needed(good: np.ndarray, bad: np.ndarray, ends: RatioInterval, level: float,
+                      power: float = STEP_POWER) -> int | None:
+    """Executions of each commit a step needs to decide with probability `power` (None when
+    the ends' CI is unbounded).
+
+    A commit at either end's level has position 1 ∓ d, d = |r − 1|/(1 + r) for r =
+    bad/good; the step decides once the CI's half-width, z_level · se, is below the
+    distance from the estimate to 1, so with probability `power` when
+    (t_level + z_power) · se ≤ d (normal-theory power, STATS.md §6, with Student's t at
+    2(n − 1) df for the CI's quantile, as n is small), se = s·sqrt(1.5/n)
+    for a relative spread s per execution (the commit's n executions and the two ends'
+    mean, (s²/n + s²/n)/4). r is the end of the ends' CI nearest to 1 (the change is at
+    least that at the ends' level) and s the larger of the two ends' relative spreads, so
+    the size errs on the large side."""
+    from benchlab.stats.distributions import critical_t, normal_quantile
+
+    r = ends.low if ends.estimate > 1.0 else ends.high
+    if r is None or not ends.bounded or r == 1.0:
+        return None
+    d = abs(r - 1.0) / (1.0 + r)
+    spread = max(float(np.std(good, ddof=1) / np.mean(good)),
+                 float(np.std(bad, ddof=1) / np.mean(bad)))
+    n = 2
+    for _ in range(20):  # t's quantile at the df of n executions of each: a fixed point
+        df = 2.0 * (n - 1)  # at least the commit's n − 1 and some of the ends'
+        z = critical_t(level, df) + normal_quantile(power)
+        found = max(2, math.ceil(1.5 * (spread * z / d) ** 2))
+        if found == n:
+            break
+        n = found
+    return n
 
 
 @dataclass(frozen=True)

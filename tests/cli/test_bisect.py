@@ -152,3 +152,30 @@ def test_bad_input_is_one_line_exit_2(run_cli, repos, tmp_path):
         assert said in err, (args, err)
         assert len(err.strip().splitlines()) == 1 or "building" in err, err
         assert out == ""
+
+
+def test_history_bisect_goes_from_a_change_to_its_commit(run_cli, repos, tmp_path):
+    """A history of commits 0, 1, 2 and 5, 6, 7 (3, 4 never measured): history check finds
+    the change at 5 after 2, and history bisect names 5 (3 does not build: skipped)."""
+    shas = repos["step"]
+    table = tmp_path / "history.csv"
+    rows = ["commit,benchmark,run,time"]
+    for k in (0, 1, 2, 5, 6, 7):
+        for run in range(3):
+            level = 0.0150 if k >= CULPRIT else 0.0005
+            rows.append(f"{shas[k]},prog,{run},{level * (1 + 0.01 * ((k + run) % 3 - 1))}")
+    table.write_text("\n".join(rows) + "\n")
+    db = tmp_path / "h.db"
+    run_cli("history", "add", table, "--by", "benchmark", "--value", "time", "--unit", "s",
+            "--levels", "run", "--commit-column", "commit", "--db", db, expect=0)
+    folder = repos["folder"]
+    args = ["history", "bisect", "--db", db, "--benchmark", "prog", "--repo", folder / "step",
+            "--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
+            "--cache", folder / "cache", "--seed", "3", "--json"]
+    _, out, err = run_cli(*args, expect=0)
+    doc = json.loads(out)
+    assert (doc["good"], doc["bad"]) == (shas[2], shas[CULPRIT])
+    assert doc["culprit"] == shas[CULPRIT] and doc["skipped"] == [shas[BROKEN]]
+    assert f"bisecting the step of prog (value, machine default) at {shas[CULPRIT]}" in err
+    code, _, err = run_cli(*args[:5], "nosuch", *args[6:], expect=2)
+    assert "--benchmark nosuch: no such series" in err
