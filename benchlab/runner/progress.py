@@ -103,9 +103,10 @@ class RichProgress(Progress):
     Redrawn between trials only (no auto-refresh thread): a thread that renders
     ten times a second would run beside the measurements, and a runner with a
     second thread pays more per spawned command (benchlab/runner/blas.py). And
-    at most ten times a second (a failure and the last trial always draw): two
-    redraws per trial cost 4.8 ms per trial on a loaded 2-core machine, more
-    than a short command takes; throttled, 0.006 ms (benchmarks/progress_redraw.py).
+    at most ten times a second, before the trial that finds a redraw due (a failure
+    and the last trial always draw): two redraws per trial cost 4.8 ms per trial on
+    a loaded 2-core machine, more than a short command takes; throttled, 0.006 ms
+    (benchmarks/progress_redraw.py).
     """
 
     REDRAW = 0.1  # seconds between redraws
@@ -145,18 +146,21 @@ class RichProgress(Progress):
         self.drawn = now
         return True
 
-    def begin(self, trial: Trial) -> None:  # the description kept current, drawn when due
-        self.bar.update(self.task, description=describe(trial), refresh=self._due())
+    def begin(self, trial: Trial) -> None:
+        """When a redraw is due: the trial starting and the count, drawn; else nothing (the
+        bar is not touched between redraws: describing and updating it for every trial cost
+        about 100 µs of the runner's CPU per execution of `true`)."""
+        if self._due():
+            self.bar.update(self.task, description=describe(trial), completed=self.done,
+                            refresh=True)
 
     def end(self, trial: Trial, error: str | None, wall: float) -> None:
         super().end(trial, error, wall)
         if error:
             self.bar.console.print(f"FAILED {describe(trial)}: {terminal(error)}", markup=False,
                                    highlight=False)
-        if error or self.done >= self.total or self._due():
+        if error or self.done >= self.total:  # else counted, drawn at the next redraw
             self.bar.update(self.task, completed=self.done, refresh=True)
-        else:  # counted, drawn at the next redraw
-            self.bar.update(self.task, completed=self.done)
 
     def note(self, text: str) -> None:
         self.bar.console.print(terminal(text), markup=False, highlight=False)

@@ -367,9 +367,11 @@ class Store:
             with self._writing(), transaction(self.conn):
                 self._apply([row], values)
             return
-        line = json.dumps([row, [v[1:] for v in values]]) + "\n"  # ASCII: escapes \u
-        with self._writing():
-            os.write(self._log, line.encode())
+        line = _LINE([row, [v[1:] for v in values]])
+        try:
+            os.write(self._log, line)
+        except OSError as exc:
+            raise sqlite_file.failure(exc, self.path, STORE, writing=True) from None
         self._rows.append(row)
         self._values.extend(values)
         if time.monotonic() - self._committed >= SLICE_S:
@@ -528,6 +530,21 @@ class Store:
 
         out.sort(key=cell)  # stable: keeps build, execution, iteration order within a cell
         return out
+
+
+def _json_line(encode):
+    """One outcome as a line of the log: compact ASCII JSON (non-ASCII escaped as \\u)
+    through the C encoder json.dumps ends in, without the three Python calls and the
+    encoder built anew that json.dumps spends on every line (about a third of its time)."""
+    if encode is None:  # no C accelerator: json.dumps itself
+        return lambda value: (json.dumps(value) + "\n").encode()
+    from json.encoder import encode_basestring_ascii
+
+    chunks = encode(None, None, encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda value: ("".join(chunks(value, 0)) + "\n").encode()
+
+
+_LINE = _json_line(getattr(json.encoder, "c_make_encoder", None))
 
 
 def _logged(line: bytes, log: str, n: int) -> tuple[tuple, list[tuple]]:

@@ -91,16 +91,25 @@ def measurements(e: Experiment, trial: Trial, outcome: Outcome
                  ) -> list[tuple[int, str, float, str, bool]]:
     """The rows a successful trial adds to the store: (iteration, metric, value, unit,
     warm-up); a process timed whole is one iteration of wall, user, sys and maxrss."""
-    if e.measure.kind == "time":
-        values = (outcome.wall, outcome.user, outcome.sys, float(outcome.maxrss))
-        return [(1, m, v, u, trial.warmup) for (m, u), v in
-                zip(zip(e.measure.metrics, e.measure.units, strict=True), values, strict=True)]
+    if e.measure.kind == "time":  # the metrics are wall, user, sys and maxrss, in this order
+        (wall, s), (user, _), (sys, _), (maxrss, b) = _pairs(e.measure.metrics, e.measure.units)
+        warm = trial.warmup
+        return [(1, wall, outcome.wall, s, warm), (1, user, outcome.user, s, warm),
+                (1, sys, outcome.sys, s, warm), (1, maxrss, float(outcome.maxrss), b, warm)]
     out = []
     for i, row in enumerate(outcome.rows, start=1):
         warm = trial.warmup or i <= e.warmup_iterations
         for metric, value in row.items():
             out.append((i, metric, value, e.measure.unit_of(metric), warm))
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _pairs(metrics: tuple[str, ...], units: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(metric, unit) of a timed process's four values, checked once per experiment."""
+    if len(metrics) != 4 or len(units) != 4:
+        raise ValueError(f"a process timed whole has four metrics, not {metrics}")
+    return tuple(zip(metrics, units, strict=True))
 
 
 def leftover_warning(trial: Trial, count: int) -> str:
