@@ -50,8 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None,
+         parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command line; `parser` is one build_parser made already (a `run` printing
+    its analysis passes its own: building every command's options again cost more than
+    the rest of a short run's start)."""
+    parser = parser or build_parser()
     from benchlab.cli.compare import prepare_argv
 
     argv = prepare_argv(list(sys.argv[1:] if argv is None else argv))

@@ -253,8 +253,6 @@ def _say_run(result, experiment, kept: bool) -> None:
 def _analyse(args: argparse.Namespace, store: str, seed: int, single: bool) -> int:
     """compare's (summary's, for one command) output for the store, with this run's output
     options and its command line in the JSON envelope; its exit status."""
-    from benchlab.cli.main import build_parser
-
     words = ["summary" if single else "compare", store]
     if not single:
         words += ["--seed", str(seed)]  # the analysis's bootstrap: reproducible from the store
@@ -273,7 +271,12 @@ def _analyse(args: argparse.Namespace, store: str, seed: int, single: bool) -> i
         words += ["--threshold", args.threshold]
     if args.fail_on:
         words += ["--fail-on", args.fail_on]
-    parsed = build_parser().parse_args(words)
+    parser = getattr(args, "parser", None)  # main's, built once (else a caller's Namespace)
+    if parser is None:
+        from benchlab.cli.main import build_parser
+
+        parser = build_parser()
+    parsed = parser.parse_args(words)
     own = argparse.Namespace(**{**vars(parsed), "argv": list(getattr(args, "argv", None)
                                                                 or sys.argv[1:])})
     sys.stdout.flush()

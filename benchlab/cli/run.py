@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         resume=again(tls=tls))
     output_options.emit(args, result, ctx)
     if args.format == "text" and result.status != "failed" and result.counts.get("ok", 0):
-        _print_analysis(analysis)
+        _print_analysis(analysis, getattr(args, "parser", None))
     return _exit_code(result, store)
 
 
@@ -143,12 +143,13 @@ def analysis_command(store: str, seed: int) -> list[str]:
     return ["benchlab", "compare", store, "--seed", str(seed)]
 
 
-def _print_analysis(command: list[str]) -> None:
+def _print_analysis(command: list[str], parser: argparse.ArgumentParser | None) -> None:
     """The analysis of what was measured, through `benchlab compare`'s own code path (its
-    errors, e.g. a single alternative, print as compare prints them)."""
+    errors, e.g. a single alternative, print as compare prints them), parsed by this run's
+    own parser when it has one."""
     from benchlab.cli.main import main
 
     print()
     sys.stdout.flush()
-    main(command[1:])
+    main(command[1:], parser)
     sys.stdout.flush()
