@@ -87,8 +87,9 @@ def analyse(args: argparse.Namespace):
             found.result, f"this page shows the metric {found.metric}; the inputs also carry "
             f"{rest}: a page for one of them with --metric (compare shows them all)"))
     context = _context(args, ())
+    steady = found.cut.by_trial() if found.cut is not None else None
     page = html_page.PageInput(found.result, found.samples,
-                               tuple(_stores(args, found.benchmark)), args.title,
+                               tuple(_stores(args, found.benchmark, steady)), args.title,
                                not args.no_figures, figure_limit=html_page.FIGURE_LIMIT)
     return page, context
 
@@ -105,8 +106,10 @@ def _context(args: argparse.Namespace, notes: tuple[str, ...]):
                          options={"fragment": True})
 
 
-def _stores(args: argparse.Namespace, benchmark: str | None):
-    """A StoreRecord (sessions, run order per benchmark) for every input that is a store."""
+def _stores(args: argparse.Namespace, benchmark: str | None,
+            steady: dict[str, str | None] | None = None):
+    """A StoreRecord (sessions, run order per benchmark) for every input that is a store;
+    `steady` (--warmup auto: each trial's steady-state start) marks the cuts."""
     from benchlab.report.figures.run_order import run_orders
     from benchlab.report.html_page import StoreRecord
     from benchlab.runner.store import Store
@@ -120,4 +123,4 @@ def _stores(args: argparse.Namespace, benchmark: str | None):
             sessions, meta = store.sessions(), dict(store.meta)
         finally:
             store.close()
-        yield StoreRecord(path, sessions, run_orders(path, args.metric, benchmark), meta)
+        yield StoreRecord(path, sessions, run_orders(path, args.metric, benchmark, steady), meta)

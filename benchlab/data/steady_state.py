@@ -27,8 +27,10 @@ from benchlab.stats.warmup_defaults import MIN_ITERATIONS
 @dataclass(frozen=True)
 class ExecutionCut:
     """One execution: its level values, iterations, class, steady start (0-based within
-    the execution; None without a steady state), and the row of its sample (before the
-    cut) where it begins and where its steady state begins (None without one)."""
+    the execution; None without a steady state), the row of its sample (before the cut)
+    where it begins and where its steady state begins (None without one), and where the
+    data records them (a store) its trial and the iteration number its steady state
+    starts at (the report's run-order plot marks the cut there)."""
 
     levels: tuple[tuple[str, str], ...]
     iterations: int
@@ -36,6 +38,8 @@ class ExecutionCut:
     steady_start: int | None
     first_row: int
     start_row: int | None
+    trial: str | None = None
+    start_iteration: str | None = None
 
     def label(self) -> str:
         """'fork 3' or 'build 1, run 2'."""
@@ -117,6 +121,12 @@ class SteadyStateCut:
     def iterations_cut(self) -> int:
         return sum(c.cut for c in self.cuts)
 
+    def by_trial(self) -> dict[str, str | None]:
+        """trial → the iteration number its steady state starts at (None: it has none), for
+        the executions whose data records them (a store's)."""
+        return {e.trial: e.start_iteration for c in self.cuts for e in c.executions
+                if e.trial is not None}
+
     def to_dict(self) -> dict[str, Any]:
         """The `warmup_cut` key of a command's JSON document."""
         return {**self.spec.to_dict(), "level_columns": list(self.level_names),
@@ -160,6 +170,12 @@ def execution_rows(sample: Sample, level_names: list[str] | tuple[str, ...],
     return out
 
 
+def _at(columns, name: str, row) -> str | None:
+    """The value of column `name` at `row` as text (None when there is no such column)."""
+    column = columns.get(name)
+    return None if column is None else str(np.asarray(column)[row])
+
+
 def cut_to_steady_state(samples, level_names: list[str] | tuple[str, ...], spec: WarmupCut,
                         *, higher_is_better: bool | None = None,
                         within: tuple[str, ...] = ()) -> SteadyStateCut:
@@ -195,8 +211,11 @@ def cut_to_steady_state(samples, level_names: list[str] | tuple[str, ...], spec:
             else:
                 keep[idx[start:]] = True
                 cut += start
-            execs.append(ExecutionCut(label, int(idx.size), e.kind, start, int(idx[0]),
-                                      None if start is None else int(idx[start])))
+            execs.append(ExecutionCut(
+                label, int(idx.size), e.kind, start, int(idx[0]),
+                None if start is None else int(idx[start]),
+                _at(s.dataset.columns, "trial", idx[0]),
+                None if start is None else _at(s.dataset.columns, "iteration", idx[start])))
         if not keep.any():
             raise InputError(f"{s.name!r}: no execution reaches a steady state, and dropping "
                              "those without one leaves nothing", s.dataset.source)

@@ -119,6 +119,17 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class SteadyState:
+    """[steady_state]: each execution iterates until its steady state (stats/warmup's
+    classifier on the iterations so far) holds `iterations` iterations, or until the
+    experiment's `iterations` (then the maximum); the iterations before it are flagged
+    warm-up (runner/steady.py)."""
+
+    iterations: int
+    metric: str
+
+
+@dataclass(frozen=True)
 class Machines:
     """The [machines] table: the machines an experiment runs on (docs/cluster.md). With role
     "factor" the machine is a factor named `machine` (every cell runs on every machine); with
@@ -163,6 +174,7 @@ class Experiment:
     machines: Machines | None = None
     # factors whose levels set system state (runner/state_config.py), by factor name
     states: tuple[StateFactor, ...] = ()
+    steady: SteadyState | None = None
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
@@ -412,12 +424,15 @@ def _show(value: Any) -> str:
 _TOP = dict.fromkeys((
     "name", "seed", "order", "builds", "executions", "iterations", "timeout", "build_timeout",
     "baseline", "cwd", "env", "shell", "setup", "teardown", "prepare", "cpus", "warmup",
-    "measure", "factors", "alternatives", "stop_when", "machines"), "")
+    "measure", "factors", "alternatives", "stop_when", "machines", "steady_state"), "")
 _ALTERNATIVE = {"command": "", "build": "", "shell": "", "env": "", "cwd": ""}
 _WARMUP = {"executions": "", "iterations": ""}
 _MEASURE = {"regex": "", "json": "", "unit": ""}
 _STOP = {"halfwidth": "", "max_time": "", "metric": "", "confidence": ""}
 _MACHINES = {"names": "", "role": ""}
+_STEADY = {"iterations": "", "metric": ""}
+MIN_STEADY = 10  # steady_state.iterations: at least this many
+MIN_STEADY_MAX = 30  # the executions' maximum: the classifier needs 30 iterations
 MACHINE_ROLES = ("factor", "level")
 MACHINE_FACTOR = "machine"
 
@@ -544,6 +559,8 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         raise r.fail(("stop_when",), "stop_when needs order = \"interleaved-random\": a "
                      "sequential order has no rounds in which every alternative has run")
 
+    steady = _steady(r, doc.get("steady_state"), measure, iterations)
+
     experiment = Experiment(
         path=path, text=text, digest=hashlib.sha256(text.encode()).hexdigest(),
         name=r.string(doc, ("name",), os.path.splitext(os.path.basename(path))[0]) or "",
@@ -554,7 +571,7 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout,
         build_timeout=build_timeout, cwd=cwd,
         env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
-        stop=stop, machines=machines, states=tuple(states))
+        stop=stop, machines=machines, states=tuple(states), steady=steady)
     _check_placeholders(r, experiment, factor_names, doc)
     return experiment
 
@@ -806,6 +823,31 @@ def _stop(r: _Reader, spec: Any, measure: Measure) -> Stop | None:
         raise r.fail(("stop_when", "confidence"), "stop_when.confidence must be such as 95 or "
                      "\"95%\"")
     return Stop(halfwidth, max_time, metric, confidence)
+
+
+def _steady(r: _Reader, spec: Any, measure: Measure, iterations: int) -> SteadyState | None:
+    """[steady_state]: the steady iterations each execution waits for, and the metric."""
+    if spec is None:
+        return None
+    r.kind(spec, ("steady_state",), dict, "a table such as { iterations = 100 }")
+    r.table(spec, ("steady_state",), _STEADY)
+    if measure.kind == "time":
+        raise r.fail(("steady_state",), "steady_state needs iterations within an execution: "
+                     "values parsed from its output ([measure] regex or json)")
+    if "iterations" not in spec:
+        raise r.fail(("steady_state",), "steady_state needs iterations: how many iterations "
+                     "the steady state must hold before an execution stops")
+    steady = r.integer(spec, ("steady_state", "iterations"), MIN_STEADY, MIN_STEADY)
+    if iterations < max(steady, MIN_STEADY_MAX):
+        raise r.fail(("iterations",), f"iterations ({iterations}) is the most an execution "
+                     f"runs with [steady_state]: it must be at least steady_state.iterations "
+                     f"({steady}) and at least {MIN_STEADY_MAX}")
+    metric = spec.get("metric", measure.primary)
+    r.kind(metric, ("steady_state", "metric"), str, "a string")
+    if metric not in measure.metrics:
+        raise r.fail(("steady_state", "metric"), f"steady_state.metric {metric!r} is not "
+                     f"measured (metrics: {', '.join(measure.metrics)})")
+    return SteadyState(steady, metric)
 
 
 def _check_placeholders(r: _Reader, e: Experiment, factor_names: list[str], doc: dict) -> None:

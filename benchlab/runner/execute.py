@@ -98,8 +98,9 @@ class OutputParser:
     metrics (each match is one iteration), or JSON lines whose listed keys are the metrics."""
 
     def __init__(self, kind: str, metrics: tuple[str, ...], regex: str | None,
-                 expected: int | None) -> None:
+                 expected: int | None, watch=None) -> None:
         self.kind, self.metrics, self.expected = kind, metrics, expected
+        self.watch, self.stopped = watch, False  # [steady_state]: runner/steady.py
         self.regex = re.compile(regex) if regex else None
         self.rows: list[dict[str, float]] = []
         self.extra = 0
@@ -137,7 +138,7 @@ class OutputParser:
             self._line += 1
             self._parse(self._partial.decode("utf-8", "replace"), self._line)
             self._partial.clear()
-        if self.error is None and self.expected is not None and \
+        if self.error is None and self.expected is not None and not self.stopped and \
                 len(self.rows) + self.extra != self.expected:
             got = len(self.rows) + self.extra
             self._fail(f"{got} value{'s' if got != 1 else ''} in the output where "
@@ -176,6 +177,8 @@ class OutputParser:
             self.extra += 1  # counted, not kept: memory stays bounded
             return
         self.rows.append(row)
+        if self.watch is not None and not self.stopped and self.watch(self.rows):
+            self.stopped = True  # enough: _supervise ends the process
 
     def _fail(self, message: str) -> None:
         if self.error is None:
@@ -303,6 +306,8 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     error = None
     if timed_out:
         error = f"timed out after {timeout:g} s"
+    elif parser is not None and parser.stopped:
+        pass  # ended by the runner: its steady state was reached ([steady_state])
     elif sig is not None:
         error = f"killed by signal {_signal_name(sig)}"
     elif exit_code != 0:
@@ -377,6 +382,7 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
     end = 0
     timed_out = False
     exited_at: float | None = None
+    ended = False
     try:
         while True:
             now = time.perf_counter()
@@ -418,7 +424,11 @@ def _supervise(pid: int, poller: select.poll, readers: dict[int, object],
                     _drain(poller, readers)  # usually at their end now: no second poll
                     continue
                 if fd in readers:  # else drained to its end just now
+                    sink = readers[fd]
                     _read_chunk(poller, readers, fd)
+                    if result is None and getattr(sink, "stopped", False) and not ended:
+                        _kill_group(pid)  # [steady_state] reached: the rest is not needed
+                        ended = True
     finally:
         if pidfd is not None:
             os.close(pidfd)

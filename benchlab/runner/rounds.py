@@ -52,8 +52,13 @@ class Recorder:
         self.ran += 1
         if not outcome.ok and trial.kind == "build":
             self.failed_builds.add(build_key(trial))
-        if outcome.leftovers:
-            text = leftover_warning(trial, outcome.leftovers)
+        texts = [leftover_warning(trial, outcome.leftovers)] if outcome.leftovers else []
+        if (self.e.steady is not None and outcome.ok and trial.kind == "execution"
+                and not trial.warmup):
+            from benchlab.runner.steady import unsteady_warning
+
+            texts += [t for t in [unsteady_warning(self.e, trial, outcome.rows)] if t]
+        for text in texts:
             self.warnings.append(text)
             if self.warn is not None:
                 self.warn(text)

@@ -48,8 +48,13 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
         left = before.leftovers
     parser = None
     if trial.kind == "execution" and e.measure.kind != "time":
+        watch = None
+        if e.steady is not None:  # iterate until a steady state (runner/steady.py)
+            from benchlab.runner.steady import SteadyWatch
+
+            watch = SteadyWatch(e)
         parser = OutputParser(e.measure.kind, e.measure.metrics, e.measure.regex,
-                              e.warmup_iterations + e.iterations)
+                              e.warmup_iterations + e.iterations, watch)
     argv = command.spawn_argv()
     timeout = e.build_timeout if trial.kind == "build" else e.timeout
     cpus, aslr_off = e.cpus if trial.kind == "execution" else None, False
@@ -96,9 +101,15 @@ def measurements(e: Experiment, trial: Trial, outcome: Outcome
         warm = trial.warmup
         return [(1, wall, outcome.wall, s, warm), (1, user, outcome.user, s, warm),
                 (1, sys, outcome.sys, s, warm), (1, maxrss, float(outcome.maxrss), b, warm)]
+    warm_until = e.warmup_iterations  # [steady_state]: up to the steady state's start
+    if e.steady is not None:
+        from benchlab.runner.steady import steady_start
+
+        start = steady_start(e, outcome.rows)
+        warm_until += start or 0
     out = []
     for i, row in enumerate(outcome.rows, start=1):
-        warm = trial.warmup or i <= e.warmup_iterations
+        warm = trial.warmup or i <= warm_until
         for metric, value in row.items():
             out.append((i, metric, value, e.measure.unit_of(metric), warm))
     return out

@@ -390,3 +390,34 @@ def test_headline_links_every_benchmark_to_its_section(run_cli, tmp_path):
                and a.get("href", "").startswith("#bench-") and a.get("class") != "self"]
     assert len(sections) == len(HOSTILE) and targets == sections
     assert "how to read this page" in page.all_text() and "Holm" in page.all_text()
+
+
+def test_run_order_marks_each_executions_steady_state_start(run_cli, tmp_path):
+    """--warmup auto: a dashed line at each execution's steady-state start, an execution
+    without a steady state shaded whole (examples/experiments/warming.db: [steady_state]
+    ended every execution but one, which drifted to its maximum)."""
+    from benchlab.report.figures.run_order import run_order_svg, run_orders
+
+    store = ROOT / "examples" / "experiments" / "warming.db"
+    plain = run_orders(str(store))
+    assert plain[0].cuts == ()
+    page = tmp_path / "w.html"
+    run_cli("report", store, "--warmup", "auto", "--no-figures", "-o", page, expect=0)
+    svg = page.read_text()
+    starts = svg.count('class="steady-start"')
+    assert starts == 11 and svg.count('class="cut"') == 1  # the drifting execution
+    assert "no steady state" in svg and "left out" not in svg
+    from benchlab.runner.store import Store
+
+    opened = Store.open(str(store))
+    try:
+        measured = [r.iteration for r in opened.rows("time_ms") if r.trial == 2]
+    finally:
+        opened.close()
+    plots = run_orders(str(store), steady={"1": None, "2": str(min(measured) + 5)})
+    cuts = plots[0].cuts
+    assert [c.start is None for c in cuts] == [True, False]
+    first, second = cuts
+    assert first.first < first.last < second.first <= second.start <= second.last
+    drawn = run_order_svg(plots[0])
+    assert drawn.count('class="steady-start"') == 1 and drawn.count('class="cut"') == 2

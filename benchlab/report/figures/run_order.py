@@ -35,23 +35,37 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """`--warmup auto` on one execution: the sequence numbers of its first measured
+    iteration, of its steady state's start (None: it has none) and of its last."""
+
+    first: int
+    start: int | None
+    last: int
+
+
+@dataclass(frozen=True)
 class RunOrder:
-    """The run order of one benchmark (None: the whole store) for one metric."""
+    """The run order of one benchmark (None: the whole store) for one metric, and the
+    executions' cuts when the analysis cut them at their steady states."""
 
     group: str | None
     metric: str
     unit: str
     series: tuple[Series, ...]
+    cuts: tuple[Cut, ...] = ()
 
 
-def run_orders(path: str, metric: str | None = None,
-               benchmark: str | None = None) -> list[RunOrder]:
+def run_orders(path: str, metric: str | None = None, benchmark: str | None = None,
+               steady: dict[str, str | None] | None = None) -> list[RunOrder]:
     """The store's measurements, warm-up included, in the order they were taken.
 
     The sequence number counts measurements across the whole run (trial by
     trial, iteration by iteration), so that every plot of one store shares its
     time axis. With `benchmark` naming one of the store's factors there is one
     plot per level of it; each series is an alternative with the other factors.
+    `steady` (--warmup auto: trial → the iteration its steady state starts at, None
+    without one; data/steady_state.SteadyStateCut.by_trial) gives each plot its cuts.
     """
     from benchlab.runner.store import Store
 
@@ -84,8 +98,26 @@ def run_orders(path: str, metric: str | None = None,
             index = sorted(index, key=lambda i: seq[i])
             parts.append(Series(label, seq[index], np.array([rows[i].value for i in index]),
                                 np.array([rows[i].warmup for i in index], dtype=bool)))
-        out.append(RunOrder(group, chosen, unit, tuple(parts)))
+        members = [i for index in series.values() for i in index]
+        out.append(RunOrder(group, chosen, unit, tuple(parts),
+                            _cuts(rows, seq, members, steady or {})))
     return out
+
+
+def _cuts(rows, seq: np.ndarray, members: list[int],
+          steady: dict[str, str | None]) -> tuple[Cut, ...]:
+    """The cut of every execution among `members` (row indices) that `steady` names."""
+    trials: dict[str, list[int]] = {}
+    for i in members:
+        if str(rows[i].trial) in steady and not rows[i].warmup:
+            trials.setdefault(str(rows[i].trial), []).append(i)
+    out = []
+    for trial, index in trials.items():
+        at = steady[trial]
+        where = [int(seq[i]) for i in index]
+        start = next((int(seq[i]) for i in index if str(rows[i].iteration) == at), None)
+        out.append(Cut(min(where), start, max(where)))
+    return tuple(sorted(out, key=lambda c: c.first))
 
 
 def ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -114,6 +146,28 @@ def marker(shape: str, x: float, y: float, colour: str, hollow: bool) -> str:
                 f'L{x - 3.3:.1f} {y + 2.5:.1f}Z" {paint}/>')
     return (f'<path d="M{x:.1f} {y - 3.6:.1f}L{x + 3.3:.1f} {y:.1f}L{x:.1f} {y + 3.6:.1f}'
             f'L{x - 3.3:.1f} {y:.1f}Z" {paint}/>')
+
+
+CUT_FILL, NO_STEADY_FILL = "#999999", "#E69F00"  # --warmup auto's marks
+
+
+def _cut_marks(cuts: tuple[Cut, ...], px, top: float, height: float) -> list[str]:
+    """--warmup auto's marks, under the points: each execution's cut iterations shaded, a
+    dashed line at its steady state's start; an execution without one shaded whole in
+    orange."""
+    out = []
+    for c in cuts:
+        end = c.start if c.start is not None else c.last
+        fill = CUT_FILL if c.start is not None else NO_STEADY_FILL
+        if end > c.first or c.start is None:
+            x0, x1 = px(c.first - 0.5), px(end - 0.5 if c.start is not None else end + 0.5)
+            out.append(f'<rect class="cut" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 0.5):.1f}" '
+                       f'height="{height}" fill="{fill}" fill-opacity="0.25"/>')
+        if c.start is not None:
+            x = px(c.start - 0.5)
+            out.append(f'<line class="steady-start" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" '
+                       f'y2="{top + height}" stroke="#333" stroke-dasharray="3 2"/>')
+    return out
 
 
 def run_order_svg(plot: RunOrder) -> str:
@@ -153,6 +207,7 @@ def run_order_svg(plot: RunOrder) -> str:
                  f'font-size="12">measurement, in the order taken</text>')
     parts.append(f'<text transform="translate(13 {_TOP + h / 2:.1f}) rotate(-90)" '
                  f'text-anchor="middle" font-size="12">{esc(plot.metric)}{unit}</text>')
+    parts.extend(_cut_marks(plot.cuts, px, _TOP, h))
     for k, s in enumerate(plot.series):
         colour, shape = COLOURS[k % len(COLOURS)], SHAPES[k % len(SHAPES)]
         parts.append(f'<g class="series" data-label="{esc(s.label)}">')
@@ -163,10 +218,23 @@ def run_order_svg(plot: RunOrder) -> str:
         parts.append(marker(shape, WIDTH - _RIGHT + 14, ly, colour, False))
         parts.append(f'<text x="{WIDTH - _RIGHT + 22}" y="{ly + 4}" font-size="11">'
                      f'{esc(s.label)}</text>')
+    row = len(plot.series)
     if any(s.warmup.any() for s in plot.series):
-        ly = _TOP + 8 + 18 * len(plot.series)
+        ly = _TOP + 8 + 18 * row
+        row += 1
         parts.append(marker("circle", WIDTH - _RIGHT + 14, ly, "#555", True))
         parts.append(f'<text x="{WIDTH - _RIGHT + 22}" y="{ly + 4}" font-size="11">'
                      f'hollow: warm-up</text>')
+    for fill, words, shown in ((CUT_FILL, "cut: before the steady state",
+                                any(c.start is not None for c in plot.cuts)),
+                               (NO_STEADY_FILL, "no steady state",
+                                any(c.start is None for c in plot.cuts))):
+        if shown:
+            ly = _TOP + 8 + 18 * row
+            row += 1
+            parts.append(f'<rect x="{WIDTH - _RIGHT + 9}" y="{ly - 5}" width="10" height="10" '
+                         f'fill="{fill}" fill-opacity="0.35"/>')
+            parts.append(f'<text x="{WIDTH - _RIGHT + 22}" y="{ly + 4}" font-size="11">'
+                         f'{words}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
