@@ -33,6 +33,11 @@ def _shape(e) -> list[str]:
         else f"{e.executions}"
     warm_i = f"({e.warmup_iterations} warm-up + {e.iterations})" if e.warmup_iterations \
         else f"{e.iterations}"
+    steady = getattr(e, "steady", None)
+    if steady is not None:  # [steady_state]: the iterations are a maximum
+        warm_i = (f"(until a steady state of {steady.iterations}, at most "
+                  f"{warm_i.strip('()')})" if e.warmup_iterations
+                  else f"(until a steady state of {steady.iterations}, at most {e.iterations})")
     what = {"time": "the process timed whole (wall, user, sys, maxrss)",
             "regex": f"values parsed by regex: {', '.join(e.measure.metrics)}",
             "json": f"values parsed from JSON lines: {', '.join(e.measure.metrics)}"}
@@ -171,6 +176,8 @@ def dry_run_document(planned: Planned, context: RenderContext) -> dict[str, Any]
             "factors": {n: list(levels) for n, levels in e.factors},
             "builds": e.builds, "executions": e.executions, "iterations": e.iterations,
             "warmup": {"executions": e.warmup_executions, "iterations": e.warmup_iterations},
+            "steady_state": None if getattr(e, "steady", None) is None else {
+                "iterations": e.steady.iterations, "metric": e.steady.metric},
             "measure": e.measure.kind,
             "metrics": [{"name": m, "unit": u} for m, u in
                         zip(e.measure.metrics, e.measure.units, strict=True)],

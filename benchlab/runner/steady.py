@@ -2,7 +2,8 @@
 
 While an execution runs, its parsed values arrive row by row (runner/execute's
 OutputParser). A SteadyWatch looks at the chosen metric's measured iterations
-(after any fixed [warmup] iterations) every `check_every` new ones and classifies
+(after any fixed [warmup] iterations) every `check_every` new ones (a tenth of the
+iterations so far once that is more) and classifies
 them as `benchlab warmup` does (stats/warmup.classify_execution: PELT on mean and
 variance, the steady state the last segment, covering at least the last 1/6).
 Once the steady state holds the iterations asked for, the watch says stop and the
@@ -23,7 +24,8 @@ from benchlab.stats.warmup_defaults import MIN_ITERATIONS
 
 def check_every(steady: SteadyState) -> int:
     """New iterations between two classifications: a tenth of the steady iterations asked
-    for (at least 5), so a check costs little beside the iterations it waits for."""
+    for (at least 5), or a tenth of the iterations so far when that is more (SteadyWatch),
+    so the checks cost little beside the iterations they wait for."""
     return max(5, math.ceil(steady.iterations / 10))
 
 
@@ -52,8 +54,8 @@ class SteadyWatch:
 
     def __call__(self, rows: list[dict[str, float]]) -> bool:
         measured = len(rows) - self.skip
-        if measured - self.checked < self.every:
-            return False
+        if measured - self.checked < max(self.every, self.checked // 10):
+            return False  # the checks thin out as the execution grows: O(n log n) in all
         self.checked = measured
         values = [r[self.steady.metric] for r in rows[self.skip:]
                   if self.steady.metric in r]

@@ -3,6 +3,7 @@ steady state holds the iterations asked for, and the warm-up flags the store get
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 
@@ -119,3 +120,13 @@ def test_flags_and_warning_of_a_finished_execution(tmp_path):
                            "iterations in its 200")
     assert not any(r[4] for r in measurements(e, trial, Outcome(
         1.0, 0.5, 0.1, 0, 0, None, False, None, "", drift))[2 * 1:])
+
+
+def test_dry_run_says_the_iterations_are_a_maximum(run_cli, tmp_path):
+    path = tmp_path / "exp.toml"
+    path.write_text(textwrap.dedent(TABLE.format(max=1000, warm=0)))
+    _, out, _ = run_cli("run", path, "--dry-run", "--seed", "1", expect=0)
+    assert "1 build x 10 executions x (until a steady state of 50, at most 1000) iterations" \
+        in out
+    _, doc, _ = run_cli("run", path, "--dry-run", "--seed", "1", "--json", expect=0)
+    assert json.loads(doc)["steady_state"] == {"iterations": 50, "metric": "t"}
