@@ -90,7 +90,9 @@ def check_header(path: str, kind: Kind) -> bool:
     100-byte header is whole and consistent (page size a power of two from 512 to
     65536, the fixed payload fractions 64, 32, 32; https://www.sqlite.org/fileformat.html
     section 1.3), and that the file is as long as its header says (a file cut short by a
-    full disk or an interrupted copy).
+    full disk or an interrupted copy). With a write-ahead log beside it the length is
+    not checked: a checkpoint that a full disk stopped leaves page 1 written and the
+    file not yet grown, and SQLite completes the file from the log's frames.
     """
     try:
         mode = os.stat(path).st_mode
@@ -120,7 +122,7 @@ def check_header(path: str, kind: Kind) -> bool:
         raise InputError("a damaged SQLite database: its header is corrupt", path)
     pages = struct.unpack(">I", header[28:32])[0]
     change, valid_for = header[24:28], header[92:96]
-    if change == valid_for and pages and size < pages * page_size:
+    if change == valid_for and pages and size < pages * page_size and _no_log(path):
         raise InputError(f"a SQLite database cut short: its header says {pages * page_size} "
                          f"bytes ({pages} pages), the file has {size} (was the copy "
                          "interrupted?)", path)

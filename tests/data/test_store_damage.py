@@ -102,6 +102,40 @@ def test_a_store_cut_short_says_so(tmp_path, capsys):
     assert code == 2 and "cut short" in err and "100-byte header" in err
 
 
+def test_a_checkpoint_stopped_by_a_full_disk_is_completed_from_the_log(tmp_path, capsys):
+    """A full disk can stop a checkpoint after page 1 (the header's page count) was written
+    but before the file grew: the write-ahead log beside it still holds every page, so the
+    store reads (SQLite finishes the file from the log) instead of being called cut short."""
+    import re
+    import struct
+
+    live = _copy(tmp_path)
+    code, expected, _ = _run(["summary", live, "--format", "json"], capsys)
+    assert code == 0
+    conn = sqlite3.connect(live, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    conn.execute("CREATE TABLE filler(x BLOB)")
+    conn.executemany("INSERT INTO filler VALUES (?)", [(b"x" * 3000,)] * 40)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    stopped = tmp_path / "stopped.db"
+    shutil.copy(live, stopped)  # the file as the checkpoint left it, the log beside it
+    shutil.copy(live + "-wal", str(stopped) + "-wal")
+    conn.close()
+    data = bytearray(stopped.read_bytes())
+    assert len(data) < pages * 4096 or len(data) < pages * struct.unpack(">H", data[16:18])[0]
+    data[28:32] = struct.pack(">I", pages)  # page 1 written by the checkpoint
+    stopped.write_bytes(bytes(data))
+    assert sqlite_file.check_header(str(stopped), STORE)
+    code, out, err = _run(["summary", str(stopped), "--format", "json"], capsys)
+    assert (code, err) == (0, "")
+    got = out.replace(str(stopped), live)
+    assert re.sub(r'"sha256": "\w+"', "", got) == re.sub(r'"sha256": "\w+"', "", expected)
+    (tmp_path / "stopped.db-wal").unlink()  # without the log it is a file cut short
+    code, _, err = _run(["summary", str(stopped)], capsys)
+    assert code == 2 and "cut short" in err
+
+
 def test_garbage_after_the_header_is_a_damaged_database(tmp_path, capsys):
     import random
 
