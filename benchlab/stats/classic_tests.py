@@ -3,8 +3,9 @@
 Settings follow R's defaults so results can be checked against R: the rank
 tests are exact when both samples are under 50 values and free of ties (and of
 zero differences, for the signed-rank test), else the normal approximation with
-continuity correction. scipy.stats is imported inside each function: it costs
-half a second and the default comparison does not need it.
+continuity correction. scipy.stats is imported inside each function that needs it:
+it costs half a second, and the default comparison (the signed-rank test of paired
+rounds, computed here) does not.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.stats.descriptive import Descriptives
-from benchlab.stats.distributions import normal_quantile
+from benchlab.stats.distributions import normal_cdf, normal_quantile
 from benchlab.stats.pairwise import (
     kth_difference,
     kth_walsh_sum,
@@ -223,29 +224,51 @@ def wilcoxon_signed_rank(differences: np.ndarray, confidence: float = 0.95) -> T
 
     The CI takes order statistics of the Walsh averages, ranks as in mann_whitney.
     """
-    from scipy import stats
-
     d = differences[differences != 0]
     if d.size == 0:
         return TestResult("Wilcoxon signed-rank", math.nan, 1.0, "all differences are zero",
                           estimate=0.0)
     exact = d.size < 50 and not _has_ties(np.abs(d)) and d.size == differences.size
-    res = stats.wilcoxon(d, alternative="two-sided", zero_method="wilcox",
-                         correction=not exact, method="exact" if exact else "approx")
-    v = float(np.sum(np.where(d > 0, _abs_ranks(d), 0.0)))
+    ranks = _abs_ranks(d)
+    v = float(np.sum(np.where(d > 0, ranks, 0.0)))
     method = "exact" if exact else "normal approximation with continuity correction"
     n = differences.size
     total = n * (n + 1) // 2
-    k, level_note = _lower_rank(_signed_rank_cdf(n) if exact else None, total,
-                                math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0), confidence)
+    cdf = _signed_rank_cdf(n) if exact else None
+    p = _signed_rank_p(v, cdf, ranks)
+    k, level_note = _lower_rank(cdf, total, math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0),
+                                confidence)
     s = np.sort(differences)
     low = kth_walsh_sum(s, min(k, total)) / 2.0
     high = kth_walsh_sum(s, max(total - k + 1, 1)) / 2.0
-    return TestResult("Wilcoxon signed-rank", v, float(res.pvalue), method,
+    return TestResult("Wilcoxon signed-rank", v, p, method,
                       estimate=median_of_walsh_averages(differences), low=low, high=high,
                       note=_join("statistic: V, the rank sum of positive differences; "
                                  "estimate: Hodges-Lehmann pseudomedian of the differences",
                                  level_note))
+
+
+def _signed_rank_p(v: float, cdf: np.ndarray | None, ranks: np.ndarray) -> float:
+    """Two-sided p of the signed-rank V (the rank sum of the positive differences, zeros
+    left out): exact from the null CDF, 2·min(P(V ≤ v), P(V ≥ v)); else the normal
+    approximation with continuity correction and the variance corrected for tied ranks,
+    n(n+1)(2n+1)/24 − Σ(t³ − t)/48 (Hollander & Wolfe, Nonparametric Statistical Methods,
+    §3.1; what R's wilcox.test and scipy.stats.wilcoxon compute; checked against scipy in
+    tests/stats/test_classic_tests.py), so a default compare imports no scipy.stats."""
+    n = ranks.size
+    if cdf is not None:
+        total = n * (n + 1) // 2
+        k = int(round(v))
+        lower = float(cdf[k])  # P(V ≤ v); P(V ≥ v) = P(V ≤ total − v) by symmetry
+        upper = float(cdf[total - k])
+        return min(1.0, 2.0 * min(lower, upper))
+    _, counts = np.unique(ranks, return_counts=True)
+    var = (n * (n + 1) * (2 * n + 1) - 0.5 * float(np.sum(counts ** 3 - counts))) / 24.0
+    if var <= 0:
+        return 1.0
+    centre = v - n * (n + 1) / 4.0
+    z = (centre - 0.5 * math.copysign(1.0, centre) if centre else 0.0) / math.sqrt(var)
+    return min(1.0, 2.0 * normal_cdf(-abs(z)))
 
 
 def _abs_ranks(d: np.ndarray) -> np.ndarray:

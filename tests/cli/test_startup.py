@@ -23,3 +23,18 @@ def test_small_compare_imports_nothing_heavy(fmt):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == "0 []", out
+
+
+@pytest.mark.parametrize("commands", [["true"], ["true", "true 1"]])
+def test_quick_mode_imports_no_scipy(commands):
+    """Quick mode's summary (one command) and paired compare (two: Fieller's t, the
+    signed-rank test) compute Student's t and the signed-rank p without scipy (issue 26)."""
+    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), "
+            "contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    code = main(['run', '--runs', '3', '--quiet', '--', *{commands!r}])\n"
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', "
+            "'statsmodels', 'pandas', 'matplotlib'}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "0 []", out
