@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.power:
         return plan_power.run(args, pairs, samples, level_names, unit, notes,
                               confidence, lambda h: _costs(args, level_names, unit,
-                                                           h.grand_mean))
+                                                           h.grand_mean), cut)
     groups = []
     for (bench, _), s in zip(pairs, samples, strict=True):
         with common.naming_files(samples):

@@ -112,9 +112,10 @@ def repetitions(text: str, names: list[str]) -> list[int]:
 
 
 def run(args: argparse.Namespace, pairs, samples, level_names: list[str], unit, notes,
-        confidence: float, costs_of) -> int:
+        confidence: float, costs_of, cut=None) -> int:
     """Simulate each group's design and emit the PowerReport. `costs_of(h)` gives the costs
-    of a group from its pilot summary (cli/plan.py's --cost parsing)."""
+    of a group from its pilot summary (cli/plan.py's --cost parsing); `cut`: what --warmup
+    auto cut (its JSON's warmup_cut)."""
     import numpy as np
 
     from benchlab.cli import output_options
@@ -150,6 +151,6 @@ def run(args: argparse.Namespace, pairs, samples, level_names: list[str], unit, 
             threshold=args.threshold or 0.0, confidence=confidence,
             simulations=args.simulations or 1000, seed=seed, notes=plan_notes))
     result = PowerReport(unit, tuple(level_names), tuple(groups), notes)
-    output_options.emit(args, result, output_options.context(args, "plan", args.files),
-                        args.files)
+    output_options.emit(args, result, output_options.context(args, "plan", args.files,
+                                                             warmup_cut=cut), args.files)
     return 0

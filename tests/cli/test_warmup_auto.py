@@ -44,7 +44,7 @@ def test_compare_usage_errors(run_cli):
 
 def test_report_page_says_what_was_cut(run_cli, tmp_path):
     page = tmp_path / "r.html"
-    run_cli("report", EXAMPLE, *ARGS, *CUT, "-o", page, expect=0)
+    run_cli("report", EXAMPLE, *ARGS, *CUT, "--no-figures", "-o", page, expect=0)
     text = page.read_text()
     assert "--warmup auto cut 225 of 900 iterations" in text
 
@@ -61,6 +61,10 @@ def test_plan_from_the_steady_states(run_cli):
         return d["groups"][0]["t2"]["measurement"]
 
     assert measurement_var(doc) < 0.2 * measurement_var(json.loads(whole))
+    _, power, _ = run_cli("plan", EXAMPLE, *ARGS, *CUT, "--power", "--effect", "3%", "--reps",
+                          "fork=3,measurement=50", "--seed", "1", "--simulations", "100",
+                          "--cost", "fork=2s", "--json", expect=0)
+    assert json.loads(power)["warmup_cut"]["iterations_cut"] == 345
 
 
 def test_history_add_keeps_the_steady_states(run_cli, tmp_path):
