@@ -21,6 +21,13 @@ or more is an episode (a change and its undoing, one report), a window of one co
 a transient (a spike, reported apart and never a change). The newest 1 .. 5 commits
 are a family of their own: a change there is reported as recent, with how large a
 change the next commits could show.
+
+Two steps are one episode when the level after the later one is back where it was before
+the earlier one: the ratio of those two segments' means has its CI (at the judgement's
+confidence) within ±threshold, the verdict "equivalent" — an equivalence test (two
+one-sided tests at (1 - confidence)/2 each) whose margin is the threshold — and the
+commits between, against those before and after, clear the threshold (_linked). Any
+length from `min_segment` commits up, steps between the two kept as they are.
 """
 
 from __future__ import annotations
@@ -63,7 +70,9 @@ class Change:
     other commits of its segment, ending at `end_commit`, the first commit back at that
     level: a regression and its fix, one report) or "head" (the newest `commits_after`
     commits against the `commits_before` before them). `recent`: at most HEAD_LENGTH
-    commits have come since, so its size may still move."""
+    commits have come since, so its size may still move. `back`: for an episode made of
+    two steps, the ratio of the level after its end over the level before its start, whose
+    CI within ±threshold linked them (None for every other change)."""
 
     benchmark: str
     metric: str
@@ -78,6 +87,7 @@ class Change:
     kind: str = "step"
     end_commit: str | None = None
     recent: bool = False
+    back: RatioInterval | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +234,82 @@ def _steps(s: Series, history: list[Commit], at: np.ndarray, n: int, cuts: list[
                                              strict=True)]
 
 
+def _kept(means: np.ndarray, mask: np.ndarray, a: int, b: int) -> np.ndarray:
+    return means[a:b][~mask[a:b]]
+
+
+@dataclass(frozen=True)
+class Link:
+    """Steps i and j of a series as one episode: its commits (`inside` of them) against
+    the `around` ones before i and after j (`episode`), and after j against before i
+    (`back`, "equivalent")."""
+
+    i: int
+    j: int
+    episode: Comparison
+    back: Comparison
+    around: int
+    inside: int
+
+
+def _linked(means: np.ndarray, cuts: list[int], mask: np.ndarray, unit: Unit, *,
+            threshold: float, confidence: float, min_segment: int
+            ) -> list[Link]:
+    """The pairs of steps (i, j) that are one episode: for each step i, oldest first, the
+    first later step j at least `min_segment` commits on, neither linked yet, after which
+    the level is back where it was before i (the segment after j against the segment
+    before i: "equivalent", its CI within ±threshold, an equivalence test at that margin),
+    with the commits between i and j a change against those two segments together. The
+    episodes, spikes and change at the head found in those segments (`mask`) are left
+    out."""
+    edges = [0, *cuts, means.size]
+    used: set[int] = set()
+    out = []
+    for i in range(len(cuts)):
+        if i in used:
+            continue
+        before = _kept(means, mask, edges[i], edges[i + 1])
+        for j in range(i + 1, len(cuts)):
+            after = _kept(means, mask, edges[j + 1], edges[j + 2])
+            inside = _kept(means, mask, cuts[i], cuts[j])
+            if min(before.size, after.size, inside.size) < 2:
+                continue
+            back = compare_samples([("before", before), ("after", after)],
+                                   confidence=confidence, threshold=threshold, unit=unit,
+                                   diagnostics=False, advise=False, noun="commits")
+            if back.comparisons[0].verdict.outcome != "equivalent":
+                continue
+            # the level is back: linked, or not, here; a later step starts something else
+            if j not in used and cuts[j] - cuts[i] >= min_segment:
+                episode = compare_samples(
+                    [("the commits around it", np.concatenate([before, after])),
+                     ("the episode", inside)], confidence=confidence, threshold=threshold,
+                    unit=unit, diagnostics=False, advise=False, noun="commits")
+                if episode.comparisons[0].verdict.outcome == "change":
+                    out.append(Link(i, j, episode.comparisons[0], back.comparisons[0],
+                                    before.size + after.size, inside.size))
+                    used |= {i, j}
+            break
+    return out
+
+
+def _link(changes: list[Change], pairs: list[Link], cuts: list[int], sha: list[str], n: int
+          ) -> list[Change]:
+    """The steps (the first len(cuts) of `changes`) with each linked pair made one
+    episode."""
+    steps, rest = changes[:len(cuts)], changes[len(cuts):]
+    gone: set[int] = set()
+    for p in pairs:
+        s = steps[p.i]
+        rest.append(Change(
+            s.benchmark, s.metric, s.machine, s.unit, sha[cuts[p.i]], sha[cuts[p.i] - 1],
+            p.episode.ratio, p.episode.verdict, p.around, p.inside, kind="episode",
+            end_commit=sha[cuts[p.j]], recent=n - cuts[p.j] <= HEAD_LENGTH,
+            back=p.back.ratio))
+        gone |= {p.i, p.j}
+    return [c for k, c in enumerate(steps) if k not in gone] + rest
+
+
 @dataclass(frozen=True)
 class Findings:
     """What `history check` finds in one series: its changes (steps, episodes, a change at
@@ -302,6 +388,8 @@ def series_findings(s: Series, history: list[Commit], *, threshold: float, confi
                       lengths=lengths, excluded=mask, family=m, only=near, first=first)
     sha = [history[i].sha for i in at.tolist()]
     changes = _steps(s, history, at, n, cuts, judged)
+    pairs = _linked(means, cuts, mask, unit, threshold=threshold, confidence=confidence,
+                    min_segment=min_segment)
     transients = []
     for w in [*found, *more]:
         if w.length == 1:
@@ -320,6 +408,7 @@ def series_findings(s: Series, history: list[Commit], *, threshold: float, confi
             s.benchmark, s.metric, s.machine, s.unit, sha[head.start], sha[head.start - 1],
             head.ratio, _verdict(head, unit, threshold, "the head", "the commits before it"),
             head.context, head.length, kind="head", recent=True))
+    changes = _link(changes, pairs, cuts, sha, n)
     position = {c: i for i, c in enumerate(sha)}
     changes.sort(key=lambda c: position[c.commit])
     transients.sort(key=lambda t: position[t.commit])

@@ -33,7 +33,8 @@ def _change_document(c: Change) -> dict[str, Any]:
             "verdict": {"outcome": c.verdict.outcome, "text": c.verdict.text,
                         "direction": c.verdict.direction, "regression": c.verdict.regression},
             "commits_before": c.commits_before, "commits_after": c.commits_after,
-            "kind": c.kind, "end_commit": c.end_commit, "recent": c.recent}
+            "kind": c.kind, "end_commit": c.end_commit, "recent": c.recent,
+            "back": None if c.back is None else _ratio_document(c.back)}
 
 
 def _ratio_document(r) -> dict[str, Any]:
@@ -68,7 +69,10 @@ def check_json(result: HistoryCheck, context: RenderContext) -> dict[str, Any]:
 
 
 def _ratio_text(c: Change | Transient) -> str:
-    r = c.ratio
+    return _interval(c.ratio)
+
+
+def _interval(r) -> str:
     if r.low is None or r.high is None:
         return f"{r.estimate:.4f} [unbounded]"
     return f"{r.estimate:.4f} [{r.low:.4f}, {r.high:.4f}]"
@@ -84,6 +88,11 @@ def check_text(result: HistoryCheck, context: RenderContext) -> str:
         lines.append(f"  {terminal(c.benchmark)} ({terminal(c.metric)}, "
                      f"{terminal(c.machine)}): {_where(c)} ratio {_ratio_text(c)}: "
                      f"{terminal(c.verdict.text)}")
+        if c.back is not None:
+            lines.append(f"    two steps, one episode: after {terminal(c.end_commit or '')} "
+                         f"the level is back within ±{100 * result.threshold:g}% of before "
+                         f"{terminal(c.commit)}, ratio after/before {_interval(c.back)} "
+                         f"({100 * c.back.confidence:g}% CI)")
         if c.recent:
             lines.append(f"    {'possible change at the head' if c.kind == 'head' else 'recent'}"
                          f", {c.commits_after} commit{'s' if c.commits_after != 1 else ''} "

@@ -603,3 +603,24 @@ def test_check_gives_episodes_head_changes_and_transients(run_cli, tmp_path):
     assert wide[0]["ratio"]["estimate"] < episode["ratio"]["estimate"]
     code, _, err = run_cli("history", "check", "--db", db, "--min-segment", "1")
     assert code == 2 and "--min-segment must be between 2 and 32, not 1" in err
+
+
+def test_check_links_a_fixed_regression_of_two_steps_into_one_episode(run_cli, tmp_path):
+    """40 commits at +6% (longer than any window of the scan): E-Divisive's two steps are
+    one episode, since the level after the fix is that before it within ±2%; in text a
+    line says so, in JSON `back` gives that ratio; a regression, so --fail-on trips."""
+    sort = [1.0] * 20 + [1.06] * 40 + [1.0] * 20
+    csv = write_past(tmp_path / "p.csv", {"sort": sort}, noise=0.01)
+    db = str(tmp_path / "h.db")
+    assert bulk(run_cli, csv, db)[0] == 0
+    code, out, err = run_cli("history", "check", "--db", db, "--json")
+    assert code == 0, err
+    [c] = json.loads(out)["changes"]
+    assert (c["kind"], c["commit"], c["end_commit"], c["commits_after"]) == \
+        ("episode", "c020", "c060", 40)
+    assert c["ratio"]["low"] > 1.04 and c["ratio"]["confidence"] == 0.95
+    assert 0.98 < c["back"]["low"] < c["back"]["high"] < 1.02
+    code, out, _ = run_cli("history", "check", "--db", db, "--fail-on", "regression")
+    assert code == 1
+    assert "episode from c020 to c060, fixed at c060 (40 commits against the 40" in out
+    assert "two steps, one episode: after c060 the level is back within ±2% of before" in out
