@@ -5,7 +5,7 @@ temporary file beside its target and renamed over it when complete, so a crash
 or a full disk leaves the old file or the new one, never a mix. Before that,
 the target is checked: an existing benchlab store (any SQLite file) or one of
 the command's own inputs is refused unless the caller passes `force=True`
-(the commands' `--force`), since replacing it loses what a user recorded.
+(the commands' `--overwrite`), since replacing it loses what a user recorded.
 
 A target that is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
 is written straight into, as a shell's `>` does: renaming over it would
@@ -50,10 +50,10 @@ def check_target(path: str, inputs: Iterable[str] = (), *, force: bool = False) 
     for source in inputs:
         if source not in ("-", "") and _same_file(source, path):
             raise UsageError("is one of this command's inputs; writing the output there would "
-                             "replace it (choose another file, or add --force)", path)
+                             "replace it (choose another file, or add --overwrite)", path)
     if is_sqlite(path):
         raise UsageError("is an existing benchlab store (a SQLite database); writing there "
-                         "would replace it (choose another file, or add --force)", path)
+                         "would replace it (choose another file, or add --overwrite)", path)
 
 
 def _is_special(path: str) -> bool:

@@ -147,8 +147,8 @@ def names_everything(text: str) -> list[str]:
                 for name, command in action.choices.items():
                     walk(command, f"{path} {name}")
                 continue
-            if isinstance(action, argparse._HelpAction):
-                continue  # argparse-manpage leaves out -h/--help
+            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                continue  # argparse-manpage leaves out -h/--help and hidden options
             for option in action.option_strings:
                 need(option, path, bold=True)
             for choice in action.choices or ():

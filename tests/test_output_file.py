@@ -70,10 +70,14 @@ def test_export_over_its_store_and_design_over_a_store(tmp_path, capsys):
     before = store.read_bytes()
     assert main(["export", str(store), "-o", str(store), "--format", "csv"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--force" in err
+    assert err.count("\n") == 1 and "--overwrite" in err
     assert main(["design", "--factor", "a=1,2", "-o", str(store)]) == 2
     assert "existing benchlab store" in capsys.readouterr().err
     assert store.read_bytes() == before
+    assert main(["design", "--factor", "a=1,2", "--seed", "1", "-o", str(store),
+                 "--overwrite"]) == 0
+    assert "run,id,a,replicate" in store.read_text()
+    store.write_bytes(before)  # --force, the older name, still works
     assert main(["design", "--factor", "a=1,2", "--seed", "1", "-o", str(store),
                  "--force"]) == 0
     assert "run,id,a,replicate" in store.read_text()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from benchlab.cli.output_options import add_overwrite
+
 EXAMPLE = """examples:
   benchlab export results.db -o data.csv                 # every metric, warm-up flagged
   benchlab export results.db -o data.csv --metric wall --no-warmup
@@ -27,8 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="output format (default: from the file's extension)")
     p.add_argument("--metric", help="one metric (default: all, with a metric column)")
     p.add_argument("--no-warmup", action="store_true", help="leave out warm-up measurements")
-    p.add_argument("--force", action="store_true",
-                   help="write even over a store or over the input (refused by default)")
+    add_overwrite(p, "write even over a store or over the input (refused by default)")
     p.set_defaults(run=run)
 
 

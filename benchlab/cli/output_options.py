@@ -5,7 +5,7 @@ goes to standard output or to `-o FILE`; `--export-json F`, `--export-markdown
 F`, `--export-csv F` and `--export-html F` write more formats while the main one
 still prints (as hyperfine does); `--plot F` draws the result's figure. Every
 file is written through benchlab.output_file: a temporary file renamed into
-place, never over a store or one of the command's inputs unless `--force`.
+place, never over a store or one of the command's inputs unless `--overwrite`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ EXPORTS = (("json", "--export-json"), ("markdown", "--export-markdown"),
 def add(p: argparse.ArgumentParser, *, plot: bool = True,
         output: bool = True) -> argparse._ArgumentGroup:
     """The output group: --format, --json, -o (unless `output` is False: `run`'s -o is its
-    store), --export-*, --plot, --force."""
+    store), --export-*, --plot, --overwrite."""
     g = p.add_argument_group("output")
     g.add_argument("--format", choices=FORMATS, default="text",
                    help="what to print: text (default), markdown, json, csv (tidy rows, one "
@@ -43,9 +43,17 @@ def add(p: argparse.ArgumentParser, *, plot: bool = True,
     if plot:
         g.add_argument("--plot", metavar="FILE", dest="figure",
                        help="draw the result's figure to FILE (.png, .svg or .pdf)")
-    g.add_argument("--force", action="store_true",
-                   help="write even over a benchlab store or one of the inputs")
+    add_overwrite(g, "write even over a benchlab store or one of the inputs")
     return g
+
+
+def add_overwrite(group, text: str) -> None:
+    """`--overwrite` (dest `force`), and `--force`, its older name, accepted but not
+    offered: completion of `--for` then gives `--format` alone."""
+    import argparse
+
+    group.add_argument("--overwrite", dest="force", action="store_true", help=text)
+    group.add_argument("--force", dest="force", action="store_true", help=argparse.SUPPRESS)
 
 
 def targets(args: argparse.Namespace) -> list[str]:

@@ -264,7 +264,7 @@ def _analyse(args: argparse.Namespace, store: str, seed: int, single: bool) -> i
     if args.figure:
         words += ["--plot", args.figure]
     if args.force:
-        words.append("--force")
+        words.append("--overwrite")
     if args.no_plot:
         words.append("--no-plot")
     if args.threshold:

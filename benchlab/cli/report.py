@@ -16,6 +16,7 @@ import sys
 from dataclasses import replace
 
 from benchlab.cli import analysis, common
+from benchlab.cli.output_options import add_overwrite
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -47,8 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--title", default="benchlab report", help="the page's title")
     o.add_argument("--no-figures", action="store_true",
                    help="leave out the distribution figures (tables and run order stay)")
-    o.add_argument("--force", action="store_true",
-                   help="write even over a benchlab store or one of the inputs")
+    add_overwrite(o, "write even over a benchlab store or one of the inputs")
     p.set_defaults(run=noting(run))
 
 

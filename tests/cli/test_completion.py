@@ -68,7 +68,7 @@ def test_bash_completes_commands(bash_offers):
 
 
 def test_bash_completes_options_and_their_choices(bash_offers):
-    assert bash_offers["benchlab compare --for"] == ["--force", "--format"]
+    assert bash_offers["benchlab compare --for"] == ["--format"]  # --force: not offered
     assert bash_offers["benchlab compare --form"] == ["--format"]
     assert bash_offers["benchlab compare --format "] == ["bmf", "csv", "html", "json", "markdown",
                                                           "text"]
