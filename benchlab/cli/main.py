@@ -23,7 +23,7 @@ COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli
                    "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export",
                    "benchlab.cli.anova", "benchlab.cli.report", "benchlab.cli.profile_diff",
                    "benchlab.cli.history", "benchlab.cli.bisect", "benchlab.cli.worker",
-                   "benchlab.cli.cluster", "benchlab.cli.completion")
+                   "benchlab.cli.cluster", "benchlab.cli.completion", "benchlab.cli.system")
 
 
 class _Parser(argparse.ArgumentParser):

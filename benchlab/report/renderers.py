@@ -42,6 +42,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.history.show": ("benchlab.report.history",),
     "benchlab.runner.environment": ("benchlab.report.environment",),
     "benchlab.runner.session": ("benchlab.report.run",),
+    "benchlab.runner.system_tune": ("benchlab.report.system",),
     "benchlab.runner.bisect": ("benchlab.report.bisect",),
     "benchlab.data.profile_diff": ("benchlab.report.profile_diff",),
 }

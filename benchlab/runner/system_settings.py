@@ -85,10 +85,13 @@ def write(path: str, value: str, root: str = "") -> None:
         os.close(fd)
 
 
-def reason(exc: OSError) -> str:
+def reason(exc: OSError, path: str = "") -> str:
     """An OSError as the words of a one-line message."""
     import errno
 
+    if exc.errno in (errno.EPERM, errno.EACCES, errno.EIO) and path.endswith("smp_affinity") \
+            and os.geteuid() == 0:
+        return f"the kernel manages this IRQ's affinity ({exc.strerror})"
     if exc.errno in (errno.EPERM, errno.EACCES):
         why = "permission denied" if os.geteuid() != 0 else "not permitted here"
         return f"{why} ({exc.strerror})"
@@ -247,7 +250,7 @@ def probe(writes: list[Write], root: str = "") -> tuple[list[Write], dict[str, s
         try:
             write(w.path, _writable_form(w.path, now), root)
         except OSError as exc:
-            refused[w.path] = reason(exc)
+            refused[w.path] = reason(exc, w.path)
         else:
             ok.append(w)
     return ok, refused
@@ -277,7 +280,7 @@ def apply(writes: list[Write], root: str = "", applied: Applied | None = None) -
         try:
             write(w.path, w.value, root)
         except OSError as exc:
-            applied.refused[w.path] = reason(exc)
+            applied.refused[w.path] = reason(exc, w.path)
             continue
         applied.previous.setdefault(w.path, _writable_form(w.path, now))
         applied.written.append(w)
@@ -299,5 +302,5 @@ def restore(previous: dict[str, str], root: str = "") -> dict[str, str]:
             if not _same(path, read(path, root) or "", value):
                 write(path, value, root)
         except OSError as exc:
-            failed[path] = reason(exc)
+            failed[path] = reason(exc, path)
     return failed
