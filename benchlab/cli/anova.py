@@ -40,8 +40,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _runs(table):
-    """The run column (`run` or `execution`, as qreg's cluster bootstrap), if the table has one."""
-    for name in ("run", "execution"):
+    """The run column (`run` or `execution`, as qreg's cluster bootstrap), if the table has one;
+    a store's `trial` first, its one id per execution (its `execution` counts within a cell,
+    so every cell's first execution would look like one run)."""
+    for name in ("run", "trial", "execution"):
         if name in table.columns and name not in table.factors:
             return table.columns[name]
     return None
