@@ -13,13 +13,15 @@ benchlab: `pip install otava-test-data`), one value per commit, 500 commits,
     banding          banding(100 / 105, sigma 1)
 
 and, at the newest commits, step_function(100 -> 105, sigma 1) 1, 2, 3 and 5
-commits before the head (10 series each). A change counts as found when
+commits before the head (50 series each). A change counts as found when
 `history check` reports a change (a step, an episode's start or its fix, a
 change at the head) within ±2 commits of it; a spike when a transient (or a
 change) is reported there. Every other report is a false alarm (transients
 counted apart), over the commits of all 105 series less the 5 around each
-true change. `--runs R` gives every commit R runs instead of one value (each
-run the commit's value × (1 + N(0, 1%))), to check the method with runs.
+true change. "as episodes": the episodes reported whose start and end each find a
+true change (a regression and its fix as one report). `--runs R` gives every
+commit R runs instead of one value (each run the commit's value × (1 + N(0, 1%))),
+to check the method with runs.
 
 Then pure normal noise (seeded numpy): every report of `history check` on
 series of 200 and 1,000 commits with SD 1%, 2% and 5%, per 10,000 commits.
@@ -55,6 +57,14 @@ def as_series(values: np.ndarray, runs: int, rng: np.random.Generator) -> Series
                   v.ravel(), (np.tile(np.arange(runs).astype(str), n),))
 
 
+def episodes(result, truth: list[int]) -> int:
+    """The reported episodes whose start and end each find a true change (a regression and
+    its fix, one report)."""
+    return sum(1 for c in result.changes if c.end_commit is not None
+               and any(abs(int(c.commit[1:]) - t) <= NEAR for t in truth)
+               and any(abs(int(c.end_commit[1:]) - t) <= NEAR for t in truth))
+
+
 def reported(result) -> tuple[list[int], list[int]]:
     """Positions of the reported changes (episodes give their start and their fix) and of
     the transients."""
@@ -76,7 +86,7 @@ def run(seed: int, runs: int) -> str:
     for kind, values, cuts, spikes in generate(seed):
         res = check([as_series(values, runs, rng)], history)
         where, trans = reported(res)
-        row = table.setdefault(kind, [0, 0, 0, 0])
+        row = table.setdefault(kind, [0, 0, 0, 0, 0])
         for c in cuts:
             row[0] += any(abs(w - c) <= NEAR for w in where)
             row[1] += 1
@@ -88,6 +98,7 @@ def run(seed: int, runs: int) -> str:
         wrong_t = [w for w in trans if not any(abs(w - c) <= NEAR for c in truth)]
         row[2] += len(wrong)
         row[3] += len(wrong_t)
+        row[4] += episodes(res, cuts)
         false_changes += len(wrong)
         false_spikes += len(wrong_t)
         unchanged += COMMITS - sum(min(c + NEAR, COMMITS - 1) - max(c - NEAR, 0) + 1
@@ -95,9 +106,11 @@ def run(seed: int, runs: int) -> str:
     lines = [f"history check on otava-test-data series: {COMMITS} commits, "
              f"{'one value' if runs == 1 else f'{runs} runs'} per commit, default options "
              f"(threshold 2%, 95%), seed {seed}", "",
-             f"{'series':<28} {'found':>9} {'false changes':>14} {'false transients':>17}"]
-    for kind, (hit, total, wrong, wrong_t) in table.items():
-        lines.append(f"{kind:<28} {hit:>4}/{total:<4} {wrong:>14} {wrong_t:>17}")
+             f"{'series':<28} {'found':>9} {'as episodes':>12} {'false changes':>14} "
+             f"{'false transients':>17}"]
+    for kind, (hit, total, wrong, wrong_t, linked) in table.items():
+        lines.append(f"{kind:<28} {hit:>4}/{total:<4} {linked:>12} {wrong:>14} "
+                     f"{wrong_t:>17}")
     lines += ["", f"false alarms: {false_changes} changes and {false_spikes} transients in "
               f"{unchanged} unchanged commits ({1e4 * false_changes / unchanged:.2f} changes "
               "per 10,000)"]

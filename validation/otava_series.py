@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-COMMITS, PER_KIND, LATE = 500, 15, 10
+COMMITS, PER_KIND, LATE = 500, 15, 50
 NEAR = 2  # a report within ±2 commits of a true change finds it
 
 

@@ -148,3 +148,23 @@ def test_a_longer_minimum_segment_leaves_a_two_commit_episode_out(otava):
     assert [(c.kind, c.commit, c.commits_after) for c in found] == \
         [("episode", "c080", 10), ("episode", "c150", 2)]
     assert [c.commit for c in check([two], history, min_segment=3).changes] == ["c080"]
+
+
+def test_a_spike_at_the_newest_commit_is_a_change_at_the_head_until_the_next_commit():
+    """With one commit since, a change and a spike look alike: a possible change at the
+    head (recent, gating); once the next commit is back at the level, a transient."""
+    rng = np.random.default_rng(4)
+    z = 100 + rng.normal(0, 1, 80)
+    z[78] = 130.0
+    history = [Commit(f"c{i:03d}", None, None) for i in range(80)]
+
+    def series(n: int) -> Series:
+        return Series("b", "time", "m", "ms", False, (), np.arange(n), z[:n], ())
+
+    now = check([series(79)], history[:79])
+    [c] = now.changes
+    assert (c.kind, c.commit, c.commits_after, c.recent) == ("head", "c078", 1, True)
+    assert c.verdict.regression and not now.transients
+    later = check([series(80)], history)
+    assert not later.changes
+    assert [t.commit for t in later.transients] == ["c078"]
