@@ -239,7 +239,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
     session = store.start_session(argv, env_info, warnings)
     base_env = base_environment(e)
     outcome_text = "interrupted"
-    switcher = switching.Switcher(e, store, session, base_env)
+    switcher = switching.Switcher(e, store, session, base_env, warn=warn)
     try:
         for factor in switcher.restore_left():  # a killed session's state, undone first
             if warn is not None:

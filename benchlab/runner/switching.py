@@ -221,8 +221,9 @@ class Switcher:
     """The levels in force during one session, switched as the trials need them."""
 
     def __init__(self, e: Experiment, store, session: int, env: dict[str, str],
-                 root: str = "") -> None:
+                 root: str = "", warn=None) -> None:
         self.e, self.store, self.session, self.env, self.root = e, store, session, env, root
+        self.warn = warn  # said when a teardown fails (the run goes on to the next)
         self.factors = {s.name: s for s in switched(e)}
         self.current: dict[str, str] = {}
         self.saved: dict[str, dict[str, str]] = {}  # factor → files' previous texts
@@ -329,6 +330,9 @@ class Switcher:
             step = _Step(f"restore {s.kind}", None, error, "\n".join(lines),
                          time.perf_counter() - started)
         self._record(factor, level, action, step)
+        if not step.ok and self.warn is not None:
+            self.warn(f"the {action} of {factor} = {level} failed: {step.error}; the machine "
+                      "may not be as it was (the store's switches have its output)")
         del self.current[factor]
         self.saved.pop(factor, None)
         self._save_state()

@@ -178,6 +178,10 @@ def test_a_failed_setup_stops_with_exit_2_after_its_teardown(tmp_path, run_cli):
     assert len(error) == 1 and error[0].startswith(f"benchlab: {exp}:")
     assert not (tmp_path / "state").exists()  # its teardown ran
     assert [(r[2], r[3]) for r in _switches(db)] == [("setup", 3), ("teardown", 0)]
+    exp.write_text(exp.read_text().replace('exit 3"', 'true"'))  # now the teardown fails
+    exp.write_text(exp.read_text().replace('["rm", "state"]', '["false"]'))
+    code, _, err = run_cli("run", exp, "-o", tmp_path / "t.db", "--quiet")
+    assert code == 0 and "the teardown of noise = bad failed: exit status 1" in err
 
 
 def _wait_for(path: Path, timeout: float = 120) -> None:
