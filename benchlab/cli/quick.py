@@ -23,7 +23,7 @@ QUICK_OPTIONS = (("commands", "-c"), ("runs", "--runs"), ("min_time", "--min-tim
                  ("parameter_list", "-L"), ("shell", "--shell"), ("no_shell", "-N"),
                  ("name", "--name"), ("order", "--order"), ("figure", "--plot"),
                  ("no_plot", "--no-plot"), ("threshold", "--threshold"),
-                 ("fail_on", "--fail-on"))
+                 ("fail_on", "--fail-on"), ("metrics", "--metrics"), ("counter", "--counter"))
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -64,6 +64,13 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="interleaved: every round runs each command once, in a random order "
                         "(default); sequential: all runs of one command, then the next "
                         "(hyperfine's order)")
+    g.add_argument("--metrics", metavar="LIST",
+                   help="what to measure, comma-separated: wall, cpu, user, sys, maxrss, "
+                        "instructions, cycles, task-clock, page-faults, ... (default "
+                        "wall,user,sys,maxrss; docs/metrics.md)")
+    g.add_argument("--counter", choices=("cachegrind", "callgrind"),
+                   help="count instructions under Valgrind in separate executions, "
+                        "interleaved with the timed ones")
     g.add_argument("--plot", metavar="FILE", dest="figure",
                    help="draw the comparison's figure to FILE (.png, .svg or .pdf)")
     g.add_argument("--no-plot", action="store_true",
@@ -129,8 +136,19 @@ def spec_of(args: argparse.Namespace):
         shell=args.shell, runs=args.runs,
         min_time=quick.min_time(args.min_time) if args.min_time is not None else None,
         warmup=args.warmup, prepare=args.prepare, setup=args.setup, cleanup=args.cleanup,
-        scans=tuple(scans),
+        scans=tuple(scans), metrics=_metric_list(args.metrics), counter=args.counter,
         order="sequential" if args.order == "sequential" else "interleaved-random")
+
+
+def _metric_list(text: str | None) -> tuple[str, ...]:
+    """`--metrics wall,instructions` as names (checked by the experiment's own parser)."""
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise UsageError(f"--metrics {text!r}: an empty name; give names separated by commas, "
+                         "e.g. --metrics wall,instructions")
+    return names
 
 
 def resume_command(argv: list[str], store: str) -> str:

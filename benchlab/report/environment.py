@@ -109,6 +109,8 @@ def environment_text(env: dict, warnings: list) -> str:
     if env.get("spawn"):  # stores made before it was recorded do not have it
         rows.append(("spawn", env["spawn"]))
     lines = [f"{name + ':':<14} {show(value)}" for name, value in rows]
+    if isinstance(env.get("counters"), dict):  # nor this
+        lines.append(f"{'counters:':<14} {show_value('counters', env['counters'])}")
     if warnings:
         lines += ["", "warnings:"]
         for w in warnings:

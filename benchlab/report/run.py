@@ -38,7 +38,11 @@ def _shape(e) -> list[str]:
         warm_i = (f"(until a steady state of {steady.iterations}, at most "
                   f"{warm_i.strip('()')})" if e.warmup_iterations
                   else f"(until a steady state of {steady.iterations}, at most {e.iterations})")
-    what = {"time": "the process timed whole (wall, user, sys, maxrss)",
+    counted = [m for m in e.measure.metrics if e.counter is not None and m == "instructions"]
+    timed = ", ".join(m for m in e.measure.metrics if m not in counted) or "nothing timed"
+    if counted:
+        timed += f"; instructions counted by {e.counter} in separate executions under Valgrind"
+    what = {"time": f"the process timed whole ({timed})",
             "regex": f"values parsed by regex: {', '.join(e.measure.metrics)}",
             "json": f"values parsed from JSON lines: {', '.join(e.measure.metrics)}"}
     return [f"{len(e.alternatives)} alternative{'s' if len(e.alternatives) != 1 else ''} "
@@ -90,10 +94,13 @@ def _header_lines(planned: Planned) -> list[str]:
              f"store: {store} ({'resuming' if planned.resumed else 'not written by --dry-run'})"]
     warm = sum(t.warmup for t in planned.trials)
     builds = sum(t.kind == "build" for t in planned.trials)
+    counted = sum(t.kind == "count" for t in planned.trials)
     lines.append(f"plan: {len(planned.trials)} trial{'s' if len(planned.trials) != 1 else ''}"
                  + (f" left of {planned.total}" if planned.resumed else "")
-                 + f" ({builds} build steps, {len(planned.trials) - builds} executions of which "
-                   f"{warm} warm-up)")
+                 + f" ({builds} build steps, {len(planned.trials) - builds - counted} "
+                   f"executions of which {warm} warm-up"
+                 + (f", {counted} counted executions under {e.counter}" if counted else "")
+                 + ")")
     if planned.switches is not None:
         lines.append(_switch_line(planned.switches))
     if e.stop is not None:
@@ -125,6 +132,13 @@ def _what(t: Trial) -> str:
         + (" (warm-up)" if t.warmup else "")
 
 
+def _exec(t: Trial) -> str | int:
+    """The plan's "exec" column: "build", the execution index, or it with "c" for a counted
+    execution (under the counter, untimed)."""
+    return "build" if t.kind == "build" else f"{t.execution}c" if t.kind == "count" \
+        else t.execution
+
+
 @renders("text", Planned)
 def dry_run_text(planned: Planned, context: RenderContext) -> str:
     """The plan; a drawn seed is named with the option that makes a real run use this order."""
@@ -148,7 +162,7 @@ def dry_run_text(planned: Planned, context: RenderContext) -> str:
         shown = commands.get(command)
         if shown is None:
             shown = commands[command] = terminal(command)
-        kind = "build" if t.kind == "build" else t.execution
+        kind = _exec(t)
         rows.append(f"{t.seq:>5} {t.round:>5}  {what} {t.build:>5} {kind:>4}  {shown}")
     tail = terminal_lines(["", _estimate_line(planned)])
     return "\n".join([head, *rows, tail]) + "\n"
@@ -157,7 +171,7 @@ def dry_run_text(planned: Planned, context: RenderContext) -> str:
 def _trial_doc(e, t: Trial) -> dict:
     return {"trial": t.seq, "round": t.round, "kind": t.kind, "alternative": t.alternative,
             "factors": dict(t.factors), "build": t.build,
-            "execution": t.execution if t.kind == "execution" else None, "warmup": t.warmup,
+            "execution": t.execution if t.kind != "build" else None, "warmup": t.warmup,
             "command": command_for(e, t).show(),
             **({"machine": t.machine} if t.machine is not None else {})}
 
@@ -178,7 +192,7 @@ def dry_run_document(planned: Planned, context: RenderContext) -> dict[str, Any]
             "warmup": {"executions": e.warmup_executions, "iterations": e.warmup_iterations},
             "steady_state": None if getattr(e, "steady", None) is None else {
                 "iterations": e.steady.iterations, "metric": e.steady.metric},
-            "measure": e.measure.kind,
+            "measure": e.measure.kind, "counter": e.counter,
             "metrics": [{"name": m, "unit": u} for m, u in
                         zip(e.measure.metrics, e.measure.units, strict=True)],
             "trials_total": planned.total, "estimated_seconds": planned.estimate,
@@ -272,7 +286,7 @@ def plan_rows(planned: Planned, context: RenderContext) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "table": "trial", "trial": t.seq, "round": t.round, "kind": t.kind,
             "alternative": t.alternative, "build": t.build,
-            "execution": t.execution if t.kind == "execution" else None,
+            "execution": t.execution if t.kind != "build" else None,
             "warmup": t.warmup, "machine": t.machine}
         for name, level in t.factors:
             row[f"factor:{name}" if name in TRIAL_COLUMNS else name] = level
@@ -313,8 +327,8 @@ def plan_markdown(planned: Planned, context: RenderContext) -> str:
     lines += [f"- {md(line)}" for line in _header_lines(planned)]
     lines.append("")
     lines += _md_table(("trial", "round", "what", "build", "exec", "command"), [
-        (t.seq, t.round, _what(t), t.build, "build" if t.kind == "build" else t.execution,
-         command_for(e, t).show()) for t in planned.trials])
+        (t.seq, t.round, _what(t), t.build, _exec(t), command_for(e, t).show())
+        for t in planned.trials])
     lines += ["", md(_estimate_line(planned))]
     return "\n".join(lines) + "\n"
 

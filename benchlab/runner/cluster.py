@@ -387,7 +387,7 @@ class Dispatch:
             limit = WINDOW * (self.cluster.workers if key is None else 1)
             while queue and per_key.get(key, 0) < limit:
                 trial, attempt = queue.popleft()
-                if trial.kind == "execution" and build_key(trial) in self.failed_builds:
+                if trial.kind != "build" and build_key(trial) in self.failed_builds:
                     self.progress.begin(trial)  # type: ignore[attr-defined]
                     self.record(trial, utc_now(), command_for(self.e, trial).show(),
                                 not_run(trial))

@@ -175,6 +175,7 @@ class Experiment:
     # factors whose levels set system state (runner/state_config.py), by factor name
     states: tuple[StateFactor, ...] = ()
     steady: SteadyState | None = None
+    counter: str | None = None  # "cachegrind" or "callgrind": counted executions (count trials)
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
@@ -424,7 +425,8 @@ def _show(value: Any) -> str:
 _TOP = dict.fromkeys((
     "name", "seed", "order", "builds", "executions", "iterations", "timeout", "build_timeout",
     "baseline", "cwd", "env", "shell", "setup", "teardown", "prepare", "cpus", "warmup",
-    "measure", "factors", "alternatives", "stop_when", "machines", "steady_state"), "")
+    "measure", "factors", "alternatives", "stop_when", "machines", "steady_state", "metrics",
+    "counter"), "")
 _ALTERNATIVE = {"command": "", "build": "", "shell": "", "env": "", "cwd": ""}
 _WARMUP = {"executions": "", "iterations": ""}
 _MEASURE = {"regex": "", "json": "", "unit": ""}
@@ -530,6 +532,9 @@ def _parse_experiment(text: str, path: str) -> Experiment:
     warmup = r.kind(doc.get("warmup", {}), ("warmup",), dict, "a table")
     r.table(warmup, ("warmup",), _WARMUP)
     measure = _measure(r, doc.get("measure", {}))
+    counter = _counter(r, doc)
+    if "metrics" in doc or counter is not None:
+        measure = _metrics(r, doc, measure, counter)
     iterations = r.integer(doc, ("iterations",), 1, 1)
     warmup_iterations = r.integer(warmup, ("warmup", "iterations"), 0, 0)
     if measure.kind == "time" and (iterations > 1 or warmup_iterations > 0):
@@ -571,7 +576,7 @@ def _parse_experiment(text: str, path: str) -> Experiment:
         warmup_iterations=warmup_iterations, order=order, seed=seed, timeout=timeout,
         build_timeout=build_timeout, cwd=cwd,
         env=env, measure=measure, setup=setup, teardown=teardown, prepare=prepare, cpus=cpus,
-        stop=stop, machines=machines, states=tuple(states), steady=steady)
+        stop=stop, machines=machines, states=tuple(states), steady=steady, counter=counter)
     _check_placeholders(r, experiment, factor_names, doc)
     return experiment
 
@@ -790,6 +795,50 @@ def _measure(r: _Reader, spec: Any) -> Measure:
             r.kind(unit[key], ("measure", "unit", key), str, "a string")
         units = tuple(unit.get(m, "") for m in metrics)
     return Measure(kind, metrics, units, pattern)
+
+
+def _counter(r: _Reader, doc: dict) -> str | None:
+    """`counter = "cachegrind"` or "callgrind": counted executions under Valgrind."""
+    from benchlab.runner.metric_sources import COUNTERS
+
+    counter = r.string(doc, ("counter",), None)
+    if counter is not None and counter not in COUNTERS:
+        raise r.fail(("counter",), f"counter must be one of {', '.join(COUNTERS)}, not "
+                     f"{counter!r}")
+    return counter
+
+
+def _metrics(r: _Reader, doc: dict, measure: Measure, counter: str | None) -> Measure:
+    """`metrics = ["wall", "instructions", ...]` of a process timed whole (the first is the
+    primary); without it, a counter adds `instructions` to the default metrics."""
+    from benchlab.runner import metric_sources as sources
+
+    keys = ("metrics",)
+    if measure.kind != "time":
+        key = "metrics" if "metrics" in doc else "counter"
+        raise r.fail((key,), f"{key} goes with a process timed whole; with [measure] regex "
+                     "or json the metrics are the values the command prints")
+    if "metrics" not in doc:
+        names: list[str] = [*sources.DEFAULT, *sources.COUNTED]
+    else:
+        names = r.kind(doc["metrics"], keys, list, "a list of metric names")
+        if not names:
+            raise r.fail(keys, "metrics is empty")
+        for name in names:
+            if not isinstance(name, str) or sources.unit_of(name) is None:
+                import difflib
+
+                close = difflib.get_close_matches(str(name), sources.known(), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else \
+                    f"known: {', '.join(sources.known())}"
+                raise r.fail(keys, f"metrics: unknown metric {_show(name)} ({hint})")
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise r.fail(keys, f"metrics lists {twice!r} twice")
+        if counter is not None and not any(n in sources.COUNTED for n in names):
+            raise r.fail(("counter",), f"counter = \"{counter}\" counts instructions: add "
+                         "\"instructions\" to metrics")
+    return Measure("time", tuple(names), tuple(sources.unit_of(n) or "" for n in names))
 
 
 def _stop(r: _Reader, spec: Any, measure: Measure) -> Stop | None:

@@ -149,7 +149,19 @@ def collect() -> dict:
         "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)",
         "timer_resolution_s": time.get_clock_info("perf_counter").resolution,
         "spawn": spawn.METHOD,
+        "counters": counters(),
     }
+
+
+def counters() -> dict:
+    """The counters this machine offers the `metrics` of an experiment (docs/metrics.md):
+    the PMU's hardware events (none, and why, on most virtual machines), the kernel's
+    software events, and Valgrind's version for `counter = "cachegrind"` (None: absent)."""
+    from benchlab.runner import counter, perf_event
+
+    hardware, software, reason = perf_event.offered()
+    return {"pmu": list(hardware), **({"pmu_absent": reason} if not hardware else {}),
+            "software": list(software), "valgrind": counter.version()}
 
 
 def check(env: dict, cpus: tuple[int, ...] | None = None) -> list[Warning_]:
@@ -224,6 +236,7 @@ KEYS: tuple[tuple[str, str, bool], ...] = (
     ("timer", "timer", True),
     ("timer_resolution_s", "timer resolution", True),
     ("spawn", "spawn", True),
+    ("counters", "counters", True),
     ("hostname", "host name", False),
     ("time", "recorded at", False),
     ("load_average", "load average", False),
@@ -263,10 +276,25 @@ def show_value(key: str, value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in value)
     if isinstance(value, dict):
+        if key == "counters":
+            return _counters_text(value)
         if key == "governors":
             return ", ".join(f"{k} ({v} CPUs)" for k, v in value.items())
         return json.dumps(value, sort_keys=True)
     return str(value)
+
+
+def _counters_text(value: dict) -> str:
+    """"PMU: none (why); software events: ...; valgrind-3.19.0" from a record's counters."""
+    def names(items: object) -> str:
+        return ", ".join(str(i) for i in items) if isinstance(items, list) and items else "none"
+
+    pmu = names(value.get("pmu"))
+    if pmu == "none" and value.get("pmu_absent"):
+        pmu += f" ({value['pmu_absent']})"
+    valgrind = value.get("valgrind") or "no valgrind (counter = \"cachegrind\" unavailable)"
+    return f"PMU hardware events: {pmu}; software events: {names(value.get('software'))}; " \
+           f"{valgrind}"
 
 
 def label(key: str) -> str:

@@ -87,6 +87,8 @@ class Outcome:
     rows: list[dict[str, float]] = field(default_factory=list)  # parsed: one per iteration
     # processes the command left running in its process group, killed once it ended
     leftovers: int = 0
+    # events counted in it (perf_event_open's, or a counter's `instructions`), by metric
+    counts: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -220,7 +222,7 @@ def resolve(program: str, env: dict[str, str] | None, cwd: str | None) -> str | 
 def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
                 timeout: float | None = None, parser: OutputParser | None = None,
                 cpus: tuple[int, ...] | None = None, executable: str | None = None,
-                end_group: bool = True) -> Outcome:
+                end_group: bool = True, counters=None) -> Outcome:
     """Spawn `argv`, wait for it with wait4, and report its times, usage, output and errors.
 
     `executable` is argv[0] already resolved (see `resolve`), to keep the lookup out of
@@ -234,6 +236,10 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     use), processes the command leaves running in its process group are ended once the
     measurement is taken (`end_leftovers`: SIGTERM, then SIGKILL) and counted in the
     outcome's `leftovers`.
+
+    `counters` (a perf_event.Counters) are read just before the timer starts and after the
+    process is reaped, both outside the timed region: their difference is what the process
+    and its descendants counted from their exec (`Outcome.counts`).
     """
     program = executable or resolve(argv[0], env, cwd)
     if program is None:
@@ -253,7 +259,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     held = [err_w] if parser is None else [out_w, err_w]
     poller, readers = _readers(err_r, out_r, tail, parser)
     previous_cpus = previous_cwd = None
-    pid, start, failure = None, 0, f"cannot run {argv[0]!r}"
+    pid, start, failure, before = None, 0, f"cannot run {argv[0]!r}", None
     try:
         try:
             start_process = spawn.prepared(program, argv, os.environ if env is None else env,
@@ -268,6 +274,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
                     os.chdir(cwd)
                     previous_cwd = here
             failure = f"cannot run {argv[0]!r}"
+            before = counters.snapshot() if counters is not None else None
             start = time.perf_counter_ns()
             pid = start_process()
         except (OSError, ValueError) as exc:
@@ -301,6 +308,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
         if out_r is not None:
             os.close(out_r)
     wall = (end - start) / 1e9
+    counts = counters.since(before)[0] if counters is not None and before is not None else {}
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     error = None
@@ -319,7 +327,8 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
             error = f"unparsable output: {parser.error}"
         rows = parser.rows
     return Outcome(wall, usage.ru_utime, usage.ru_stime, int(usage.ru_maxrss) * 1024, exit_code,
-                   sig, timed_out, error, tail.text() if tail.data else "", rows, leftovers)
+                   sig, timed_out, error, tail.text() if tail.data else "", rows, leftovers,
+                   counts)
 
 
 _NULL: tuple[int, int] | None = None  # /dev/null for reading and writing, for every child

@@ -42,7 +42,7 @@ class Trial:
 
     seq: int
     round: int
-    kind: str  # "build" or "execution"
+    kind: str  # "build", "execution" or "count" (an execution under the counter, untimed)
     alternative: str
     factors: tuple[tuple[str, str], ...]
     build: int
@@ -74,7 +74,7 @@ def plan_size(e: Experiment) -> tuple[int, dict[str, int]]:
     every cell), and those numbers by the key that sets them."""
     numbers = {"alternatives": len(e.alternatives),
                "factors": math.prod(len(levels) for _, levels in e.factors),
-               "builds": e.builds, "executions": e.warmup_executions + e.executions}
+               "builds": e.builds, "executions": _per_cell(e)}
     machines = len(e.machines.names) if e.machines is not None else 1
     level = e.machines is not None and e.machines.level
     if level:
@@ -83,6 +83,30 @@ def plan_size(e: Experiment) -> tuple[int, dict[str, int]]:
     total = e.builds * (built + numbers["alternatives"] * numbers["factors"]
                         * (machines if level else 1) * numbers["executions"])
     return total, numbers
+
+
+def timed(e: Experiment) -> bool:
+    """Whether the plan has timed executions: not when every metric is a counter's."""
+    if e.measure.kind != "time":
+        return True
+    from benchlab.runner.metric_sources import timed as any_timed
+
+    return any_timed(e.measure.metrics, e.counter)
+
+
+def _kinds(e: Experiment, x: int) -> tuple[str, ...]:
+    """The kinds of trial of execution index x of a cell: timed ("execution", warm-up
+    included) unless every metric is counted, and counted ("count", measured ones only)
+    with a counter."""
+    kinds = ("execution",) if timed(e) else ()
+    if e.counter is not None and x > e.warmup_executions:
+        kinds += ("count",)
+    return kinds
+
+
+def _per_cell(e: Experiment) -> int:
+    """The trials of one cell per build: its executions, warm-up and counted ones."""
+    return sum(len(_kinds(e, x)) for x in range(1, e.warmup_executions + e.executions + 1))
 
 
 def _limit(variable: str, default: int) -> int:
@@ -155,13 +179,19 @@ def _make_plan(e: Experiment, rng) -> list[Trial]:
                 out.append(Trial(len(out) + 1, rnd, "build", a, (), layout.build(b, m), 0,
                                  False, m))
         for x in range(1, layout.per_build + 1):
+            kinds = _kinds(e, x)
+            if not kinds:
+                continue
             rnd += 1
-            order = rng.permutation(len(runs)).tolist()
+            # timed and counted trials of the round drawn into one order (without a counter
+            # the draws are those of timed executions alone)
+            batch = [(run, kind) for kind in kinds for run in runs]
+            order = rng.permutation(len(batch)).tolist()
             if e.order == "blocked":
-                order, last = _blocked(runs, order, switched, last, rng)
+                order, last = _blocked([run for run, _ in batch], order, switched, last, rng)
             for i in order:
-                (name, factors), m = runs[i]
-                out.append(Trial(len(out) + 1, rnd, "execution", name, factors,
+                ((name, factors), m), kind = batch[i]
+                out.append(Trial(len(out) + 1, rnd, kind, name, factors,
                                  layout.build(b, m), x, x <= layout.warm, m))
     return out
 
@@ -234,10 +264,13 @@ def _sequential(e: Experiment, layout: _Layout, out: list[Trial]) -> None:
                 for name, factors in layout.cells:
                     if name != a.name or m not in layout.run_machines((name, factors)):
                         continue
-                    for x in range(1, layout.per_build + 1):
-                        rnd += 1
-                        out.append(Trial(len(out) + 1, rnd, "execution", name, factors, build,
-                                         x, x <= layout.warm, m))
+                    kinds = [_kinds(e, x) for x in range(1, layout.per_build + 1)]
+                    for kind in ("execution", "count"):
+                        for x in range(1, layout.per_build + 1):
+                            if kind in kinds[x - 1]:
+                                rnd += 1
+                                out.append(Trial(len(out) + 1, rnd, kind, name, factors, build,
+                                                 x, x <= layout.warm, m))
 
 
 def machine_of(trial: Trial) -> str | None:

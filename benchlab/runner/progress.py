@@ -33,7 +33,8 @@ def describe(trial: Trial) -> str:
     """"round 3: fast size=10, build 1, execution 2 (warm-up)", control characters escaped;
     with machines "round 3 on m1: fast size=10, build 1, execution 2" (the machine said
     once, not again as the factor `machine=m1` of role "factor")."""
-    what = "build step" if trial.kind == "build" else f"execution {trial.execution}"
+    what = "build step" if trial.kind == "build" else f"execution {trial.execution}" \
+        if trial.kind == "execution" else f"counted execution {trial.execution}"
     warm = " (warm-up)" if trial.warmup else ""
     machine = machine_of(trial)
     label = trial.label()

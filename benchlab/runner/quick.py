@@ -68,6 +68,8 @@ class QuickSpec:
     cleanup: str | None = None
     scans: tuple[Scan, ...] = ()
     order: str = "interleaved-random"
+    metrics: tuple[str, ...] = ()  # --metrics; () for the default
+    counter: str | None = None  # --counter
 
 
 def scan_values(name: str, low: str, high: str, step: str | None) -> Scan:
@@ -253,6 +255,10 @@ def experiment_text(spec: QuickSpec) -> str:
     runs = spec.runs if spec.runs is not None else \
         MIN_TIME_RUNS if spec.min_time is not None else DEFAULT_RUNS
     lines.append(f"executions = {runs}")
+    if spec.metrics:
+        lines.append(f"metrics = [{', '.join(_toml_string(m) for m in spec.metrics)}]")
+    if spec.counter is not None:
+        lines.append(f"counter = {_toml_string(spec.counter)}")
     for key, text in (("prepare", spec.prepare), ("setup", spec.setup),
                       ("teardown", spec.cleanup)):
         if text is not None:

@@ -67,7 +67,7 @@ class Recorder:
     def skipped(self, trial: Trial) -> Outcome | None:
         """For an execution of a build that failed: recorded as not run, its outcome;
         None for a trial to run."""
-        if not self.failed_builds or trial.kind != "execution" or \
+        if not self.failed_builds or trial.kind == "build" or \
                 build_key(trial) not in self.failed_builds:
             return None
         outcome = not_run(trial)

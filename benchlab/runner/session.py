@@ -74,6 +74,40 @@ def _metrics_meta(e: Experiment) -> str:
     return json.dumps([[m, u] for m, u in zip(e.measure.metrics, e.measure.units, strict=True)])
 
 
+def _sources_meta(e: Experiment) -> dict[str, str]:
+    """The store's record of where each metric comes from ({"metric_sources": {...}}, and
+    the counter's tool, Valgrind version and options as "counter"); empty for a file whose
+    values are parsed from the output."""
+    if e.measure.kind != "time":
+        return {}
+    from benchlab.runner import counter, metric_sources
+
+    tool = None
+    if e.counter is not None:
+        tool = {"tool": e.counter, "version": counter.version() or "unknown",
+                "options": counter.options(e.counter)}
+    sources = {}
+    for m in e.measure.metrics:
+        source = metric_sources.source_of(m, e.counter)
+        sources[m] = {"source": source, **({k: v for k, v in tool.items() if k != "tool"}
+                                           if tool is not None and source == e.counter
+                                           else {})}
+    meta = {"metric_sources": _json(sources)}
+    if tool is not None:
+        meta["counter"] = _json(tool)
+    return meta
+
+
+def check_metrics(e: Experiment) -> None:
+    """Refuse, before a store is made, metrics this machine cannot measure (no PMU for a
+    hardware event, no Valgrind for the counter): no metric falls back to another."""
+    if e.measure.kind == "time":
+        from benchlab.runner.metric_sources import check_machine
+
+        key = "metrics" if "metrics" in e.text else "counter"
+        check_machine(e.measure.metrics, e.counter, e.where(key))
+
+
 def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed: int | None,
               resume: bool, estimate_from: str | None = None,
               timeout: str | None = None) -> Planned:
@@ -86,6 +120,7 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
     of a path is used as read (quick mode's, runner/quick.py).
     """
     e = with_timeout(_experiment(experiment_path), timeout)
+    check_metrics(e)
     durations: dict = {}
     timed: dict = {}
     if resume and store_path and os.path.exists(store_path):
@@ -161,6 +196,8 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
         raise UsageError("the experiment names [machines]: run it with --cluster "
                          "tcp://HOST:PORT (docs/cluster.md)")
     switching.check_support(e, cluster=cluster is not None)  # before the store is made
+    if cluster is None:  # a cluster's workers may offer what the driver does not
+        check_metrics(e)
     connected = None
     if cluster is not None:  # connected before the store exists: a bad address leaves none
         from benchlab.runner.cluster import connect
@@ -203,7 +240,7 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
                 "alternatives": _json([a.name for a in e.alternatives]),
                 "factor_levels": _json({n: list(levels) for n, levels in e.factors}),
                 "builds": str(e.builds), "executions": str(e.executions),
-                "iterations": str(e.iterations)}
+                "iterations": str(e.iterations), **_sources_meta(e)}
         if e.machines is not None:  # readers learn the role here (data/readers/store.py)
             meta["machines"] = _json({"names": list(e.machines.names),
                                       "role": e.machines.role})

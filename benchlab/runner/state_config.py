@@ -129,7 +129,7 @@ def process_settings(e: Experiment, trial: Trial) -> tuple[tuple[int, ...] | Non
     affinity level; None: unpinned) and whether its ASLR is off."""
     from benchlab.runner.system_settings import parse_cpus
 
-    if trial.kind != "execution":  # a build step runs unpinned, as without state factors
+    if trial.kind == "build":  # a build step runs unpinned, as without state factors
         return None, False
     cpus, aslr_off = e.cpus, False
     levels = dict(trial.factors)

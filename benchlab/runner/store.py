@@ -480,6 +480,18 @@ class Store:
         return store_checks.metric_pairs(self._meta_json("metrics", "[]"), self.path,
                                          "benchlab_meta", "'metrics'")
 
+    def metric_sources(self) -> dict[str, dict]:
+        """Where each metric came from ({"instructions": {"source": "cachegrind", "version":
+        "valgrind-3.19.0", "options": [...]}, "wall": {"source": "clock"}}; sources: clock,
+        rusage, pmu, software, cachegrind, callgrind); empty for a store made before they
+        were recorded or from values parsed from the output."""
+        value = self._meta_json("metric_sources", "{}")
+        if not isinstance(value, dict) or not all(
+                isinstance(v, dict) and isinstance(v.get("source"), str) for v in value.values()):
+            raise store_checks.fail(self.path, "benchlab_meta", "'metric_sources'", "value",
+                                    value, "a JSON object of metric → {\"source\": ...}")
+        return value
+
     def alternatives(self) -> list[str]:
         """The alternatives in the experiment file's order, the baseline first."""
         names = store_checks.string_list(self._meta_json("alternatives", "[]"), self.path,

@@ -70,7 +70,7 @@ def switched(e: Experiment) -> list[StateFactor]:
 def trial_key(e: Experiment, trial: Trial) -> tuple[tuple[str, str], ...] | None:
     """The switched levels a trial runs under; None for a build step (it runs in whatever
     state is in force)."""
-    if trial.kind != "execution":
+    if trial.kind == "build":
         return None
     return state_key(trial.factors, {s.name for s in switched(e)})
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome, OutputParser, resolve, run_process
 from benchlab.runner.plan import Trial, command_for, cwd_for, env_for, machine_of
+
+DEFAULT_METRICS = ("wall", "user", "sys", "maxrss")  # a process timed whole, without `metrics`
 
 
 def utc_now() -> str:
@@ -39,7 +42,7 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
     env = {**base_env, **env_for(e, trial)}
     cwd = cwd_for(e, trial)
     left = 0
-    if trial.kind == "execution" and e.prepare is not None:
+    if trial.kind in ("execution", "count") and e.prepare is not None:
         before = run_process(e.prepare.spawn_argv(), cwd=e.cwd, env=env, timeout=e.timeout)
         if not before.ok:
             return command.show(), Outcome(0.0, 0.0, 0.0, 0, before.exit_code, before.signal,
@@ -57,20 +60,29 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
                               e.warmup_iterations + e.iterations, watch)
     argv = command.spawn_argv()
     timeout = e.build_timeout if trial.kind == "build" else e.timeout
-    cpus, aslr_off = e.cpus if trial.kind == "execution" else None, False
+    cpus, aslr_off = e.cpus if trial.kind != "build" else None, False
     if e.states:  # per-trial built-in levels: affinity, ASLR (runner/state_config.py)
         from benchlab.runner.state_config import process_settings
 
         cpus, aslr_off = process_settings(e, trial)
+
+    def start() -> Outcome:
+        if trial.kind == "count":  # under Valgrind, untimed (runner/counter.py)
+            from benchlab.runner.counter import run_counted
+
+            return run_counted(e.counter or "cachegrind", argv, cwd=cwd, env=env,
+                               timeout=e.timeout, cpus=cpus)
+        return run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser, cpus=cpus,
+                           executable=_resolve(argv[0], env.get("PATH"), cwd),
+                           counters=counters_for(e) if trial.kind == "execution" else None)
+
     if aslr_off:
         from benchlab.runner.personality import aslr_off as no_aslr
 
         with no_aslr():
-            outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
-                                  cpus=cpus, executable=_resolve(argv[0], env.get("PATH"), cwd))
+            outcome = start()
     else:
-        outcome = run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser,
-                              cpus=cpus, executable=_resolve(argv[0], env.get("PATH"), cwd))
+        outcome = start()
     if left:
         from dataclasses import replace
 
@@ -84,6 +96,27 @@ def _resolve(program: str, path: str | None, cwd: str) -> str | None:
     return resolve(program, {"PATH": path} if path is not None else {}, cwd)
 
 
+_COUNTERS = threading.local()  # each thread's open perf counters: (names, Counters)
+
+
+def counters_for(e: Experiment):
+    """The perf_event counters of the experiment's events, opened once per thread (a
+    process inherits the counters of the thread that spawns it), None when it counts none."""
+    from benchlab.runner.metric_sources import perf_events
+
+    names = perf_events(e.measure.metrics, e.counter) if e.measure.kind == "time" else ()
+    if not names:
+        return None
+    held = getattr(_COUNTERS, "held", None)
+    if held is None or held[0] != names:
+        from benchlab.runner.perf_event import Counters
+
+        if held is not None:
+            held[1].close()
+        held = _COUNTERS.held = (names, Counters(names))
+    return held[1]
+
+
 def not_run(trial: Trial) -> Outcome:
     """The outcome recorded for an execution of a build whose build step failed."""
     machine = machine_of(trial)
@@ -95,12 +128,23 @@ def not_run(trial: Trial) -> Outcome:
 def measurements(e: Experiment, trial: Trial, outcome: Outcome
                  ) -> list[tuple[int, str, float, str, bool]]:
     """The rows a successful trial adds to the store: (iteration, metric, value, unit,
-    warm-up); a process timed whole is one iteration of wall, user, sys and maxrss."""
-    if e.measure.kind == "time":  # the metrics are wall, user, sys and maxrss, in this order
+    warm-up); a process timed whole is one iteration of its metrics (wall, user, sys and
+    maxrss unless `metrics` says otherwise), a counted execution one of what it counted."""
+    if trial.kind == "count":
+        return [(1, m, outcome.counts[m], u, trial.warmup) for m, u in
+                zip(e.measure.metrics, e.measure.units, strict=True) if m in outcome.counts]
+    if e.measure.kind == "time" and e.measure.metrics == DEFAULT_METRICS:
         (wall, s), (user, _), (sys, _), (maxrss, b) = _pairs(e.measure.metrics, e.measure.units)
         warm = trial.warmup
         return [(1, wall, outcome.wall, s, warm), (1, user, outcome.user, s, warm),
                 (1, sys, outcome.sys, s, warm), (1, maxrss, float(outcome.maxrss), b, warm)]
+    if e.measure.kind == "time":  # `metrics` chose them
+        clock = {"wall": outcome.wall, "user": outcome.user, "sys": outcome.sys,
+                 "cpu": outcome.user + outcome.sys, "maxrss": float(outcome.maxrss)}
+        # a build step is timed, not counted: it records the clock's metrics only
+        return [(1, m, clock[m] if m in clock else outcome.counts[m], u, trial.warmup)
+                for m, u in _timed(e.measure.metrics, e.measure.units, e.counter)
+                if m in clock or trial.kind == "execution"]
     warm_until = e.warmup_iterations  # [steady_state]: up to the steady state's start
     if e.steady is not None:
         from benchlab.runner.steady import steady_start
@@ -121,6 +165,16 @@ def _pairs(metrics: tuple[str, ...], units: tuple[str, ...]) -> tuple[tuple[str,
     if len(metrics) != 4 or len(units) != 4:
         raise ValueError(f"a process timed whole has four metrics, not {metrics}")
     return tuple(zip(metrics, units, strict=True))
+
+
+@functools.lru_cache(maxsize=16)
+def _timed(metrics: tuple[str, ...], units: tuple[str, ...], counter: str | None
+           ) -> tuple[tuple[str, str], ...]:
+    """(metric, unit) of what a timed execution measures: all but the counter's."""
+    from benchlab.runner.metric_sources import COUNTERS, source_of
+
+    return tuple((m, u) for m, u in zip(metrics, units, strict=True)
+                 if source_of(m, counter) not in COUNTERS)
 
 
 def leftover_warning(trial: Trial, count: int) -> str:

@@ -1,0 +1,101 @@
+"""Counted executions: the command under Valgrind's cachegrind or callgrind, its Ir taken.
+
+`counter = "cachegrind"` plans, beside the timed executions, one counted
+execution of every cell per measured round (runner/plan.py: trials of kind
+"count", interleaved in the same random order, never timed): the command runs
+as `valgrind -q --tool=cachegrind --cache-sim=no --trace-children=yes
+--cachegrind-out-file=DIR/out.%p COMMAND...`, and the instructions it executed
+(Ir, summed over every process it started: a shell and what it runs) are the
+measurement `instructions`. Without cache simulation the count is exact and
+Valgrind runs about 20-50 times slower than the program, so a counted
+execution's timeout is `COUNT_SLOWDOWN` times the execution timeout. callgrind
+counts the same Ir (with its call graph, at more cost).
+
+The out files are read here (the `events:` and `summary:`/`totals:` lines),
+not by data/readers/valgrind.py, which the runner layer must not import.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import replace
+
+from benchlab.runner.execute import Outcome, run_process
+
+COUNT_SLOWDOWN = 50  # a counted execution may take this many times the execution timeout
+OPTIONS = {"cachegrind": ("--tool=cachegrind", "--cache-sim=no"),
+           "callgrind": ("--tool=callgrind",)}
+COMMON = ("-q", "--trace-children=yes")
+
+
+@functools.lru_cache(maxsize=1)
+def version() -> str | None:
+    """`valgrind --version` ("valgrind-3.19.0"), None when Valgrind is not installed."""
+    program = shutil.which("valgrind")
+    if program is None:
+        return None
+    try:
+        done = subprocess.run([program, "--version"], capture_output=True, text=True,
+                              timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.strip()
+    return text if done.returncode == 0 and text else None
+
+
+def options(tool: str) -> list[str]:
+    """Valgrind's options for `tool`, as the store records them (without the out file)."""
+    return [*COMMON, *OPTIONS[tool]]
+
+
+def argv_for(tool: str, out_dir: str, command: list[str]) -> list[str]:
+    """The counted execution's argv: Valgrind, its options, an out file per process."""
+    out = os.path.join(out_dir, "out.%p")
+    return ["valgrind", *options(tool), f"--{tool}-out-file={out}", *command]
+
+
+def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str, str],
+                timeout: float | None, cpus: tuple[int, ...] | None) -> Outcome:
+    """Run `command` under `tool` and return its outcome with `counts["instructions"]`;
+    an outcome with an error when it failed or Valgrind wrote no count."""
+    out_dir = tempfile.mkdtemp(prefix="benchlab-count-")
+    try:
+        outcome = run_process(argv_for(tool, out_dir, command), cwd=cwd, env=env,
+                              timeout=None if timeout is None else timeout * COUNT_SLOWDOWN,
+                              cpus=cpus)
+        if not outcome.ok:
+            return outcome
+        try:
+            total = sum(instructions(os.path.join(out_dir, name))
+                        for name in sorted(os.listdir(out_dir)))
+        except ValueError as exc:
+            return replace(outcome, error=f"{tool}: {exc}")
+        if not os.listdir(out_dir):
+            return replace(outcome, error=f"{tool} wrote no out file (is it Valgrind's?)")
+        return replace(outcome, counts={"instructions": float(total)})
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def instructions(path: str) -> int:
+    """The Ir total of one cachegrind or callgrind out file; ValueError when it has none."""
+    events: list[str] | None = None
+    total: list[str] | None = None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.startswith("events:"):
+                events = line[len("events:"):].split()
+            elif line.startswith(("summary:", "totals:")) and total is None:
+                total = line.split(":", 1)[1].split()
+    if events is None or "Ir" not in events or total is None:
+        raise ValueError(f"no Ir total in {os.path.basename(path)}")
+    index = events.index("Ir")
+    try:
+        return int(total[index]) if index < len(total) else 0
+    except ValueError:
+        raise ValueError(f"Ir total {total[index]!r} is not a number in "
+                         f"{os.path.basename(path)}") from None
