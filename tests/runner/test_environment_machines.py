@@ -24,6 +24,8 @@ BASE = {
     "numpy": "2.1.0", "benchlab": "0.1.0", "runner_maxrss_bytes": 50_000_000,
     "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)", "timer_resolution_s": 1e-9,
     "spawn": "glibc posix_spawn through ctypes",
+    "counters": {"pmu": [], "pmu_absent": "perf_event_open: ENOENT", "software": ["task-clock"],
+                 "valgrind": "valgrind-3.19.0"},
 }
 # A changed value for every key, of the same kind as the original.
 OTHER = {
@@ -37,10 +39,11 @@ OTHER = {
     "numpy": "2.2.0", "benchlab": "0.2.0", "runner_maxrss_bytes": 51_000_000,
     "timer": "time.perf_counter_ns (CLOCK_REALTIME)", "timer_resolution_s": 1e-6,
     "spawn": "os.posix_spawn",
+    "counters": {"pmu": ["instructions"], "software": ["task-clock"], "valgrind": None},
 }
 MATTER = {"cpu_model", "cpus_online", "cpus_usable", "smt_active", "governors", "turbo",
           "memory_bytes", "os", "kernel", "kernel_version", "machine", "aslr", "python",
-          "numpy", "benchlab", "timer", "timer_resolution_s", "spawn"}
+          "numpy", "benchlab", "timer", "timer_resolution_s", "spawn", "counters"}
 
 
 def test_identical_records_have_no_differences():
