@@ -304,3 +304,16 @@ def test_a_failing_command_under_the_counter_is_a_failed_trial(tmp_path):
     result = run_experiment(str(path), str(tmp_path / "r.db"))
     assert result.counts == {"failed": 1}
     assert result.failures[0][2] == "exit code 3"
+
+
+def test_counted_executions_of_a_failed_build_are_not_run(tmp_path):
+    path = tmp_path / "exp.toml"
+    path.write_text('executions = 2\nmetrics = ["instructions"]\ncounter = "cachegrind"\n'
+                    '[alternatives.a]\nbuild = ["false"]\ncommand = ["true"]\n')
+    if not HAS_VALGRIND:
+        pytest.skip("valgrind not installed")
+    result = run_experiment(str(path), str(tmp_path / "r.db"))
+    assert result.counts == {"failed": 3}
+    assert [f[2] for f in result.failures[1:]] == ["not run: build 1 of a failed"] * 2
+    assert query(str(tmp_path / "r.db"), "SELECT kind FROM trials ORDER BY seq") == [
+        ("build",), ("count",), ("count",)]
