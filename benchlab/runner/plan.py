@@ -105,8 +105,10 @@ def _kinds(e: Experiment, x: int) -> tuple[str, ...]:
 
 
 def _per_cell(e: Experiment) -> int:
-    """The trials of one cell per build: its executions, warm-up and counted ones."""
-    return sum(len(_kinds(e, x)) for x in range(1, e.warmup_executions + e.executions + 1))
+    """The trials of one cell per build: its executions, warm-up and counted ones (as
+    `_kinds` lists them, counted without listing: the file's numbers may be absurd)."""
+    return (e.warmup_executions + e.executions if timed(e) else 0) + \
+        (e.executions if e.counter is not None else 0)
 
 
 def _limit(variable: str, default: int) -> int:
