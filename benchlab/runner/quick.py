@@ -291,7 +291,10 @@ def quick_experiment(spec: QuickSpec) -> Experiment:
     try:
         return parse_experiment(text, SOURCE)
     except InputError as exc:
-        raise UsageError(exc.message) from None
+        message = exc.message  # the file's keys that quick mode's options wrote, as options
+        if message.startswith(("metrics", "counter")):
+            message = "--" + message
+        raise UsageError(message) from None
 
 
 def min_time(text: str) -> float:
