@@ -1,4 +1,4 @@
-"""Instruction counts under cachegrind: their spread, and a 1% change decided at n = 5 (issue 23, part 5).
+"""Instruction counts under cachegrind: their spread, and a 1% change at n = 5 (issue 23 part 5).
 
 What it does
     Writes a deterministic C program (loop.c: a loop of LENGTH iterations, a
