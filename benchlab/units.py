@@ -21,8 +21,12 @@ TIME_SECONDS = {
     "min": 60.0,
     "h": 3600.0,
 }
-# Units of counted things (perf, cachegrind, BMF): a whole value is exact, shown in full.
-COUNT_UNITS = ("instructions", "cycles", "events")
+# Units of counted things (perf, cachegrind, BMF, go test -benchmem, a store's maxrss): a
+# whole value with no spread is exact and shown in full (2377153 instructions); otherwise
+# scaled by SI prefixes (2.38 M instructions, 41.7 MB). Lower is better: each is work done
+# or memory used.
+COUNT_UNITS = ("instructions", "cycles", "events", "allocs", "allocs/op", "B", "B/op")
+_SI = (("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15))
 _TIME_LADDER = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
 _RATE_WORDS = ("/s", "/sec", "ops", "hz", "per second", "throughput", "fps")
 
@@ -40,6 +44,23 @@ class Unit:
     @property
     def is_time(self) -> bool:
         return self.name in TIME_SECONDS
+
+    @property
+    def is_count(self) -> bool:
+        """A unit of counted things (COUNT_UNITS): SI prefixes, whole values exact."""
+        return self.name in COUNT_UNITS
+
+    def _si(self, magnitude: float) -> tuple[str, float]:
+        """The count unit with the SI prefix that suits this magnitude, and its factor:
+        "M instructions" (a word: the prefix apart), "kB" and "kB/op" (bytes: joined)."""
+        prefix, factor = _SI[0]
+        for cand, f in _SI:
+            if magnitude >= f:
+                prefix, factor = cand, f
+        name = self.name or ""
+        if not prefix:
+            return name, 1.0
+        return (f"{prefix}{name}" if name.startswith("B") else f"{prefix} {name}"), factor
 
     @property
     def _speaks_time(self) -> bool:
@@ -84,19 +105,26 @@ class Unit:
                 break
         return name, factor / TIME_SECONDS[self.name or "s"]
 
-    def display(self, magnitude: float) -> tuple[str | None, float]:
+    def display(self, magnitude: float, exact: bool = False) -> tuple[str | None, float]:
         """The unit to show values of this magnitude in, and what to divide them by.
 
-        Times move along ns, µs, ms, s (86150 µs shows as ms); other units stay as
-        they are (factor 1). One call per table row keeps a row in one unit.
+        Times move along ns, µs, ms, s (86150 µs shows as ms); counts along the SI
+        prefixes (2377153.5 instructions as M instructions), unless `exact` (values with
+        no spread: shown in full); other units stay as they are (factor 1). One call per
+        table row keeps a row in one unit.
         """
         if self.is_time and math.isfinite(magnitude):
             return self._scale(abs(magnitude))
+        if self.is_count and not exact and math.isfinite(magnitude):
+            return self._si(abs(magnitude))
         return self.name, 1.0
 
-    def format(self, value: float | None, digits: int = 6, like: float | None = None) -> str:
+    def format(self, value: float | None, digits: int = 6, like: float | None = None,
+               exact: bool | None = None) -> str:
         """A value with its unit; times scaled to ns/µs/ms/s by the size of `like` (or value),
-        to `digits` significant digits by notation.py's rounding rule."""
+        to `digits` significant digits by notation.py's rounding rule. A count is shown in
+        full when whole and `exact` (its data have no spread) or not known (None); else
+        scaled by SI prefixes like times."""
         from benchlab.notation import significant
 
         if value is None or not math.isfinite(value):
@@ -104,8 +132,11 @@ class Unit:
         if self.is_time:
             name, factor = self._scale(abs(like if like is not None else value))
             return f"{significant(value / factor, digits)} {name}"
-        if self.name in COUNT_UNITS and value.is_integer() and abs(value) < 1e15:
+        if self.is_count and exact is not False and value.is_integer() and abs(value) < 1e15:
             text = str(int(value))  # a whole count in full: 2377153 instructions
+        elif self.is_count:
+            name, factor = self._si(abs(like if like is not None else value))
+            return f"{significant(value / factor, digits)} {name}"
         else:
             text = significant(value, digits)
         return f"{text} {self.name}" if self.name else text
@@ -121,4 +152,6 @@ def make_unit(name: str | None, higher_is_better: bool | None = None) -> Unit:
             higher_is_better = False
         elif any(word in lowered for word in _RATE_WORDS):
             higher_is_better = True
+        elif name in COUNT_UNITS:
+            higher_is_better = False  # work done, memory used
     return Unit(name, higher_is_better)

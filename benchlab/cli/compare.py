@@ -110,10 +110,13 @@ def _analyse(args: argparse.Namespace, spec):
     asked = common.metric_names(args)  # --metric wall,instructions: side by side
     found_metrics, notes = (list(asked), []) if asked else metrics.of_inputs(args)
     if len(found_metrics) > 1:  # or go test -benchmem: a table per metric
-        shown, per_metric, results = metrics.analyse_each(args, spec, found_metrics, notes,
-                                                          asked=bool(asked))
+        shown, analyses = metrics.analyse_each(args, spec, found_metrics, notes,
+                                               asked=bool(asked))
+        per_metric = {m: {"samples": a.samples[None], "plot": not args.no_plot}
+                      for m, a in analyses if None in a.samples}  # what each plot draws
         return shown, output_options.context(args, "compare", args.files,
-                                             per_metric=per_metric), results
+                                             per_metric=per_metric), \
+            [a.result for _, a in analyses]
     found = analysis.analyse(args, "compare", spec)
     named = found.samples.get(None)
     if named is None:  # a suite
@@ -126,7 +129,8 @@ def _analyse(args: argparse.Namespace, spec):
 
 def exit_status(results: list, fail_on: str | None) -> int:
     """compare's exit status over its results (the default metric's first): 2 when the
-    first is a comparison whose ratio could not be formed (its note on standard error;
+    first is a comparison whose ratio could not be formed and whose samples are not exactly
+    equal (its note on standard error;
     another metric's says so in its table and here), else 1 when --fail-on trips on any
     result whose ratios were formed (stats/verdict.trips), else 0."""
     from benchlab.escape import terminal  # the note names a sample: no controls
@@ -139,7 +143,8 @@ def exit_status(results: list, fail_on: str | None) -> int:
             comparisons = [c for _, r in result.benchmarks for c in r.comparisons]
         else:
             comparisons = list(result.comparisons)
-            no_ratio = [c for c in comparisons if c.ratio is None]
+            no_ratio = [c for c in comparisons  # not exactly equal (0 vs 0): an answer
+                        if c.ratio is None and c.verdict.outcome != "equivalent"]
             if no_ratio:
                 print(f"benchlab: {terminal(no_ratio[0].ratio_note or '')}", file=sys.stderr)
                 code = 2 if k == 0 else code

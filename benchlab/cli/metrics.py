@@ -53,16 +53,15 @@ def of_inputs(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 def analyse_each(args: argparse.Namespace, spec: AnalysisSpec,
                  metrics: list[str] | tuple[str, ...],
                  notes: list[str], *, command: str = "compare", asked: bool = False
-                 ) -> tuple[Any, dict[str, dict], list[Any]]:
+                 ) -> tuple[Any, list[tuple[str, Any]]]:
     """The analysis of compare and report (cli/analysis.py) once per metric, each with the
     spec of its metric (`spec` with `metric` replaced): the metrics `asked` for (--metric
     a,b: in that order, and a metric the inputs lack is an error listing those they
     have), else the inputs' shared metrics, the default metric first.
 
-    Returns the PerMetric result, the render options per metric (the samples to plot
-    of each comparison that is not a suite) and the results in order, for the exit
-    status. A metric found (not asked for) other than the default that cannot be
-    compared (e.g. MB/s of one benchmark only: one sample) becomes a note.
+    Returns the PerMetric result and each metric's Analysis (its samples, its benchmark
+    column), in order. A metric found (not asked for) other than the default that
+    cannot be compared (e.g. MB/s of one benchmark only: one sample) becomes a note.
     """
     from dataclasses import replace
 
@@ -78,7 +77,7 @@ def analyse_each(args: argparse.Namespace, spec: AnalysisSpec,
             else ordered
         # a suite in every metric, even one only some benchmarks report (MB/s)
         benchmark = args.benchmark or inputs.benchmark
-    results, per_metric = [], {}
+    analyses = []
     notes = list(notes)
     for metric in ordered:
         try:
@@ -89,8 +88,5 @@ def analyse_each(args: argparse.Namespace, spec: AnalysisSpec,
                 raise
             notes.append(f"metric {metric!r} not compared: {exc.message}")
             continue
-        results.append((metric, found.result))
-        named = found.samples.get(None)
-        if named is not None:
-            per_metric[metric] = {"samples": named, "plot": not getattr(args, "no_plot", False)}
-    return PerMetric(tuple(results), tuple(notes)), per_metric, [r for _, r in results]
+        analyses.append((metric, found))
+    return PerMetric(tuple((m, a.result) for m, a in analyses), tuple(notes)), analyses

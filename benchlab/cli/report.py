@@ -73,25 +73,33 @@ def run(args: argparse.Namespace) -> int:
 def analyse(args: argparse.Namespace):
     """The comparison of the inputs — exactly `compare`'s (cli/analysis.py) — and what the
     page shows beside it: (PageInput, context)."""
+    from benchlab.cli import metrics
     from benchlab.report import html_page
 
-    others: list[str] = []
-    if args.metric is None:  # go test -benchmem: compare shows every metric, the page one
-        from benchlab.cli import metrics
-
-        others = metrics.of_inputs(args)[0]
-    found = analysis.analyse(args, "report")
-    if others:
-        rest = ", ".join(m for m in others if m != found.metric)
-        found = replace(found, result=analysis.with_note(
-            found.result, f"this page shows the metric {found.metric}; the inputs also carry "
-            f"{rest}: a page for one of them with --metric (compare shows them all)"))
+    spec = analysis.spec_of(args)
+    asked = common.metric_names(args)  # --metric wall,instructions: a section each
+    found_metrics, notes = (list(asked), []) if asked else metrics.of_inputs(args)
     context = _context(args, ())
-    steady = found.cut.by_trial() if found.cut is not None else None
-    page = html_page.PageInput(found.result, found.samples,
-                               tuple(_stores(args, found.benchmark, steady)), args.title,
-                               not args.no_figures, figure_limit=html_page.FIGURE_LIMIT)
-    return page, context
+
+    def page_of(found, metric=None):
+        steady = found.cut.by_trial() if found.cut is not None else None
+        return html_page.PageInput(found.result, found.samples,
+                                   tuple(_stores(args, found.benchmark, found.metric, steady)),
+                                   args.title, not args.no_figures,
+                                   figure_limit=html_page.FIGURE_LIMIT, metric=metric)
+
+    if len(found_metrics) > 1:  # or every metric of a go test -benchmem file
+        shown, analyses = metrics.analyse_each(args, spec, found_metrics, notes,
+                                               command="report", asked=bool(asked))
+        (first, found), *rest = analyses
+        if shown.notes:
+            found = replace(found, result=analysis.with_note(found.result,
+                                                             "; ".join(shown.notes)))
+        page = replace(page_of(found, first), overview=shown,
+                       metrics=tuple(page_of(a, m) for m, a in rest))
+        return page, context
+    found = analysis.analyse(args, "report", spec)
+    return page_of(found), context
 
 
 def _context(args: argparse.Namespace, notes: tuple[str, ...]):
@@ -106,10 +114,10 @@ def _context(args: argparse.Namespace, notes: tuple[str, ...]):
                          options={"fragment": True})
 
 
-def _stores(args: argparse.Namespace, benchmark: str | None,
+def _stores(args: argparse.Namespace, benchmark: str | None, metric: str | None,
             steady: dict[str, str | None] | None = None):
-    """A StoreRecord (sessions, run order per benchmark) for every input that is a store;
-    `steady` (--warmup auto: each trial's steady-state start) marks the cuts."""
+    """A StoreRecord (sessions, run order per benchmark) for every input that is a store,
+    in `metric`; `steady` (--warmup auto: each trial's steady-state start) marks the cuts."""
     from benchlab.report.figures.run_order import run_orders
     from benchlab.report.html_page import StoreRecord
     from benchlab.runner.store import Store
@@ -123,4 +131,4 @@ def _stores(args: argparse.Namespace, benchmark: str | None,
             sessions, meta = store.sessions(), dict(store.meta)
         finally:
             store.close()
-        yield StoreRecord(path, sessions, run_orders(path, args.metric, benchmark, steady), meta)
+        yield StoreRecord(path, sessions, run_orders(path, metric, benchmark, steady), meta)

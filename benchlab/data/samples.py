@@ -63,6 +63,7 @@ def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
                                by=by, unit=unit, higher_is_better=higher_is_better,
                                name=name, metric=metric, mode=mode)
         dataset.check_finite()
+        dataset = _directed(dataset)
         if value is not None and value not in dataset.columns:
             raise UsageError(f"--value {value} needs a CSV/TSV table with a header; this is a "
                              "plain file of numbers (use -C for its columns)", dataset.source)
@@ -100,6 +101,19 @@ def load_inputs(paths: list[str], *, format: str | None = None, column: int = 1,
                              f"{'s' if len(s.values) != 1 else ''}; at least {min_values} "
                              "are needed", s.dataset.source)
     return Inputs(samples, benchmark)
+
+
+def _directed(dataset: Dataset) -> Dataset:
+    """The dataset with "higher is better" from its metric's name when its unit does not
+    say (a CSV's `throughput` rows, a store's `ops_per_sec`): units.make_unit's rule on
+    the name, so rates and throughputs are better higher, times and counts lower."""
+    unit = dataset.unit
+    if unit.higher_is_better is not None or not dataset.metric:
+        return dataset
+    implied = make_unit(dataset.metric).higher_is_better
+    if implied is None:
+        return dataset
+    return replace(dataset, unit=Unit(unit.name, implied))
 
 
 def load_samples(paths: list[str], **opts) -> list[Sample]:

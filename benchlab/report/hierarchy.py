@@ -130,9 +130,13 @@ def summary_report_json(result: SummaryReport, context: RenderContext) -> dict[s
 
 def _flat_line(s: FlatSummary, unit) -> str:
     d = s.descriptives
-    return (f"{d.name}: n = {d.n}, mean {unit.format(d.mean)}  {fmt_level(s.confidence)} CI "
-            f"{unit.format(s.low)} .. {unit.format(s.high)}, median "
-            f"{unit.format(d.median)}, stddev {unit.format(d.stddev)}")
+
+    def show(x: float) -> str:  # counts: in full when exact, else scaled as the mean
+        return unit.format(x, exact=d.stddev == 0, like=d.mean if unit.is_count else None)
+
+    return (f"{d.name}: n = {d.n}, mean {show(d.mean)}  {fmt_level(s.confidence)} CI "
+            f"{show(s.low)} .. {show(s.high)}, median {show(d.median)}, stddev "
+            f"{show(d.stddev)}")
 
 
 @renders("text", SummaryReport)

@@ -137,6 +137,9 @@ class PageInput:
     figures: bool = True
     date: str | None = None
     figure_limit: int = FIGURE_LIMIT
+    metric: str | None = None  # the metric analysed, when the page shows several
+    metrics: tuple[PageInput, ...] = ()  # the other metrics' analyses: a section each
+    overview: Any = None  # several metrics: their PerMetric, for the side-by-side table
 
 
 def figure_html(result: Any, context: RenderContext) -> str:
@@ -379,14 +382,53 @@ def _footer(page: PageInput, context: RenderContext) -> str:
             f"<p>command: <code>{hf.esc(command)}</code></p>{analysis}{inputs}</footer>")
 
 
-def build_page(page: PageInput, context: RenderContext) -> str:
-    """The whole report as one HTML document."""
+def overview_html(page: PageInput) -> str:
+    """Several metrics: the side-by-side table (report/metrics.overview_rows), each metric
+    linked to its section; "" for one metric, or metrics whose analyses are suites."""
+    if page.overview is None:
+        return ""
+    from benchlab.report.metrics import OVERVIEW_HEAD, overview_rows
+
+    rows = overview_rows(page.overview)
+    if not rows:
+        return ""
+    anchors = dict(zip([p.metric for p in (page, *page.metrics)],
+                       metric_ids([p.metric for p in (page, *page.metrics)]), strict=True))
+    head = [*OVERVIEW_HEAD[:5],
+            f"{fmt_level(getattr(page.result, 'confidence', 0.95))} CI", OVERVIEW_HEAD[6]]
+    body = []
+    for row, metric in zip(rows, _row_metrics(page), strict=True):
+        link = f'<a href="#{hf.esc(anchors[metric])}">{hf.esc(row[0])}</a>'
+        body.append([hf.cell(link, raw=True, cls="name"), hf.cell(row[1], cls="name"),
+                     *(hf.cell(c, cls="num") for c in row[2:5]), hf.cell(row[5]),
+                     hf.cell(row[6])])
+    return ('<h2 id="metrics">metrics side by side</h2>'
+            + hf.table(head, body, cls="metrics"))
+
+
+def _row_metrics(page: PageInput) -> list[str | None]:
+    """The metric of each row of the side-by-side table (one per comparison)."""
+    return [p.metric for p in (page, *page.metrics) for _ in p.result.comparisons]
+
+
+def metric_ids(names: Sequence[str | None]) -> list[str]:
+    """The id of each metric's section: "metric-" and its name made safe (section_ids'
+    rule)."""
+    return [a.replace("bench-", "metric-", 1) for a in section_ids(
+        [n or "value" for n in names])]
+
+
+def _analysis_body(page: PageInput, context: RenderContext, panels: Any,
+                   prefix: str = "") -> list[str]:
+    """One analysis's part of the page: its headline table, how to read it, the suite's
+    geometric mean, its warnings and a section per benchmark; `prefix` keeps the ids of a
+    second metric's sections apart from the first's."""
     result = page.result
     items: list[tuple[str | None, CompareResult]]
     if isinstance(result, SuiteResult):
         items = list(result.benchmarks)
         confidence = result.confidence
-        anchors = section_ids([bench for bench, _ in items])
+        anchors = [prefix + a for a in section_ids([bench for bench, _ in items])]
         headline = headline_table(result.benchmarks, confidence, result.holm, anchors,
                                      result.decisions, result.adjust)
         extra = [geomean_table(result)]
@@ -396,7 +438,7 @@ def build_page(page: PageInput, context: RenderContext) -> str:
         warnings = suite_warnings(result)
     else:
         items = [(None, result)]
-        anchors = section_ids([None])
+        anchors = [prefix + a for a in section_ids([None])]
         confidence = result.confidence
         label = " vs ".join(s.name for s in result.samples[:2])
         headline = headline_table([(label if len(result.samples) == 2 else "(all)",
@@ -407,19 +449,39 @@ def build_page(page: PageInput, context: RenderContext) -> str:
     facts = (f"{plural(sum(len(r.comparisons) for _, r in items), 'comparison')} · "
              f"{fmt_level(confidence)} confidence · threshold {fmt_share(threshold)}"
              + (f" · unit {unit}" if unit else ""))
-    warnings = [*warnings, *_machine_warnings(page.stores)]
-    panels = _panels(page.figures)
-    if page.figures and panels is None:
-        warnings.append(LIGHT_FIGURES)
+    if not prefix:
+        warnings = [*warnings, *_machine_warnings(page.stores)]
+        if page.figures and panels is None:
+            warnings.append(LIGHT_FIGURES)
     design = getattr(result, "design", None)  # a store analysed by its design
     how = (f'<p class="note design">analysis: {hf.esc(design.note)}</p>' if design is not None
            else "")
-    body = [f"<h1>{hf.esc(page.title)}</h1>", f'<p class="muted">{hf.esc(facts)}</p>', how,
-            '<h2 id="headline">headline</h2>', headline, how_to_read(result, page.figures),
-            *extra, hf.warnings_list(warnings)]
+    body = [f'<p class="muted">{hf.esc(facts)}</p>', how,
+            f'<h2 id="{prefix}headline">headline</h2>', headline,
+            how_to_read(result, page.figures), *extra, hf.warnings_list(warnings)]
+    body += [_bench_section(anchor, bench, r, page, context, panels)
+             for anchor, (bench, r) in zip(anchors, items, strict=True)]
+    return body
+
+
+def build_page(page: PageInput, context: RenderContext) -> str:
+    """The whole report as one HTML document: one analysis, or with several metrics the
+    side-by-side table and a section per metric (page.metrics)."""
+    panels = _panels(page.figures)
+    body = [f"<h1>{hf.esc(page.title)}</h1>"]
     try:
-        body += [_bench_section(anchor, bench, r, page, context, panels)
-                 for anchor, (bench, r) in zip(anchors, items, strict=True)]
+        if not page.metrics:
+            body += _analysis_body(page, context, panels)
+        else:
+            body.append(overview_html(page))
+            pages = (page, *page.metrics)
+            ids = metric_ids([p.metric for p in pages])
+            for k, (one, anchor) in enumerate(zip(pages, ids, strict=True)):
+                body.append(f'<section class="metric" id="{hf.esc(anchor)}"><h2>metric '
+                            f'{hf.esc(one.metric or "value")} <a class="self" href="#'
+                            f'{hf.esc(anchor)}" title="link to this section">#</a></h2>')
+                body += _analysis_body(one, context, panels, "" if k == 0 else f"{anchor}-")
+                body.append("</section>")
     finally:
         if panels is not None:
             panels.close()

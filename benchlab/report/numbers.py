@@ -82,7 +82,7 @@ def fmt_quantity(value: float | None, unit: Unit, uncertainty: float | None = No
     """A value with its unit: "86.1 ms" (scaled by `like`'s magnitude, or the value's)."""
     if value is None or not math.isfinite(value):
         return "n/a"
-    name, factor = unit.display(abs(like if like is not None else value))
+    name, factor = unit.display(abs(like if like is not None else value), uncertainty == 0)
     u = None if uncertainty is None else uncertainty / factor
     return _with_unit(fmt_uncertain(value / factor, u), name)
 
@@ -96,7 +96,7 @@ def fmt_row(values: Sequence[float | None], unit: Unit, uncertainty: float | Non
     MIN_SIGNIFICANT digits. An estimate and its CI (keep_small False) share one
     last digit: "-2 ms  95% CI -12 ms .. 9 ms".
     """
-    name, factor = unit.display(abs(like) if math.isfinite(like) else 0.0)
+    name, factor = unit.display(abs(like) if math.isfinite(like) else 0.0, uncertainty == 0)
     u = None if uncertainty is None else uncertainty / factor
     places = decimals(like / factor, u) if math.isfinite(like) else 0
     out = []
@@ -124,7 +124,8 @@ def fmt_squared(value: float | None, unit: Unit, like: float) -> str:
     """A variance with its squared unit, scaled as values near `like` are ("96.8 ms²")."""
     if value is None or not math.isfinite(value):
         return "n/a"
-    name, factor = unit.display(abs(like) if math.isfinite(like) else 0.0)
+    # a count's square unscaled: "(M instructions)²" reads worse than the number in full
+    name, factor = unit.display(abs(like) if math.isfinite(like) else 0.0, unit.is_count)
     text = fmt_uncertain(value / factor**2)
     if not name:
         return text

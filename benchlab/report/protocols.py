@@ -38,7 +38,7 @@ def speedup_document(r: SpeedupTestResult) -> dict[str, Any]:
 
 def kruskal_document(r: KruskalResult) -> dict[str, Any]:
     """Kruskal–Wallis, the one-way ANOVA and the pairwise comparisons as JSON types."""
-    return {"method": r.method, "posthoc": r.posthoc,
+    return {"method": r.method, "posthoc": r.posthoc, "exact": r.exact,
             "groups": [{"name": g.name, "n": g.n, "median": finite(g.median),
                         "mean": finite(g.mean), "mean_rank": finite(g.mean_rank)}
                        for g in r.groups],
@@ -107,8 +107,10 @@ def speedup_text(results: list[SpeedupTestResult], samples: dict[str, Any],
         rows = [["", "n", "min", "mean", "median"]]
         for name in (r.baseline, r.candidate):
             d = samples[name]
-            rows.append([name, str(d.n), unit.format(d.min), unit.format(d.mean),
-                         unit.format(d.median)])
+            exact = d.stddev == 0  # counts: in full when exact, else scaled as the mean
+            like = d.mean if unit.is_count else None
+            rows.append([name, str(d.n), *(unit.format(x, like=like, exact=exact)
+                                           for x in (d.min, d.mean, d.median))])
         ratio = f"speedup ({r.candidate}/{r.baseline})" if r.higher_is_better else \
             f"speedup ({r.baseline}/{r.candidate})"
         rows.append([ratio, "", f"{r.speedups.min:.4g}", f"{r.speedups.mean:.4g}",
@@ -176,8 +178,10 @@ def kruskal_text(r: KruskalResult, unit: Unit) -> list[str]:
                      "differ" if p.significant else "-"])
     lines += _table(rows, {2, 3, 4, 5})
     n_sig = sum(p.significant for p in r.pairs)
-    lines += ["", f"{n_sig} of {len(r.pairs)} pairs differ at level {r.alpha:g} after Holm's "
-                  "adjustment (shift: Hodges-Lehmann, second - first)"]
+    how = ("exactly: every group is constant, no test is needed" if r.exact else
+           f"at level {r.alpha:g} after Holm's adjustment")
+    lines += ["", f"{n_sig} of {len(r.pairs)} pairs differ {how} (shift: Hodges-Lehmann, "
+                  "second - first)"]
     return [terminal(line) for line in lines]
 
 

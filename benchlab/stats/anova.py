@@ -239,7 +239,15 @@ def _diagnostics(y: np.ndarray, x: np.ndarray, fitted: np.ndarray, residuals: np
 
     n = y.size
     advice: list[str] = []
-    if df_e > 0 and n >= 3 and np.ptp(residuals) > 1e-12 * max(1.0, np.abs(y).max()):
+    tolerance = 1e-12 * max(1.0, float(np.abs(y).max()))
+    if df_e > 0 and float(np.abs(residuals).max()) <= tolerance:
+        # every cell's runs identical (counts): the effects are exact, nothing to check
+        none = Check("none (the residuals are all zero)", None, None, None)
+        return Diagnostics(none, none, None, None, None, (
+            "the residuals are all zero (the runs of every cell are identical): the "
+            "effects are exact and their CIs have zero width; the model's checks do not "
+            "apply",))
+    if df_e > 0 and n >= 3 and np.ptp(residuals) > tolerance:
         import warnings
 
         with warnings.catch_warnings():  # above 5000 values: said in `method` instead

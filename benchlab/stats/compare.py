@@ -105,8 +105,15 @@ def _ratio(base: Descriptives, cand: Descriptives, confidence: float, df_method:
 def verdict_from_difference(diff: MeanDifference, base: str, cand: str, threshold: float,
                              unit: Unit, why: str = "the baseline mean is not positive"
                              ) -> Verdict:
-    """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered."""
+    """Without a ratio (baseline mean ≤ 0) only "is there a difference" can be answered;
+    a difference known to be exactly 0 (no spread: both samples one constant, or every
+    pair equal) is "no difference", exactly, as a zero-width ratio CI at 1 is."""
     level = f"{fmt_level(diff.confidence)} CI"
+    if diff.low == diff.high == diff.estimate == 0.0:
+        text = (f"no difference: {cand} and {base} have the same mean, exactly (a zero-width "
+                f"{level} of the difference at 0: the data have no spread that could move "
+                f"it; no ratio: {why})")
+        return Verdict("equivalent", text, threshold, None, False)
     if diff.low > 0 or diff.high < 0:
         above = diff.estimate > 0
         text = (f"{cand} is {unit.direction_word(above)} than {base} by "

@@ -245,7 +245,7 @@ def summarize(values: np.ndarray, levels: list[np.ndarray], level_names: list[st
         for d in range(k + 1))
     df = float(r_top - 1)
     half = critical_t(confidence, df) * math.sqrt(s2[0] / r_top)
-    if r_top < 5:
+    if r_top < 5 and half > 0:  # no spread (identical counts): the zero-width CI is exact
         warnings.append(f"{name}: only {r_top} {names[0]} units: the CI rests on {r_top} "
                         "top-level means and is wide; repeat the top level more")
     if not balanced:
@@ -384,6 +384,8 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     k = len(comps) - 1
     if len(costs) != len(comps):
         raise ValueError(f"need {len(comps)} costs, one per level")
+    if all(c.s2 == 0 for c in comps):
+        return _exact_plan(summary, costs, budget, target, confidence, relative)
     notes: list[str] = []
     dropped = [names[d] for d in range(1, k) if t2[d] <= 0]
     active = [d for d in range(k + 1) if d in (0, k) or t2[d] > 0]
@@ -434,6 +436,25 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
                 tuple(dropped),
                 option(reps), option(single), budget, target, confidence, tuple(notes),
                 relative)
+
+
+def _exact_plan(summary: HierarchySummary, costs: list[float], budget: float | None,
+                target: float | None, confidence: float, relative: tuple[float, ...]) -> Plan:
+    """The plan for data without any spread (identical counts at every level): one unit of
+    each level measures the mean exactly, so that is the plan for any target or budget —
+    the exact answer, not sizes computed from variances of zero."""
+    names = tuple(c.name for c in summary.components)
+    reps = (1,) * len(names)
+    per_top = _cost_per_top_unit(costs, list(reps))
+    if budget is not None and per_top > budget:
+        raise InputError(f"a budget of {_seconds(budget)} buys no complete {names[0]}: one "
+                         f"costs {_seconds(per_top)} (one of each level below)")
+    one = PlanOption(reps, per_top, per_top, 0.0)
+    note = ("the data have no spread at any level (every value the same): one measurement "
+            "gives the mean exactly; a second one confirms that the values repeat")
+    return Plan(names, tuple(costs), tuple(c.t2 for c in summary.components),
+                (None,) * len(names), names[1:-1], one, one, budget, target, confidence,
+                (note,), relative)
 
 
 def halfwidth_by_budget(plan: Plan, budgets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -119,6 +119,7 @@ class KruskalResult(Result):
     alpha: float
     method: str
     posthoc: str = "mann-whitney"
+    exact: bool = False  # every group constant: pairs differ exactly when their values do
 
 
 def _speedups(base: np.ndarray, cand: np.ndarray, higher_is_better: bool) -> Speedups:
@@ -178,6 +179,8 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
     scale = power_of_two_scale(base, cand)
     base, cand = base * scale, cand * scale
     alternative = "less" if higher_is_better else "greater"  # H1 for baseline vs candidate
+    if min(base.size, cand.size) >= 2 and np.ptp(base) == 0 and np.ptp(cand) == 0:
+        return _exact(base, cand, protocol, alpha, names, higher_is_better, unit)
     refusals: list[str] = []
     warnings: list[str] = []
     checks: list[TestResult] = []
@@ -245,6 +248,29 @@ def speedup_test(baseline: np.ndarray, candidate: np.ndarray, *, protocol: str =
     return SpeedupTestResult(protocol, names[0], names[1], int(base.size), int(cand.size),
                              float(alpha), bool(higher_is_better), speed, tuple(checks), test,
                              decision, message, tuple(warnings), better)
+
+
+def _exact(base: np.ndarray, cand: np.ndarray, protocol: str, alpha: float,
+           names: tuple[str, str], higher_is_better: bool, unit: Unit | None
+           ) -> SpeedupTestResult:
+    """Two samples without spread (identical counts): the speedup is known exactly, so the
+    answer is exact rather than refused for want of a normality check — the candidate is
+    better (significant at any level) when it is strictly better, else it is not."""
+    speed = _speedups(base, cand, higher_is_better)
+    better = _better_word(higher_is_better, unit)
+    what = "mean" if protocol == "speedup-mean" else "median"
+    if speed.mean > 1.0:
+        decision = "significant"
+        message = (f"{names[1]} is {better} than {names[0]}, exactly: {what} speedup "
+                   f"{speed.mean:.4g} (neither sample has any spread: no test is needed)")
+    else:
+        decision = "not significant"
+        how = "the same value" if speed.mean == 1.0 else f"speedup {speed.mean:.4g}"
+        message = (f"no {what} speedup of {names[1]} over {names[0]}, exactly: {how} "
+                   "(neither sample has any spread: no test is needed)")
+    return SpeedupTestResult(protocol, names[0], names[1], int(base.size), int(cand.size),
+                             float(alpha), bool(higher_is_better), speed, (), None, decision,
+                             message, (), better)
 
 
 @dataclass(frozen=True)
@@ -357,16 +383,23 @@ def kruskal_test(samples: Sequence[tuple[str, np.ndarray]], *,
                 t = mann_whitney(arrays[i], arrays[j])
                 raw.append((i, j, t.statistic, t.pvalue, float(t.estimate)))
     adjusted = holm_adjust([r[3] for r in raw])
-    pairs = tuple(PairTest(samples[i][0], samples[j][0], stat, p_raw, p, shift, bool(p < alpha))
+    # every group without spread (identical counts): a pair differs exactly when its values
+    # do, whatever the tests of few tied values can show
+    exact = all(x.size >= 2 and np.ptp(x) == 0 for x in arrays)
+    pairs = tuple(PairTest(samples[i][0], samples[j][0], stat, p_raw, p, shift,
+                           bool(arrays[i][0] != arrays[j][0]) if exact else bool(p < alpha))
                   for (i, j, stat, p_raw, shift), p in zip(raw, adjusted, strict=True))
     pairwise = ("Dunn's z on the pooled mean ranks (tie-corrected, normal p-values)"
                 if posthoc == "dunn" else
                 "Wilcoxon-Mann-Whitney (exact below 50 values without ties)")
+    method = ("Kruskal-Wallis (tie-corrected chi-squared approximation); pairwise "
+              f"{pairwise} with Holm adjustment")
+    if exact:
+        method += ("; every group is constant, so a pair differs exactly when its values "
+                   "differ (the tests are shown, not used)")
     return KruskalResult(groups, float(kw.statistic), len(arrays) - 1, float(kw.pvalue),
                          float(ow.statistic), (len(arrays) - 1, int(pooled.size - len(arrays))),
-                         float(ow.pvalue), pairs, float(alpha),
-                         "Kruskal-Wallis (tie-corrected chi-squared approximation); pairwise "
-                         f"{pairwise} with Holm adjustment", posthoc)
+                         float(ow.pvalue), pairs, float(alpha), method, posthoc, exact)
 
 
 @dataclass(frozen=True)

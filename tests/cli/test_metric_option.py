@@ -118,3 +118,36 @@ def test_history_keeps_a_series_per_metric_and_filters_by_it(run_cli, store, tmp
     assert {s["metric"] for s in json.loads(out)["series"]} == {"maxrss"}
     code, _, err = run_cli("history", "check", "--db", db, "--metric", "user")
     assert code == 2 and "no metric 'user'" in err and "(metrics: " in err
+
+
+def test_report_has_a_section_per_metric(run_cli, store, tmp_path):
+    page = tmp_path / "r.html"
+    run_cli("report", store, "--metric", "wall,maxrss", "--no-figures", "-o", page, expect=0)
+    html = page.read_text()
+    assert '<h2 id="metrics">metrics side by side</h2>' in html
+    assert 'id="metric-wall"' in html and 'id="metric-maxrss"' in html
+    assert html.index('id="metric-wall"') < html.index('id="metric-maxrss"')
+    assert 'id="metric-maxrss-headline"' in html  # the second metric's ids kept apart
+    ids = __import__("re").findall(r'<(?:section|h2)[^>]* id="([^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    one = tmp_path / "one.html"
+    run_cli("report", store, "--metric", "maxrss", "--no-figures", "-o", one, expect=0)
+    assert "metrics side by side" not in one.read_text()
+
+
+def test_report_of_go_test_benchmem_shows_every_metric(run_cli, tmp_path):
+    files = [str(ROOT / "tests/fixtures/real/gotest" / f) for f in ("old.txt", "new.txt")]
+    page = tmp_path / "go.html"
+    run_cli("report", *files, "--no-figures", "-o", page, expect=0)
+    html = page.read_text()
+    for metric in ("ns-op", "B-op", "allocs-op"):
+        assert f'id="metric-{metric}"' in html
+
+
+def test_criterion_without_a_throughput_says_which_metrics_it_has(run_cli):
+    code, out, err = run_cli("summary", FORMATS / "criterion", "--metric", "throughput")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "benchmark.json: the benchmark records no throughput" in err
+    assert "metrics: time" in err
+    code, _, err = run_cli("summary", FORMATS / "criterion", "--metric", "cycles")
+    assert code == 2 and "(metrics: time, throughput)" in err

@@ -356,19 +356,21 @@ def test_paired_pair_by_and_names_reach_the_report(run_cli, tmp_path):
     assert row["method"] == ratio["method"] and "old vs new" in page
 
 
-def test_a_multi_metric_page_is_compares_first_metric_and_says_so(run_cli, tmp_path):
-    """go test -benchmem files: compare shows every metric, the page the default one
-    (ns/op) — with compare's intervals — and names the metrics it leaves out."""
+def test_a_multi_metric_page_has_compares_analysis_of_every_metric(run_cli, tmp_path):
+    """go test -benchmem files: compare shows every metric, and so does the page — a
+    section per metric in compare's order, each headline with compare's intervals."""
     args = [ROOT / "docs/examples/old.txt", ROOT / "docs/examples/new.txt", "--seed", "2"]
     doc = json.loads(_run(run_cli, "compare", *args, "--format", "json"))
     target = tmp_path / "report.html"
     _run(run_cli, "report", *args, "--no-figures", "-o", target)
     page = target.read_text(encoding="utf-8")
-    decided = {d["benchmark"]: d for d in doc["decisions"]}
-    rows = html_rows(page, "sortable headline")
-    assert sorted(r["bench"] for r in rows) == sorted(decided)
-    for r in rows:
-        d = decided[r["bench"]]
-        assert (r["low"], r["high"]) == pytest.approx((d["low"], d["high"]), rel=1e-12)
-    assert ("this page shows the metric ns/op; the inputs also carry B/op, allocs/op"
-            in html.unescape(page))
+    sections = page.split('<section class="metric"')[1:]
+    assert [m["metric"] for m in doc["metrics"]] == [
+        html.unescape(re.search(r"<h2>metric (.*?) <a", s).group(1)) for s in sections]
+    for metric, section in zip(doc["metrics"], sections, strict=True):
+        decided = {d["benchmark"]: d for d in metric["decisions"]}
+        rows = html_rows(section.split('<section class="bench"')[0], "sortable headline")
+        assert sorted(r["bench"] for r in rows) == sorted(decided)
+        for r in rows:
+            d = decided[r["bench"]]
+            assert (r["low"], r["high"]) == pytest.approx((d["low"], d["high"]), rel=1e-12)

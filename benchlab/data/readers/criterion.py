@@ -17,6 +17,11 @@ from one process, so there are no level columns. The benchmark's name is
 below `criterion/` (or the directory above `new/`); it is the factor
 `benchmark`, which names the samples.
 
+`metric="throughput"` reads each sample as the benchmark's throughput (the
+`throughput` of its `benchmark.json`, set by `group.throughput(...)`: Bytes,
+BytesDecimal, Bits or Elements per iteration, divided by the time per iteration):
+B/s, bits/s or elements/s, higher is better, as Criterion's "thrpt" line.
+
 Inputs: a `sample.json` file (`.../new/sample.json`, `.../base/sample.json`,
 so that two runs compare as two files), or a directory: every `new/sample.json`
 below it is read, one benchmark each, giving a suite (`benchlab compare
@@ -31,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlab.data.readers import _foreign
 from benchlab.data.source import Source, display_name, open_source
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 from benchlab.escape import token as quoted
 
 if TYPE_CHECKING:
@@ -54,17 +59,25 @@ def is_results_dir(path: str) -> bool:
     return next(_samples_below(path), None) is not None
 
 
+METRICS = ("time", "throughput")
+THROUGHPUT_UNITS = {"Bytes": "B/s", "BytesDecimal": "B/s", "Bits": "bits/s",
+                    "Elements": "elements/s"}  # Criterion's Throughput, per second
+
+
 def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
-    """One row per sample of one sample.json: times[i] / iters[i] in ns."""
-    _no_metric(metric, source.name)
+    """One row per sample of one sample.json: times[i] / iters[i] in ns (or the
+    throughput per second)."""
+    metric = _metric(metric, source.name)
     rows = _foreign.Rows()
-    rows.add(_per_iteration(source), {"benchmark": _benchmark_name(source.name)})
-    return _dataset(rows, source)
+    values, unit = _values(source, source.name, metric)
+    rows.add(values, {"benchmark": _benchmark_name(source.name)})
+    return _dataset(rows, source, metric, unit)
 
 
 def read_directory(path: str, *, metric: str | None = None, **_: object) -> Dataset:
     """Every `new/sample.json` below `path`, one benchmark each, in path order."""
-    _no_metric(metric, path)
+    metric = _metric(metric, path)
+    units: dict[str, str] = {}
     rows = _foreign.Rows()
     names: dict[str, str] = {}
     for sample in _samples_below(path):
@@ -77,17 +90,67 @@ def read_directory(path: str, *, metric: str | None = None, **_: object) -> Data
         if len(names) > MAX_BENCHMARKS:
             raise InputError(f"more than {MAX_BENCHMARKS} benchmarks below the directory",
                              path)
-        rows.add(_per_iteration(source), {"benchmark": name})
+        values, unit = _values(source, sample, metric)
+        units.setdefault(unit, name)
+        if len(units) > 1:
+            (a, first), (b, second) = list(units.items())[:2]
+            raise InputError(f"the benchmarks' throughputs are in different units ({a} of "
+                             f"{quoted(first)}, {b} of {quoted(second)}): compare them one "
+                             "directory at a time", path)
+        rows.add(values, {"benchmark": name})
     if not names:
         raise InputError("is a directory, not a file (nor Criterion.rs results: no "
                          "new/sample.json below it)", path)
-    return _dataset(rows, Source(display_name(path), ()))
+    return _dataset(rows, Source(display_name(path), ()), metric, next(iter(units)))
 
 
-def _no_metric(metric: str | None, name: str) -> None:
-    if metric is not None:
-        raise UsageError(f"--metric {metric} does not apply to Criterion.rs results: each "
-                         "benchmark records one metric, its sample times", name)
+def _metric(metric: str | None, name: str) -> str:
+    """The metric asked for (time by default), refusing one Criterion does not record."""
+    metric = metric or "time"
+    if metric not in METRICS:
+        raise InputError(f"no metric {quoted(metric)} in Criterion.rs results (metrics: "
+                         f"{', '.join(METRICS)})", name)
+    return metric
+
+
+def _values(source: Source, sample_path: str, metric: str) -> tuple[Any, str]:
+    """The sample's values in the metric, and their unit: ns per iteration, or the
+    benchmark's throughput per iteration divided by that time (per second)."""
+    times = _per_iteration(source)
+    if metric == "time":
+        return times, "ns"
+    kind, amount = _throughput(sample_path)
+    if (times <= 0).any():
+        raise InputError("a sample of 0 ns has no throughput (read its times without "
+                         "--metric throughput)", source.name)
+    return amount / (times * 1e-9), THROUGHPUT_UNITS[kind]
+
+
+def _throughput(sample_path: str) -> tuple[str, float]:
+    """(kind, amount per iteration) from the benchmark.json beside the sample."""
+    info_path = os.path.join(os.path.dirname(os.path.abspath(sample_path)), "benchmark.json")
+    where = display_name(os.path.join(os.path.dirname(sample_path), "benchmark.json"))
+    if not os.path.isfile(info_path):
+        raise InputError("no benchmark.json beside the sample: its throughput is unknown "
+                         "(metrics: time)", display_name(sample_path))
+    info_source = open_source(info_path)
+    info = _foreign.load_json(info_source, "Criterion.rs benchmark")
+    found = info.get("throughput") if isinstance(info, dict) else None
+    if found is None:
+        raise InputError("the benchmark records no throughput (Criterion's "
+                         "group.throughput(...) sets it; metrics: time)", where)
+    if not isinstance(found, dict) or len(found) != 1:
+        raise InputError(f"throughput is not one of {', '.join(THROUGHPUT_UNITS)} with its "
+                         "amount", where)
+    kind, amount = next(iter(found.items()))
+    if kind not in THROUGHPUT_UNITS:
+        raise InputError(f"unknown throughput {quoted(kind)} (known: "
+                         f"{', '.join(THROUGHPUT_UNITS)})", where)
+    value = _foreign.number(amount, f"throughput.{kind}", info_source)
+    if value <= 0:
+        raise InputError(f"throughput.{kind} is {amount}: an amount per iteration must be "
+                         "positive", where)
+    return kind, value
 
 
 def _samples_below(path: str):
@@ -157,8 +220,9 @@ def _name_from_path(run_dir: str) -> str:
     return os.path.basename(bench_dir) or bench_dir
 
 
-def _dataset(rows: _foreign.Rows, source: Source) -> Dataset:
+def _dataset(rows: _foreign.Rows, source: Source, metric: str, unit: str) -> Dataset:
     from benchlab.units import make_unit
 
     return rows.dataset(source, factors=("benchmark",), levels=(),
-                        unit=make_unit("ns", False), metric="time", default_by="benchmark")
+                        unit=make_unit(unit, metric == "throughput"), metric=metric,
+                        default_by="benchmark")
