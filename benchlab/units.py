@@ -26,6 +26,9 @@ TIME_SECONDS = {
 # scaled by SI prefixes (2.38 M instructions, 41.7 MB). Lower is better: each is work done
 # or memory used.
 COUNT_UNITS = ("instructions", "cycles", "events", "allocs", "allocs/op", "B", "B/op")
+# Rates of counted things, also shown with SI prefixes (655 GB/s, 264.1 k ops/s); higher
+# is better (make_unit's rate words).
+SI_RATES = ("B/s", "bits/s", "ops/s", "items/s", "elements/s")
 _SI = (("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15))
 _TIME_LADDER = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
 _RATE_WORDS = ("/s", "/sec", "ops", "hz", "per second", "throughput", "fps")
@@ -52,7 +55,8 @@ class Unit:
 
     def _si(self, magnitude: float) -> tuple[str, float]:
         """The count unit with the SI prefix that suits this magnitude, and its factor:
-        "M instructions" (a word: the prefix apart), "kB" and "kB/op" (bytes: joined)."""
+        "M instructions" (a word: the prefix apart), "kB", "kB/op" and "GB/s" (bytes:
+        joined)."""
         prefix, factor = _SI[0]
         for cand, f in _SI:
             if magnitude >= f:
@@ -115,7 +119,8 @@ class Unit:
         """
         if self.is_time and math.isfinite(magnitude):
             return self._scale(abs(magnitude))
-        if self.is_count and not exact and math.isfinite(magnitude):
+        if ((self.is_count and not exact) or self.name in SI_RATES) \
+                and math.isfinite(magnitude):
             return self._si(abs(magnitude))
         return self.name, 1.0
 
@@ -134,7 +139,7 @@ class Unit:
             return f"{significant(value / factor, digits)} {name}"
         if self.is_count and exact is not False and value.is_integer() and abs(value) < 1e15:
             text = str(int(value))  # a whole count in full: 2377153 instructions
-        elif self.is_count:
+        elif self.is_count or self.name in SI_RATES:
             name, factor = self._si(abs(like if like is not None else value))
             return f"{significant(value / factor, digits)} {name}"
         else:

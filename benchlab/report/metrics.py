@@ -82,12 +82,17 @@ def _word(c, unit) -> str:
 def overview_text(result: PerMetric, confidence: float) -> str:
     """The side-by-side table (overview_rows) as aligned columns; "" when there is none."""
     from benchlab.notation import fmt_level
+    from benchlab.report.numbers import shorten, terminal_width
 
     rows = [[terminal(c) for c in r] for r in overview_rows(result)]
     if not rows:
         return ""
     head = [*OVERVIEW_HEAD[:5], f"{fmt_level(confidence)} CI", OVERVIEW_HEAD[6]]
     widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
+    room = terminal_width() - 2 - sum(w + 2 for i, w in enumerate(widths) if i != 1)
+    if widths[1] > room:  # long sample names lose their middle, as in compare's table
+        widths[1] = max(room, 12, len(head[1]))
+        rows = [[r[0], shorten(r[1], widths[1]), *r[2:]] for r in rows]
     left = (0, 1, 5, 6)
     lines = ["  " + "  ".join(c.ljust(w) if i in left else c.rjust(w)
                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()

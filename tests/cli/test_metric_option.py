@@ -151,3 +151,20 @@ def test_criterion_without_a_throughput_says_which_metrics_it_has(run_cli):
     assert "metrics: time" in err
     code, _, err = run_cli("summary", FORMATS / "criterion", "--metric", "cycles")
     assert code == 2 and "(metrics: time, throughput)" in err
+
+
+def test_criterion_throughput_is_the_amount_over_each_samples_time(run_cli):
+    from benchlab.data.samples import load_samples
+
+    root = FORMATS / "criterion_throughput" / "sum"
+    for n in (100, 1000):
+        folder = root / str(n) / "new"
+        doc = json.loads((folder / "sample.json").read_text())
+        amount = json.loads((folder / "benchmark.json").read_text())["throughput"]["Bytes"]
+        expected = [amount * i / (t * 1e-9) for i, t in zip(doc["iters"], doc["times"],
+                                                               strict=True)]
+        [sample] = load_samples([str(folder / "sample.json")], metric="throughput")
+        assert sample.values == pytest.approx(expected, rel=1e-12)
+        assert sample.dataset.unit.name == "B/s" and sample.dataset.unit.higher_is_better
+    _, out, _ = run_cli("summary", root.parent, "--metric", "throughput", expect=0)
+    assert out.count(" GB/s") == 5 and out.count(" TB/s") == 5  # SI prefixes
