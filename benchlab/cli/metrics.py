@@ -89,4 +89,5 @@ def analyse_each(args: argparse.Namespace, spec: AnalysisSpec,
             notes.append(f"metric {metric!r} not compared: {exc.message}")
             continue
         analyses.append((metric, found))
-    return PerMetric(tuple((m, a.result) for m, a in analyses), tuple(notes)), analyses
+    return PerMetric(tuple((m, a.result) for m, a in analyses), tuple(notes), asked), \
+        analyses

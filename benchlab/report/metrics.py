@@ -41,13 +41,16 @@ def overview_rows(result: PerMetric) -> list[tuple[str, ...]]:
     """One row per metric and candidate, side by side: the metric, "candidate vs baseline",
     both means (exact counts in full), the change of the verdict's ratio with its CI and
     the verdict in a word (the unit's: "slower", "worse", "higher"; "same" within the
-    threshold; "?" inconclusive). Empty unless every metric's analysis is a single
-    comparison (a suite's metrics are shown as their sections alone)."""
+    threshold; "?" inconclusive). Empty unless the metrics were asked for together
+    (`--metric a,b`; a go test file's metrics found alone keep benchstat's tables) and
+    every metric's analysis is a single comparison (a suite's metrics are shown as their
+    sections alone)."""
     from benchlab.notation import change_parts
     from benchlab.report.numbers import fmt_row
     from benchlab.stats.compare import CompareResult
 
-    if not all(isinstance(inner, CompareResult) for _, inner in result.results):
+    if not result.side_by_side or not all(isinstance(inner, CompareResult)
+                                          for _, inner in result.results):
         return []
     rows = []
     for metric, inner in result.results:

@@ -15,10 +15,13 @@ from benchlab.result import Result
 
 @dataclass(frozen=True)
 class PerMetric(Result):
-    """(metric, result) pairs, the default metric first; notes about metrics left out."""
+    """(metric, result) pairs, the default metric first (or the order asked for); notes
+    about metrics left out; `side_by_side`: the metrics were asked for together
+    (`--metric a,b`), so the outputs put them in one table first."""
 
     results: tuple[tuple[str, Result], ...]
     notes: tuple[str, ...] = ()
+    side_by_side: bool = False
 
     @property
     def default(self) -> Result:

@@ -19,7 +19,7 @@ import pytest
 from benchlab.data import readers
 from benchlab.data.samples import load_inputs
 from benchlab.data.source import open_source
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 
 FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 CRITERION = FORMATS / "criterion"
@@ -130,9 +130,12 @@ def test_pytest_benchmark_truncated(tmp_path):
     assert "truncated pytest-benchmark JSON" in refused(path)
 
 
-def test_pytest_benchmark_refuses_metric():
-    with pytest.raises(UsageError, match="--metric"):
-        readers.read(str(FORMATS / "pytest_benchmark.json"), metric="ops")
+def test_pytest_benchmark_refuses_a_metric_it_does_not_have():
+    from benchlab.errors import InputError
+
+    with pytest.raises(InputError, match=r"no metric 'B/op' .*\(metrics: time, ops\)"):
+        readers.read(str(FORMATS / "pytest_benchmark.json"), metric="B/op")
+    assert readers.read(str(FORMATS / "pytest_benchmark.json"), metric="ops").metric == "ops"
 
 
 # Criterion.rs ----------------------------------------------------------------------------
