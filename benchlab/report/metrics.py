@@ -12,6 +12,7 @@ from typing import Any
 
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal
+from benchlab.notation import fmt_level
 from benchlab.result import RenderContext, Result, has_renderer, render, renders
 from benchlab.stats.metrics import PerMetric
 from benchlab.stats.suite import SuiteResult
@@ -84,7 +85,6 @@ def _word(c, unit) -> str:
 
 def overview_text(result: PerMetric, confidence: float) -> str:
     """The side-by-side table (overview_rows) as aligned columns; "" when there is none."""
-    from benchlab.notation import fmt_level
     from benchlab.report.numbers import shorten, terminal_width
 
     rows = [[terminal(c) for c in r] for r in overview_rows(result)]
@@ -135,8 +135,6 @@ def per_metric_markdown(result: PerMetric, context: RenderContext) -> str:
     rows = overview_rows(result)
     parts = []
     if rows:
-        from benchlab.notation import fmt_level
-
         head = [*OVERVIEW_HEAD[:5], f"{fmt_level(_confidence(result))} CI", OVERVIEW_HEAD[6]]
         table = ["| " + " | ".join(head) + " |",
                  "|---|---|---:|---:|---:|---|---|",
@@ -175,9 +173,17 @@ def per_metric_html(result: PerMetric, context: RenderContext) -> str:
     from dataclasses import replace
     from html import escape
 
+    from benchlab.report import html_format as hf
     from benchlab.report.html_format import wrap
 
     parts = []
+    rows = overview_rows(result)
+    if rows:
+        head = [*OVERVIEW_HEAD[:5], f"{fmt_level(_confidence(result))} CI", OVERVIEW_HEAD[6]]
+        parts.append("<h3>metrics side by side</h3>\n" + hf.table(head, [
+            [hf.cell(r[0], cls="name"), hf.cell(r[1], cls="name"),
+             *(hf.cell(c, cls="num") for c in r[2:5]), hf.cell(r[5]), hf.cell(r[6])]
+            for r in rows], cls="metrics"))
     for metric, inner in result.results:
         if has_renderer("html", inner):
             own = _own(context, metric) or RenderContext()
@@ -186,6 +192,20 @@ def per_metric_html(result: PerMetric, context: RenderContext) -> str:
                          + render(inner, "html", own))
     parts += [f"<p>{escape(n)}</p>" for n in result.notes]
     return wrap("metrics", "compare", "\n".join(parts), context or RenderContext())
+
+
+@renders("bmf", PerMetric)
+def per_metric_bmf(result: PerMetric, context: RenderContext) -> dict[str, Any]:
+    """Every metric's BMF measures under one document, benchmark by benchmark (BMF holds
+    several measures per benchmark); a measure another metric already gave (two times are
+    both Bencher's `latency`) is named after its metric instead."""
+    doc: dict[str, dict[str, Any]] = {}
+    for metric, inner in result.results:
+        for bench, measures in render(inner, "bmf", _own(context, metric)).items():
+            into = doc.setdefault(bench, {})
+            for measure, value in measures.items():
+                into[metric if measure in into else measure] = value
+    return doc
 
 
 @renders("figure", PerMetric)

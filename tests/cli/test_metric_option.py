@@ -168,3 +168,15 @@ def test_criterion_throughput_is_the_amount_over_each_samples_time(run_cli):
         assert sample.dataset.unit.name == "B/s" and sample.dataset.unit.higher_is_better
     _, out, _ = run_cli("summary", root.parent, "--metric", "throughput", expect=0)
     assert out.count(" GB/s") == 5 and out.count(" TB/s") == 5  # SI prefixes
+
+
+def test_several_metrics_in_bmf_and_html(run_cli, store):
+    _, out, _ = run_cli("compare", store, "--metric", "wall,user,maxrss", "--format", "bmf",
+                        expect=0)
+    doc = json.loads(out)
+    assert list(doc) == ["true 1"]
+    assert list(doc["true 1"]) == ["latency", "user", "B"]  # user: a second latency
+    assert doc["true 1"]["latency"]["value"] > 0
+    _, out, _ = run_cli("compare", store, "--metric", "wall,maxrss", "--format", "html",
+                        expect=0)
+    assert out.count("metrics side by side") == 1 and out.count("<h3>") == 3
