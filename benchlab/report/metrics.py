@@ -68,8 +68,8 @@ def overview_rows(result: PerMetric) -> list[tuple[str, ...]]:
             else:
                 parts = change_parts(ratio.estimate, ratio.low, ratio.high, inner.unit)
                 change = parts.estimate
-                ci = ("exact" if ratio.low == ratio.high else
-                      f"{parts.low} .. {parts.high}" if parts.low is not None else "unbounded")
+                ci = ("unbounded" if parts.low is None or ratio.low is None else
+                      "exact" if ratio.low == ratio.high else f"{parts.low} .. {parts.high}")
             rows.append((heading(metric, inner), f"{c.candidate} vs {c.baseline}", old, new,
                          change, ci, _word(c, inner.unit)))
     return rows

@@ -181,3 +181,14 @@ def test_several_metrics_in_bmf_and_html(run_cli, store):
                         expect=0)
     assert out.count("metrics side by side") == 1
     assert out.index("<h3>wall") < out.index("<h3>maxrss")
+
+
+def test_side_by_side_says_unbounded_not_exact(run_cli):
+    """examples/experiments/counts.db: wall's paired ratio is unbounded (noisy on a loaded
+    machine), instructions exact; the table must not call an unbounded CI exact."""
+    code, out, _ = run_cli("compare", ROOT / "examples/experiments/counts.db", "--metric",
+                           "wall,instructions", "--no-plot")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[2:4]}
+    assert "exact" in rows["instructions"] and "worse" in rows["instructions"]
+    assert "exact" not in rows["wall"]
