@@ -15,8 +15,8 @@ The error of the whole search is bounded by Bonferroni's inequality (STATS.md §
 family-wise rule): the search names a wrong commit only if some decision is wrong,
 so with α = 1 − confidence split over the decisions it does so with probability at
 most α, whatever the stopping (each look is a decision of its own). `budget` gives
-the first `steps` decisions 90% of α in equal shares (the ends and ⌈log2 C⌉
-bisection steps for C candidate commits) and any step beyond them (a skipped build
+the first `steps` decisions 90% of α in equal shares (the ends, ⌈log2 C⌉ bisection
+steps for C candidate commits and one spare) and any step beyond them (a skipped build
 moves the next commit off the middle) half of what is left each, so the shares sum
 to at most α. Within a step each of its K looks (executions per arm doubling from
 the first look to the most) gets 1/K of the step's share.
@@ -32,7 +32,7 @@ import numpy as np
 from benchlab.stats.fieller import RatioInterval, fieller_interval, welch_ratio_df
 from benchlab.stats.verdict import classify
 
-OVERFLOW_SHARE = 0.1  # of α, kept for steps beyond the expected number
+OVERFLOW_SHARE = 0.1  # of α, kept for steps beyond the planned number
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,9 @@ def budget(candidates: int, confidence: float, first: int, most: int) -> Budget:
         raise ValueError(f"candidates must be at least 1, not {candidates}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie between 0 and 1, not {confidence!r}")
-    steps = 1 + math.ceil(math.log2(candidates)) if candidates > 1 else 1
+    # the ends, ⌈log2 C⌉ halvings, and one more: a skipped commit moves the next one off
+    # the middle, and a step beyond the plan gets a far smaller share
+    steps = 2 + math.ceil(math.log2(candidates)) if candidates > 1 else 1
     return Budget(confidence, steps, looks(first, most))
 
 
@@ -133,16 +135,20 @@ def executions_needed(good: np.ndarray, bad: np.ndarray, ends: RatioInterval, le
     2(n − 1) df for the CI's quantile, as n is small), se = s·sqrt(1.5/n)
     for a relative spread s per execution (the commit's n executions and the two ends'
     mean, (s²/n + s²/n)/4). r is the end of the ends' CI nearest to 1 (the change is at
-    least that at the ends' level) and s the larger of the two ends' relative spreads, so
-    the size errs on the large side."""
+    least that at the ends' level) and s the larger of the two ends' relative spreads at
+    its 80% upper confidence bound, s·sqrt(ν/χ²_{0.2,ν}) (as the runner's stopping rule
+    judges a spread, runner/stopping.py), so the size errs on the large side."""
     from benchlab.stats.distributions import critical_t, normal_quantile
 
     r = ends.low if ends.estimate > 1.0 else ends.high
     if r is None or not ends.bounded or r == 1.0:
         return None
     d = abs(r - 1.0) / (1.0 + r)
+    from scipy.special import chdtri
+
+    df = min(good.size, bad.size) - 1.0  # the spread at its 80% upper confidence bound
     spread = max(float(np.std(good, ddof=1) / np.mean(good)),
-                 float(np.std(bad, ddof=1) / np.mean(bad)))
+                 float(np.std(bad, ddof=1) / np.mean(bad))) * math.sqrt(df / chdtri(df, 0.8))
     n = 2
     for _ in range(20):  # t's quantile at the df of n executions of each: a fixed point
         df = 2.0 * (n - 1)  # at least the commit's n − 1 and some of the ends'

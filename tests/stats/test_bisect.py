@@ -59,16 +59,16 @@ def test_position_covers_at_its_level():
 
 def test_budget_spends_at_most_alpha():
     b = decide.budget(1000, 0.95, 5, 40)
-    assert b.steps == 1 + 10 and b.looks == (5, 10, 20, 40)
+    assert b.steps == 2 + 10 and b.looks == (5, 10, 20, 40)
     spent = sum(b.step_alpha(k) for k in range(1, b.steps + 200))
     assert spent <= 0.05 + 1e-15
     assert sum(b.step_alpha(k) for k in range(1, b.steps + 1)) == pytest.approx(0.045)
     levels = [b.level(k) for k in range(1, b.steps + 5)]
-    assert levels[0] == pytest.approx(1 - 0.045 / 11 / 4)
+    assert levels[0] == pytest.approx(1 - 0.045 / 12 / 4)
     assert all(x <= y for x, y in zip(levels, levels[1:], strict=False))
     assert decide.budget(1, 0.95, 5, 40).steps == 1
-    assert decide.budget(2, 0.95, 5, 40).steps == 2
-    assert decide.budget(64, 0.9, 5, 40).steps == 7
+    assert decide.budget(2, 0.95, 5, 40).steps == 3
+    assert decide.budget(64, 0.9, 5, 40).steps == 8
 
 
 def test_looks():
