@@ -188,6 +188,9 @@ def main() -> None:
     p.add_argument("--real", type=int, default=0, help="real bisects per row (64 commits)")
     p.add_argument("--broken", type=float, default=0.02)
     p.add_argument("--seed", type=int, default=25)
+    p.add_argument("--rows", help="run only these rows of part 1, by label, separated by ';' "
+                   "(e.g. '+20%%, this machine;A/A, normal 1%%')")
+    p.add_argument("--no-simulated", action="store_true", help="skip part 1")
     args = p.parse_args()
     scratch = "/dev/shm" if os.path.isdir("/dev/shm") else None
     folder = tempfile.mkdtemp(prefix="bisect-accuracy-", dir=scratch)
@@ -209,10 +212,12 @@ def main() -> None:
         rows += [(e, "this machine") for e in (0.10, 0.20, 0.50)]
         rows += [(0.0, "normal 1%"), (0.0, "this machine")]
         for k, (effect, noise) in enumerate(rows):
+            label = f"{'A/A' if not effect else f'+{100 * effect:g}%'}, {noise}"
+            if args.no_simulated or (args.rows and label not in args.rows.split(";")):
+                continue
             started = time.monotonic()
             r = simulated_row(commits, effect, noise, args.trials, args.seed + k,
                               args.broken, factors, folder)
-            label = f"{'A/A' if not effect else f'+{100 * effect:g}%'}, {noise}"
             print(line(label, r, args.trials) + f"   ({time.monotonic() - started:.0f} s)",
                   flush=True)
         if args.real:
