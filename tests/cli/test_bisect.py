@@ -43,7 +43,7 @@ def _args(repos, name: str, *more: str) -> list[str]:
     shas = repos[name]
     return ["bisect", "--repo", str(folder / name), "--good", shas[0], "--bad", shas[-1],
             "--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
-            "--cache", str(folder / "cache"), "--seed", "3", "--runs", "8", *more]
+            "--cache", str(folder / "cache"), "--seed", "3", "--runs", "10", *more]
 
 
 def test_finds_the_culprit_and_skips_a_broken_build(run_cli, repos, tmp_path):
@@ -52,7 +52,9 @@ def test_finds_the_culprit_and_skips_a_broken_build(run_cli, repos, tmp_path):
                            expect=0)
     doc = json.loads(document.read_text())
     shas = repos["step"]
-    assert doc["status"] == "found" and doc["culprit"] == shas[CULPRIT]
+    assert doc["status"] == "found" and doc["culprit"] == shas[CULPRIT], (
+        doc["status"], [(s["kind"], s["outcome"], s["executions"], s["looks"][-1:])
+                        for s in doc["steps"]])
     assert doc["parent"] == shas[CULPRIT - 1]
     assert doc["subject"] == "loop count x30"
     assert doc["ratio"]["low"] > 1.02 and doc["ratio"]["verdict"] == "change"
@@ -104,7 +106,7 @@ def test_resume_after_a_kill_measures_nothing_twice(run_cli, repos, tmp_path):
                         n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
                 except sqlite3.Error:
                     n = 0
-                if n >= 12:  # within the ends' first look (8 rounds of 2)
+                if n >= 12:  # within the ends' first look (10 rounds of 2)
                     child.send_signal(signal.SIGKILL)
                     break
             time.sleep(0.02)
@@ -130,7 +132,7 @@ def test_resume_after_a_kill_measures_nothing_twice(run_cli, repos, tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == len(after)
     # an option that contradicts the store is refused
     code, _, err = run_cli("bisect", "-o", store, "--resume", "--threshold", "5%", expect=2)
-    # (--runs 8 everywhere: two looks of 8 and 16 outlast a load spike on a shared machine)
+    # (--runs 10 everywhere: looks of 10 and 20 outlast a load spike on a shared machine)
     assert "--threshold 0.05: the store's bisect has 0.02" in err
 
 
@@ -174,7 +176,7 @@ def test_history_bisect_goes_from_a_change_to_its_commit(run_cli, repos, tmp_pat
     folder = repos["folder"]
     args = ["history", "bisect", "--db", db, "--benchmark", "prog", "--repo", folder / "step",
             "--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
-            "--cache", folder / "cache", "--seed", "3", "--runs", "8", "--json"]
+            "--cache", folder / "cache", "--seed", "3", "--runs", "10", "--json"]
     _, out, err = run_cli(*args, expect=0)
     doc = json.loads(out)
     assert (doc["good"], doc["bad"]) == (shas[2], shas[CULPRIT])
