@@ -28,7 +28,7 @@ Checks (the script exits 1 when one fails)
     - no A/A experiment is decided "change" on instructions.
 
 Run
-    nice python3 validation/counts_cachegrind.py            # a few minutes on 2 loaded cores
+    nice python3 validation/counts_cachegrind.py   # ~450 Valgrind runs: 65 min at load 23
     python3 validation/counts_cachegrind.py --quick         # 5 experiments each, 10 executions
 (last output: validation/counts_cachegrind.out.txt)
 """
