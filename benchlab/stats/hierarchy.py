@@ -384,7 +384,9 @@ def plan_experiment(summary: HierarchySummary, costs: list[float], *,
     k = len(comps) - 1
     if len(costs) != len(comps):
         raise ValueError(f"need {len(comps)} costs, one per level")
-    if all(c.s2 == 0 for c in comps):
+    # No spread at any level: judged on the relative scale where there is one, since S²
+    # of data near 1e-161 underflows to 0 while their relative SDs are exact
+    if all(c.relative_sd == 0 for c in comps) if relative else all(c.s2 == 0 for c in comps):
         return _exact_plan(summary, costs, budget, target, confidence, relative)
     notes: list[str] = []
     dropped = [names[d] for d in range(1, k) if t2[d] <= 0]
