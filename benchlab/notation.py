@@ -17,11 +17,16 @@ a zero nobody measured), never fewer than MIN_SIGNIFICANT nor more than
 MAX_SIGNIFICANT significant digits; without an uncertainty, DEFAULT_SIGNIFICANT
 digits.
 
-A change (a ratio candidate / baseline) is a signed percentage within ±50%
-("-12.3%", "+4.0%") and a factor with its direction's word beyond ("2.28×
-faster", "34.3× slower", "3.10× lower" for data without a direction), its
-bounds as bare factors ("(2.10× .. 2.45×)"); the CI's half-width decides the
-digits of all three.
+A change (a ratio candidate / baseline) and its CI bounds share one notation: all
+three signed percentages when each lies within ±50% ("-12.3% (-14.0% .. -10.1%)"),
+else all three factors, the estimate with its direction's word ("2.28× faster",
+"1.13× higher (0.67× .. 2.37×)", "3.10× lower" for data without a direction), the
+bounds as bare factors of the move in the estimate's direction. A factor is
+meaningless once the ratio's CI reaches 0 or below (Fieller's interval when the
+candidate's mean is not clearly above 0): the change is then a plain ratio
+("ratio 1.9 (-3.2 .. 7.1)") and undetermined in size. The CI's half-width on the
+printed scale decides the digits of all three. A detectable change (a size, not a
+direction) follows the same ±50% rule (fmt_detectable).
 """
 
 from __future__ import annotations
@@ -180,37 +185,58 @@ def is_factor(ratio: float) -> bool:
 
 @dataclass(frozen=True)
 class ChangeText:
-    """A change's printed parts: the estimate ("-3.1%", "2.28× faster"), its CI bounds in
-    the same notation ("-4.0%", or "2.10×"; None when the CI is unbounded) and whether
-    it is a factor."""
+    """A change's printed parts: the estimate ("-3.1%", "2.28× faster", "ratio 1.9"), its
+    CI bounds in the same notation ("-4.0%", "2.10×" or "-3.2"; None when the CI is
+    unbounded), whether it is a factor, and whether it is a plain ratio (`ratio`: the CI
+    reaches 0 or below, so the size of the change is undetermined)."""
 
     estimate: str
     low: str | None
     high: str | None
     factor: bool
+    ratio: bool = False
 
     @property
     def interval(self) -> str:
         """"-4.0% .. -2.2%", or "unbounded"."""
         return "unbounded" if self.low is None else f"{self.low} .. {self.high}"
 
+    @property
+    def phrase(self) -> str:
+        """The change as a sentence names it: "change -3.1%", "change 2.28× faster", or
+        "ratio 1.9" (a plain ratio is no change of a known size)."""
+        return self.estimate if self.ratio else f"change {self.estimate}"
+
     def __str__(self) -> str:
         return f"{self.estimate} ({self.interval})"
+
+
+UNDETERMINED = "it reaches 0, so the size of the change is undetermined"
 
 
 def change_parts(ratio: float, low: float | None, high: float | None,
                  unit: Unit) -> ChangeText:
     """The change of a ratio (candidate / baseline) with its CI, in the one notation.
 
-    Within ±50% a signed percentage of ratio − 1; beyond, the factor of the move
-    with the unit's word (ratio 0.44 → "2.28× faster", 2.28 → "2.28× slower"; no
-    direction known: "lower"/"higher"), its bounds the factors of the CI's ends
-    (1/high .. 1/low for a decrease; "∞×" when the CI reaches 0). The CI's
-    half-width, on the printed scale, decides the digits of all three.
+    All three within ±50%: signed percentages of ratio − 1. Any of them beyond: the
+    factor of the move with the unit's word (ratio 0.44 → "2.28× faster", 2.28 →
+    "2.28× slower"; no direction known: "lower"/"higher"), its bounds the factors of
+    the CI's ends in that direction (1/high .. 1/low for a decrease). A CI (or an
+    estimate) at 0 or below: a plain ratio with bare bounds ("ratio 1.9", "-3.2",
+    "7.1"), since no factor of a move is true there. The CI's half-width, on the
+    printed scale, decides the digits of all three.
     """
     bounded = (low is not None and high is not None
                and math.isfinite(low) and math.isfinite(high))
-    if not is_factor(ratio):
+    if ratio <= 0 or (bounded and low <= 0):  # type: ignore[operator]
+        half = (high - low) / 2 if bounded else None  # type: ignore[operator]
+        places = decimals(ratio, half, significant=3)
+        est = f"ratio {fixed(ratio, places)}"
+        if not bounded:
+            return ChangeText(est, None, None, False, True)
+        return ChangeText(est, fixed(low, places), fixed(high, places),  # type: ignore[arg-type]
+                          False, True)
+    if not (is_factor(ratio) or bounded and (is_factor(low) or is_factor(high))):  # type: ignore[arg-type]
         half = (high - low) / 2 if bounded else None  # type: ignore[operator]
         est = fmt_percent(ratio - 1, half)
         if not bounded:
@@ -222,11 +248,7 @@ def change_parts(ratio: float, low: float | None, high: float | None,
     lo: float | None = None
     hi: float | None = None
     if bounded:
-        if up:
-            lo, hi = low, high
-        else:
-            lo = 1.0 / high if high > 0 else math.inf  # type: ignore[operator]
-            hi = 1.0 / low if low > 0 else math.inf  # type: ignore[operator]
+        lo, hi = (low, high) if up else (1.0 / high, 1.0 / low)  # type: ignore[operator]
     half = (hi - lo) / 2 if lo is not None and hi is not None and math.isfinite(hi - lo) \
         else None
     places = decimals(factor, half, significant=3)
@@ -237,16 +259,35 @@ def change_parts(ratio: float, low: float | None, high: float | None,
 
 
 def _bound(x: float, places: int) -> str:
-    return "∞×" if math.isinf(x) else f"{fixed(x, places)}×"
+    return "∞×" if math.isinf(x) else f"{fixed(x, places)}×"  # 1/low overflows past 1e308
 
 
 def fmt_change(ratio: float | None, low: float | None, high: float | None,
                unit: Unit) -> str:
     """A change with its CI: "-3.1% (-4.0% .. -2.2%)", "6.5× slower (3.3× .. 13.1×)",
-    "+10.0% (unbounded)"; "n/a" without a ratio."""
+    "ratio 1.9 (-3.2 .. 7.1)", "+10.0% (unbounded)"; "n/a" without a ratio."""
     if ratio is None or not math.isfinite(ratio):
         return "n/a"
     return str(change_parts(ratio, low, high, unit))
+
+
+def fmt_detectable(size: float, unit: Unit) -> str:
+    """The smallest change an experiment detects (a relative difference of means, either
+    way) in the notation of a change: "±12.3%" within ±50% (one decimal, more when that
+    would show 0); beyond, the factors of a rise and of a fall of that size ("1.60×
+    slower or 2.50× faster"; a rise alone when a fall of that size would pass 0)."""
+    if not math.isfinite(size):
+        return "n/a"
+    if size <= FACTOR_BEYOND:
+        value = 100.0 * size
+        digits = 1
+        while digits < 4 and value != 0 and float(fixed(value, digits)) == 0:
+            digits += 1
+        return f"±{fixed(value, digits)}%"
+    up = f"{fmt_factor(1.0 + size)} {unit.direction_word(True)}"
+    if size >= 1.0:
+        return f"{up} (no fall of the mean is that large)"
+    return f"{up} or {fmt_factor(1.0 / (1.0 - size))} {unit.direction_word(False)}"
 
 
 def fmt_level(level: float) -> str:

@@ -128,15 +128,85 @@ def summary_report_json(result: SummaryReport, context: RenderContext) -> dict[s
             "groups": docs, "warnings": list(result.warnings)}
 
 
-def _flat_line(s: FlatSummary, unit) -> str:
+def flat_cells(s: FlatSummary, unit: Unit) -> list[str]:
+    """Mean, CI bounds, median and stddev of a sample without levels in one unit, to the
+    digit its standard error justifies, as compare's table shows the same sample
+    (numbers.fmt_row: "99.86", never "99.8605")."""
+    from benchlab.report.numbers import fmt_row
+
     d = s.descriptives
+    return fmt_row((d.mean, s.low, s.high, d.median, d.stddev), unit,
+                   d.sem if d.n > 1 else None, d.mean)
 
-    def show(x: float) -> str:  # counts: in full when exact, else scaled as the mean
-        return unit.format(x, exact=d.stddev == 0, like=d.mean if unit.is_count else None)
 
-    return (f"{d.name}: n = {d.n}, mean {show(d.mean)}  {fmt_level(s.confidence)} CI "
-            f"{show(s.low)} .. {show(s.high)}, median {show(d.median)}, stddev "
-            f"{show(d.stddev)}")
+def _flat_line(s: FlatSummary, unit: Unit) -> str:
+    d = s.descriptives
+    mean, low, high, median, stddev = flat_cells(s, unit)
+    return (f"{d.name}: n = {d.n}, mean {mean}  {fmt_level(s.confidence)} CI "
+            f"{low} .. {high}, median {median}, stddev {stddev}")
+
+
+def _group_name(g: Any) -> str:
+    name = g.summary.descriptives.name if isinstance(g.summary, FlatSummary) else g.summary.name
+    return name if g.benchmark is None else f"{g.benchmark} / {name}"
+
+
+def summary_tables(result: SummaryReport) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The summary as (caption, headers, rows) of display strings, for Markdown and HTML:
+    every group's mean and CI (digits as the text shows them), then each level of the
+    groups with levels (S² and T² in the squared unit, shares in percent)."""
+    unit = result.unit
+    level = f"{fmt_level(result.confidence)} CI"
+    means, levels = [], []
+    for g in result.groups:
+        s = g.summary
+        if isinstance(s, HierarchySummary):
+            mean, low, high = mean_cells(s, unit)
+            means.append([_group_name(g), str(s.n), mean, f"{low} .. {high}", "", "",
+                          f"t on {s.top_units} {s.components[0].name} means, df = {s.df:g}"])
+            for c, (reps, s2, t2) in zip(s.components, component_cells(s, unit), strict=True):
+                levels.append([_group_name(g), c.name, reps, s2, t2, fmt_pct(c.relative_sd, 2),
+                               fmt_pct(c.share), "can be dropped" if c.droppable else ""])
+        else:
+            mean, low, high, median, stddev = flat_cells(s, unit)
+            means.append([_group_name(g), str(s.descriptives.n), mean, f"{low} .. {high}",
+                          median, stddev, f"t, df = {s.descriptives.n - 1}"])
+    out = [("means", ["group", "n", "mean", level, "median", "stddev", "interval"], means)]
+    if levels:
+        out.append(("levels", ["group", "level", "reps", "S²", "T²", "rel. SD", "share", ""],
+                    levels))
+    return out
+
+
+@renders("markdown", SummaryReport)
+def summary_report_markdown(result: SummaryReport, context: RenderContext) -> str:
+    """The tables of summary_tables as GFM, then notes and warnings."""
+    from benchlab.escape import markdown as md
+
+    out = ["### benchlab summary", ""]
+    for caption, headers, rows in summary_tables(result):
+        out += [f"**{caption}**", "", "| " + " | ".join(md(h) for h in headers) + " |",
+                "|" + "|".join("---" if i in (0, 1) and caption == "levels" or i == 0
+                               else "---:" for i in range(len(headers))) + "|"]
+        out += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
+        out.append("")
+    out += [f"- note: {md(n)}" for n in result.notes]
+    out += [f"- warning: {md(w)}" for w in result.warnings]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+@renders("html", SummaryReport)
+def summary_report_html(result: SummaryReport, context: RenderContext) -> str:
+    """The tables of summary_tables, then notes and warnings."""
+    from benchlab.report.html_format import cell, table, warnings_list, wrap
+
+    parts = ["<h3>summary</h3>"]
+    for caption, headers, rows in summary_tables(result):
+        parts.append(table(headers, [[cell(c, cls="name" if i == 0 else "num")
+                                      for i, c in enumerate(row)] for row in rows],
+                           caption=caption))
+    parts += [warnings_list(result.notes, "notes"), warnings_list(result.warnings)]
+    return wrap("summary", "summary", "\n".join(p for p in parts if p), context)
 
 
 @renders("text", SummaryReport)
@@ -241,10 +311,10 @@ def hierarchy_html(result: HierarchySummary, context: RenderContext) -> str:
     from benchlab.report.html_format import cell, esc, table, warnings_list, wrap
 
     level = f"{fmt_level(result.confidence)} CI"
+    mean, low, high = mean_cells(result, Unit(None, None))  # no unit known here
     head = table(("sample", "n", "mean", level, "df", "top-level units"), [[
         cell(result.name, cls="name"), cell(str(result.n), cls="num"),
-        cell(f"{result.grand_mean:.6g}", cls="num"),
-        cell(f"{result.low:.6g} .. {result.high:.6g}", cls="num"),
+        cell(mean, cls="num"), cell(f"{low} .. {high}", cls="num"),
         cell(f"{result.df:g}", cls="num"), cell(str(result.top_units), cls="num")]])
     inner = "\n".join(p for p in (f"<h3>{esc(result.name)}</h3>", head,
                                   hierarchy_table([result]),

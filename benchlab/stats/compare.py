@@ -371,7 +371,7 @@ def compare_samples(samples: list[tuple[str, np.ndarray]], spec: AnalysisSpec | 
     found: list[Diagnostic] = []
     if spec.diagnostics:
         for d, x in zip(described, arrays, strict=True):
-            found.extend(diagnose(x, d.name))
+            found.extend(diagnose(x, d.name, unit))
     if spec.resamples:  # every interval keeps its sorted replicates
         check_kept(len(samples) - 1, len(spec.statistic.bootstraps(spec.bootstrap)),
                    spec.headline_replicates, 4)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchlab.notation import fmt_p
+from benchlab.notation import DEFAULT_SIGNIFICANT, fmt_p
 from benchlab.stats.distributions import normal_cdf, t_two_sided_p
+from benchlab.units import Unit, make_unit
 
 ALPHA = 0.01
 
@@ -102,8 +103,12 @@ def autocorrelation(x: np.ndarray, name: str) -> list[Diagnostic]:
                        "CIs that assume independence are too narrow", r1, p)]
 
 
-def warmup(x: np.ndarray, name: str) -> list[Diagnostic]:
-    """The first measurement far outside the spread of the rest suggests a warm-up effect."""
+def warmup(x: np.ndarray, name: str, unit: Unit | None = None) -> list[Diagnostic]:
+    """The first measurement far outside the spread of the rest suggests a warm-up effect.
+
+    Both values it names are printed in `unit` (scaled like the rest's median, "6.778 ms
+    ... median 1.204 ms") to DEFAULT_SIGNIFICANT digits: a single value has no
+    uncertainty of its own to set its digits (notation.py)."""
     n = x.size
     if n < 6:
         return []
@@ -113,9 +118,13 @@ def warmup(x: np.ndarray, name: str) -> list[Diagnostic]:
     first = float(x[0])
     if iqr <= 0 or q1 - 3 * iqr <= first <= q3 + 3 * iqr:
         return []
-    return [Diagnostic("warmup", f"{name}: the first measurement ({first:.6g}) lies far "
-                       "outside the rest (beyond 3 IQR); a warm-up run? consider "
-                       "discarding warm-up runs before measuring", first)]
+    unit = unit or make_unit(None)
+    median = float(np.median(rest))
+    return [Diagnostic("warmup", f"{name}: the first measurement "
+                       f"({unit.format(first, DEFAULT_SIGNIFICANT, like=median)}) lies far "
+                       f"outside the rest (median {unit.format(median, DEFAULT_SIGNIFICANT)}, "
+                       "beyond 3 IQR); a warm-up run? consider discarding warm-up runs "
+                       "before measuring", first)]
 
 
 DIP_TABLE_LIMIT = 72_000  # the largest n of diptest's tabulated null quantiles
@@ -145,13 +154,16 @@ def multimodality(x: np.ndarray, name: str) -> list[Diagnostic]:
                        "look at the plot", float(dip), float(p))]
 
 
-def diagnose(x: np.ndarray, name: str) -> tuple[Diagnostic, ...]:
-    """Every check on one sample, in measurement order."""
+def diagnose(x: np.ndarray, name: str, unit: Unit | None = None) -> tuple[Diagnostic, ...]:
+    """Every check on one sample, in measurement order (values it names in `unit`)."""
     from benchlab.stats.scaling import power_of_two_scale
 
     x = np.asarray(x, dtype=float)
     scaled = x * power_of_two_scale(x)  # exact: no overflow in squares at 1e200
     found: list[Diagnostic] = []
-    for check in (outliers, trend, autocorrelation, warmup, multimodality):
-        found.extend(check(x if check is warmup else scaled, name))  # warm-up names a value
+    found.extend(outliers(scaled, name))
+    found.extend(trend(scaled, name))
+    found.extend(autocorrelation(scaled, name))
+    found.extend(warmup(x, name, unit))  # warm-up names a value: in data units
+    found.extend(multimodality(scaled, name))
     return tuple(found)

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from benchlab.notation import change_parts, fixed, fmt_level, fmt_share
+from benchlab.notation import UNDETERMINED, change_parts, fmt_detectable, fmt_level, fmt_share
 from benchlab.stats.distributions import critical_t
 from benchlab.units import Unit
 
@@ -129,16 +129,6 @@ def advice(base_mean: float, base_var: float, n_base: int, cand_var: float, n_ca
     return Advice(detectable, (size, size), power)
 
 
-def _pct(x: float) -> str:
-    """A size (a detectable change) as a percentage with one decimal, more when that would
-    round it to 0."""
-    value = 100.0 * x
-    digits = 1
-    while digits < 4 and value != 0 and float(fixed(value, digits)) == 0:
-        digits += 1
-    return fixed(value, digits) + "%"
-
-
 def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      low: float | None, high: float | None, threshold: float,
                      confidence: float, unit: Unit, more: Advice | None,
@@ -146,14 +136,18 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
     """The verdict as one plain sentence, e.g. "new is faster than old: -5.5% (95% CI -8.0%
     .. -3.0%)" or "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)".
 
-    The change is written as every format writes it (notation.change_parts): a
-    signed percentage of ratio − 1 within ±50%, a factor with its word beyond.
+    The change is written as every format writes it (notation.change_parts): signed
+    percentages within ±50%, factors with a word beyond, a plain ratio (its size
+    undetermined) when the CI reaches 0.
     """
     level = f"{fmt_level(confidence)} CI"
     exact = low is not None and low == high
     change = change_parts(ratio, low, high, unit)
     ci = f"{level} {change.interval}"
+    if change.ratio and change.low is not None:
+        ci += f"; {UNDETERMINED}"
     limit = fmt_share(threshold)
+    changes = f"has {change.estimate}" if change.ratio else f"changes {change.estimate}"
     if outcome == "change":
         word = unit.direction_word(ratio > 1.0)
         if change.factor:  # "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)"
@@ -170,19 +164,21 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                 f"(ratio 1, a zero-width {level}: the data have no spread that could move it)")
     if outcome == "equivalent":
         return (f"{candidate} and {baseline} are equivalent within ±{limit}: "
-                f"change {change.estimate} ({ci})")
+                f"{change.phrase} ({ci})")
     if low is None or high is None:
-        text = (f"no conclusion: {candidate} vs {baseline} changes {change.estimate} but "
+        text = (f"no conclusion: {candidate} vs {baseline} {changes} but "
                 f"the {level} is unbounded (the baseline mean is too uncertain)")
     elif threshold == 0:
-        text = (f"no difference proven between {candidate} and {baseline}: change "
-                f"{change.estimate} ({ci})")
+        text = (f"no difference proven between {candidate} and {baseline}: "
+                f"{change.phrase} ({ci})")
     else:
-        text = (f"inconclusive at the {limit} threshold: {candidate} vs {baseline} "
-                f"changes {change.estimate} ({ci})")
+        text = (f"inconclusive at the {limit} threshold: {candidate} vs {baseline}: "
+                f"{change.phrase} ({ci})" if change.ratio else
+                f"inconclusive at the {limit} threshold: {candidate} vs {baseline} "
+                f"{changes} ({ci})")
     if more is not None and more.detectable is not None:
-        text += (f"; this experiment detects a change of ±{_pct(more.detectable)} with "
-                 f"{fmt_share(more.power)} power")
+        text += (f"; this experiment detects a change of "
+                 f"{fmt_detectable(more.detectable, unit)} with {fmt_share(more.power)} power")
         if more.new_experiment is not None:
             b, c = more.new_experiment
             word = noun if b != 1 else noun.removesuffix("s")

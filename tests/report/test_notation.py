@@ -46,7 +46,7 @@ def _write(path: Path, values) -> str:
     (1.5, False), (1.5000001, True), (0.5, False), (0.4999999, True), (1.0, False),
     (26.137, True), (0.0291, True)])
 def test_percent_within_fifty_percent_factor_beyond(ratio, factor):
-    parts = change_parts(ratio, ratio * 0.99, ratio * 1.01, S)
+    parts = change_parts(ratio, None, None, S)
     assert parts.factor is factor
     if factor:
         assert "%" not in str(parts) and parts.estimate.endswith(
@@ -68,7 +68,40 @@ def test_a_decrease_beyond_fifty_percent_is_the_factor_of_its_inverse():
     # text once said -97.1% where the HTML said 34.3× faster: one string now
     parts = change_parts(0.0291, 0.0270, 0.0312, S)
     assert str(parts) == "34.4× faster (32.1× .. 37.0×)"
-    assert fmt_change(0.3, -0.1, 0.9, S) == "3.33× faster (1.11× .. ∞×)"  # CI reaching 0
+
+
+
+@pytest.mark.parametrize(("ratio", "low", "high", "text"), [
+    (1.13, 0.67, 2.37, "1.1× slower (0.7× .. 2.4×)"),  # once "+13% (-33% .. +137%)"
+    (0.9, 0.4, 1.3, "1.1× faster (0.8× .. 2.5×)"),
+    (1.4, 1.3, 1.55, "1.40× slower (1.30× .. 1.55×)"),
+    (1.1, 1.05, 1.15, "+10% (+5% .. +15%)"),
+    (0.6, 0.51, 0.7, "-40% (-49% .. -30%)")])
+def test_an_estimate_and_its_bounds_share_one_notation(ratio, low, high, text):
+    """Any of the three beyond ±50%: all three factors; else all three percentages."""
+    assert fmt_change(ratio, low, high, S) == text
+
+
+@pytest.mark.parametrize(("ratio", "low", "high", "text"), [
+    (1.93, -3.17, 7.06, "ratio 1.9 (-3.2 .. 7.1)"),  # once "1.9× higher (-3.2× .. 7.1×)"
+    (0.3, -0.1, 0.9, "ratio 0.30 (-0.10 .. 0.90)"),  # once "3.33× faster (1.11× .. ∞×)"
+    (0.3, 0.0, 0.9, "ratio 0.30 (0.00 .. 0.90)"),
+    (-0.2, -1.0, 0.5, "ratio -0.20 (-1.00 .. 0.50)")])
+def test_a_ci_reaching_zero_is_a_plain_ratio(ratio, low, high, text):
+    """No factor of a move is true once the ratio's CI reaches 0: a plain ratio."""
+    parts = change_parts(ratio, low, high, NONE)
+    assert str(parts) == text and parts.ratio and not parts.factor
+    assert parts.phrase == parts.estimate and "×" not in text
+
+
+@pytest.mark.parametrize(("size", "text"), [
+    (0.123, "±12.3%"), (0.5, "±50.0%"), (0.00001, "±0.001%"),
+    (0.6, "1.60× slower or 2.50× faster"),
+    (6.815, "7.82× slower (no fall of the mean is that large)")])
+def test_the_detectable_change_follows_the_fifty_percent_rule(size, text):
+    from benchlab.notation import fmt_detectable
+
+    assert fmt_detectable(size, S) == text
 
 
 def test_digits_of_estimate_and_bounds_come_from_the_ci():
@@ -258,3 +291,55 @@ def test_repr_html_is_a_styled_fragment_and_dir_lists_the_api():
     assert "Any" not in names and "TYPE_CHECKING" not in names
     assert set(benchlab.__all__) == set(names)
     assert all(getattr(benchlab, n) is not None for n in benchlab.__all__)
+
+
+# -- the same rules in summary, in warnings and in the verdict (issue 19, audit (d)) -------
+def test_a_ci_reaching_zero_reads_as_a_ratio_in_every_format(run_cli, tmp_path):
+    """Fieller's CI of nb/na reaches below 0: no format prints a negative factor."""
+    a = _write(tmp_path / "na.txt", [10, 11, 12, 10, 11])
+    b = _write(tmp_path / "nb.txt", [1, 100, 1, 1, 1])
+    code, text, _ = run_cli("compare", a, b, "--no-plot")
+    assert code == 0
+    assert "ratio 1.9 (95% CI -3.2 .. 7.1; it reaches 0, so the size of the change is " \
+        "undetermined)" in text and "×" not in text.split("=>")[1].split(";")[0]
+    assert "detects a change of 7.81× higher" in text and "681" not in text
+    code, md, _ = run_cli("compare", a, b, "--format", "markdown")
+    assert code == 0 and "| ratio 1.9 | -3.2 .. 7.1 |" in md
+    code, html, _ = run_cli("compare", a, b, "--format", "html")
+    assert code == 0 and "ratio 1.9" in html and "-3.2×" not in html
+    code, doc, _ = run_cli("compare", a, b, "--json")
+    ratio = json.loads(doc)["comparisons"][0]["ratio"]
+    assert code == 0 and ratio["low"] == pytest.approx(-3.17, abs=0.01)  # raw numbers kept
+    code, csv, _ = run_cli("compare", a, b, "--format", "csv")
+    assert code == 0 and "-3.2×" not in csv
+
+
+def test_summary_rounds_as_compare_does_in_every_format(run_cli, tmp_path):
+    rng = np.random.default_rng(600)
+    values = rng.normal(100, 5, 600)
+    a, b = _write(tmp_path / "a600", values), _write(tmp_path / "b600", values * 1.01)
+    code, text, _ = run_cli("summary", a)
+    assert code == 0
+    code, cmp, _ = run_cli("compare", a, b, "--no-plot")
+    assert code == 0
+    mean = cmp.splitlines()[1].split()[2]  # compare's table: the sample's mean
+    assert f"mean {mean}  95% CI " in text and len(mean.split(".")[1]) == 2
+    low = text.split("95% CI ")[1].split(" ..")[0]
+    assert len(low.split(".")[1]) == 2  # the bounds share the mean's last digit
+    for fmt in ("markdown", "html"):
+        code, out, _ = run_cli("summary", a, "--format", fmt)
+        assert code == 0 and mean in out and low in out
+        assert not re.search(r"\d\.\d{4,}", out.split("<style>")[0] if fmt == "html" else out)
+    code, doc, _ = run_cli("summary", a, "--json")
+    assert code == 0 and json.loads(doc)["groups"][0]["mean"] == pytest.approx(
+        float(mean), abs=0.006)
+
+
+def test_a_warning_names_its_value_in_the_unit():
+    from benchlab.stats.diagnostics import warmup
+
+    x = np.r_[0.0067784, 1.2e-3 + np.random.default_rng(1).normal(0, 1e-5, 30)]
+    (found,) = warmup(x, "w", S)
+    assert "the first measurement (6.778 ms)" in found.message and "median 1.2" in found.message
+    (bare,) = warmup(x, "w")
+    assert "(0.006778)" in bare.message and "0.0067784" not in bare.message

@@ -120,7 +120,8 @@ def test_percent_change_and_factors():
     assert fmt_change(None, None, None, MS) == "n/a"
     # beyond -50% a decrease is a factor too: 1/0.1 = 10× faster, its CI 1/0.12 .. 1/0.08
     assert fmt_change(0.1, 0.08, 0.12, MS) == "10.0× faster (8.3× .. 12.5×)"
-    assert fmt_change(1.5, 1.4, 1.6, MS) == "+50% (+40% .. +60%)"  # +50% is not beyond ±50%
+    assert fmt_change(1.5, 1.4, 1.6, MS) == "1.50× slower (1.40× .. 1.60×)"  # a bound beyond
+    assert fmt_change(1.5, 1.4, 1.5, MS) == "+50% (+40% .. +50%)"  # +50% is not beyond ±50%
 
 
 @given(st.floats(min_value=1.51, max_value=1e4), st.floats(min_value=0.001, max_value=0.5))
