@@ -11,11 +11,12 @@ runs when it switches to and away from that level (runner/switching.py). Nogueir
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from benchlab.runner.config import Command, Experiment
-    from benchlab.runner.plan import Trial
+# The experiment file's reader (runner/config.py) imports this module, so the types of
+# config and plan are not imported here, not even for annotations: Command, Experiment and
+# Trial are written Any (tests/runner/test_layout.py refuses the circle).
+Command = Any
 
 # Set per trial on the measured process alone (no state of the machine changes, no switch):
 # its CPU affinity (sched_setaffinity), and ASLR off through personality(ADDR_NO_RANDOMIZE).
@@ -124,7 +125,7 @@ def _commands(r: Any, doc: dict, keys: tuple[str, ...]) -> tuple[Command, ...]:
     return tuple(r.command(v, keys, isinstance(v, str)) for v in items)
 
 
-def process_settings(e: Experiment, trial: Trial) -> tuple[tuple[int, ...] | None, bool]:
+def process_settings(e: Any, trial: Any) -> tuple[tuple[int, ...] | None, bool]:
     """The per-trial built-ins of a trial: the CPUs to pin it to (the file's `cpus`, else its
     affinity level; None: unpinned) and whether its ASLR is off."""
     from benchlab.runner.system_settings import parse_cpus
