@@ -15,6 +15,12 @@ decided)
   diagnostics then see those means in round order, as the analysis does;
 - otherwise (sequential order): the hierarchy of builds and executions.
 
+A store of quick mode's one command scanned (`benchlab run -P n 1 3 -- 'CMD {n}'`)
+has one alternative per value and no factors: with three values or more it is
+analysed as a suite (reference_suite), one row per value after the first, each
+compared with the first (the reference, whose executions every row reuses), Holm
+across the rows, paired by round as above when the runs interleaved.
+
 It says which in one note line (the `design` of the result, and its JSON key).
 """
 
@@ -28,6 +34,7 @@ import numpy as np
 from benchlab.stats.spec import AnalysisSpec
 
 BY = "alternative"  # a store's samples: its alternatives
+REFERENCE_CANDIDATE = "value"  # a scanned store's suite: the column of the row's value
 OVERRIDE = "--by, --benchmark, --levels or --paired choose another analysis"
 
 
@@ -40,6 +47,8 @@ class StoreInfo:
     factors: tuple[str, ...]
     builds: int
     real_builds: bool  # a build step, or a command using {build}: builds vary on their own
+    scanned: bool = False  # quick mode's one command scanned: one alternative per value
+    reference: str | None = None  # set by reference_suite: the value every row is against
 
 
 def is_store(path: str) -> bool:
@@ -50,6 +59,7 @@ def is_store(path: str) -> bool:
 
 def store_info(path: str) -> StoreInfo:
     """The baseline, run order, factors and kind of builds recorded in the store."""
+    from benchlab.runner.quick import SCANNED_NAME, SOURCE
     from benchlab.runner.store import Store
 
     store = Store.open(path)
@@ -60,14 +70,18 @@ def store_info(path: str) -> StoreInfo:
     finally:
         store.close()
     uses_build = "{build}" in meta.get("experiment_text", "")
+    scanned = (meta.get("experiment_path") == SOURCE and meta.get("name") == SCANNED_NAME
+               and not factors)
     return StoreInfo(meta.get("baseline") or None, meta.get("order") or None, factors,
-                     int(builds), bool(built) or uses_build)
+                     int(builds), bool(built) or uses_build, scanned)
 
 
 def benchmark_column(info: StoreInfo) -> str | None:
     """The column naming a suite's benchmarks: the factor combination (None: no factors)."""
     from benchlab.data.readers.store import combination_column
 
+    if info.reference is not None:
+        return combination_column(())
     return combination_column(info.factors) if info.factors else None
 
 
@@ -148,6 +162,9 @@ def analyse(samples, unit, baseline: int, info: StoreInfo,
     samples[baseline] the baseline."""
     from benchlab.stats.blocks import designed
 
+    if info.scanned and info.reference is None and len(samples) > 2:
+        samples, info = reference_suite(samples, baseline, info)
+        baseline = 0
     plan = default_analysis(info, samples, spec)
     if plan.paired is not None:
         result, per_bench = _blocked_analysis(plan, samples, unit, baseline)
@@ -156,7 +173,43 @@ def analyse(samples, unit, baseline: int, info: StoreInfo,
     return StoreAnalysis(designed(result, plan.design), per_bench, plan.benchmark)
 
 
+def reference_suite(samples, baseline: int, info: StoreInfo):
+    """A scanned store's samples by value as a suite's two systems (the reference — the
+    baseline value — and REFERENCE_CANDIDATE) with one benchmark per other value, named in
+    the `combination` column; the reference's executions are in every benchmark. Returns
+    (samples, info naming the reference)."""
+    from benchlab.data.dataset import Dataset
+    from benchlab.data.samples import Sample
+
+    ref = samples[baseline]
+    others = [s for k, s in enumerate(samples) if k != baseline]
+    from benchlab.data.readers.store import combination_column
+
+    column = combination_column(())
+    candidate = REFERENCE_CANDIDATE if ref.name != REFERENCE_CANDIDATE else f"{ref.name} 2"
+
+    def joined(name: str, parts) -> Sample:
+        first = parts[0][1].dataset
+        columns = {key: np.concatenate([np.asarray(d.dataset.columns[key]) for _, d in parts])
+                   for key in first.columns}
+        columns[column] = np.concatenate([np.full(len(d.dataset), label, dtype=object)
+                                          for label, d in parts])
+        lines = None if first.lines is None else np.concatenate(
+            [d.dataset.lines for _, d in parts])
+        data = Dataset(columns, first.value, first.factors, first.levels, first.metric,
+                       first.unit, first.source, lines, first.default_by, first.ordered,
+                       first.synthetic)
+        return Sample(name, data.values, data)
+
+    rows = [(s.name, ref) for s in others]
+    suite = [joined(ref.name, rows), joined(candidate, [(s.name, s) for s in others])]
+    return suite, replace(info, reference=ref.name)
+
+
 def _what(benchmark: str | None, info: StoreInfo) -> str:
+    if info.reference is not None:
+        return (f"one command scanned: each value compared with the first, {info.reference} "
+                "(its executions reused in every row), Holm across the values")
     per = ""
     if benchmark is not None:
         per = f", one comparison per combination of {', '.join(info.factors)}"

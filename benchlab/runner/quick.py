@@ -9,8 +9,9 @@ Two or more commands are the alternatives (the first is the baseline) and each
 parameter scan (`-P`, `-L`) is a factor the runner substitutes, so the store's
 analysis is one comparison per level combination (a suite). One command with
 scans has nothing to compare within a level: its level combinations become the
-alternatives ("n=1", "n=2", ...; the first is the baseline), compared with each
-other as hyperfine does.
+alternatives ("n=1", "n=2", ...; the first is the baseline), and the experiment's
+name (SCANNED_NAME) tells the store's analysis to compare each with the first as a
+suite (data/store_design.reference_suite).
 
 A `{NAME}` whose NAME is a scan's is a placeholder, as are the runner's own
 `{alternative}`, `{build}` and `{iterations}`; another `{word}` is refused (a
@@ -37,6 +38,7 @@ from benchlab.runner.config import (
 )
 
 SOURCE = "<command line>"  # the experiment's path in messages and in the store
+SCANNED_NAME = "benchlab run, one command scanned"  # its store: a suite against the first value
 BUILTINS = ("alternative", "build", "iterations")  # placeholders the runner itself fills
 DEFAULT_RUNS = 10  # as an experiment file's `executions`
 MIN_TIME_RUNS = 1000  # the most rounds of a --min-time run without --runs
@@ -249,8 +251,10 @@ def experiment_text(spec: QuickSpec) -> str:
         raise UsageError("--min-time needs the interleaved order: a sequential run has no "
                          "rounds in which every command has run")
     alts = alternatives(spec)
+    substituted = [a for a in alts if a[2]]
+    name = SCANNED_NAME if spec.scans and not substituted else "benchlab run"
     lines = ["# written by benchlab run from its command line (quick mode)",
-             'name = "benchlab run"', f"order = {_toml_string(spec.order)}",
+             f"name = {_toml_string(name)}", f"order = {_toml_string(spec.order)}",
              f"shell = {'true' if spec.shell else 'false'}"]
     runs = spec.runs if spec.runs is not None else \
         MIN_TIME_RUNS if spec.min_time is not None else DEFAULT_RUNS
@@ -270,7 +274,6 @@ def experiment_text(spec: QuickSpec) -> str:
         lines += ["", "[warmup]", f"executions = {spec.warmup}"]
     if spec.min_time is not None:
         lines += ["", "[stop_when]", f"max_time = {spec.min_time!r}"]
-    substituted = [a for a in alts if a[2]]
     if spec.scans and substituted:
         lines += ["", "[factors]"]
         lines += [f"{_toml_string(s.name)} = [{', '.join(_toml_string(v) for v in s.values)}]"

@@ -102,10 +102,41 @@ def test_a_scan_of_two_commands_prints_a_suite(run_cli):
         ["n=1", "n=2", "geomean"]
 
 
-def test_a_scan_of_one_command_compares_its_levels(run_cli):
+def test_a_scan_of_one_command_with_two_values_is_one_comparison(run_cli):
     code, out, err = run_cli("run", "-r", "3", "-P", "n", "1", "3", "-D", "2", "--quiet",
                              "--", "sleep 0.00{n}", expect=0)
     assert "n=3 vs n=1 (paired)" in out
+
+
+def test_a_scan_of_one_command_prints_a_suite_against_its_first_value(run_cli, tmp_path):
+    """Three values: a suite of n=2 and n=3 against n=1 (each row with n=1's executions),
+    Holm across the rows, paired by round; `compare STORE` prints the same table."""
+    db = tmp_path / "s.db"
+    code, out, err = run_cli("run", "-r", "3", "-P", "n", "1", "3", "--seed", "5", "--quiet",
+                             "--format", "json", "-o", db, "--", 'sh -c "exit 0" {n}',
+                             expect=0)
+    doc = json.loads(out)
+    assert doc["design"]["blocks"] == "round" and "n=1" in doc["design"]["note"]
+    assert [b["benchmark"] for b in doc["benchmarks"]] == ["n=2", "n=3"]
+    for b in doc["benchmarks"]:
+        assert [s["name"] for s in b["samples"]] == ["n=1", "value"]
+        assert b["samples"][0]["n"] == b["samples"][1]["n"] == 3
+    raw = {h["benchmark"]: h["pvalue"] for h in doc["holm"]}
+    first, second = sorted(raw, key=raw.get)  # Holm: the smaller p times 2, then the max
+    adjusted = {first: min(1.0, 2 * raw[first])}
+    adjusted[second] = min(1.0, max(adjusted[first], raw[second]))
+    levels = {d["benchmark"]: d["level"] for d in doc["decisions"]}
+    for h in doc["holm"]:
+        assert h["adjusted_pvalue"] == pytest.approx(adjusted[h["benchmark"]], rel=1e-9)
+    assert levels[first] == pytest.approx(0.975)
+    assert levels[second] == pytest.approx(0.95 if adjusted[first] < 0.05 else 0.975)
+    code, text, _ = run_cli("compare", db, "--seed", str(doc["seed"]), expect=0)
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("benchmark"))
+    assert header.split()[1:3] == ["n=1", "value"] and "Holm p" in header
+    assert [line.split()[0] for line in lines if line.startswith(("n=", "geomean"))] == \
+        ["n=2", "n=3", "geomean"]
+    assert " vs " not in text
 
 
 def test_one_command_prints_its_summary(run_cli):
