@@ -23,10 +23,13 @@ What it measures
       hierarchical  5 builds × 3 runs × 5 iterations per system with --levels
                     build,run, relative SDs 2% (build), 1.5% (run), 2% (iteration);
       builds        the same with SDs 3%, 1%, 1%: the builds dominate, the hard case
-                    for 5 of them.
+                    for 5 of them;
+      builds8       the same with 8 builds per system (what a median suite of 20
+                    benchmarks needs to be able to call a change: units_needed).
     Statistics: means (Fieller with Welch's df on the values, or on the build means)
     and medians (`--statistic median`: flat, the bootstrap test with B = 2,000; with
-    levels, Welch's t on the log build medians, stats/suite_median_units.py).
+    levels, the permutation test of Welch's t on the log build medians over all splits
+    of the builds, stats/suite_median_units.py).
     Noise models, at every level unless said:
       normal     the reference;
       t3         Student t with 3 df scaled to SD 1 (heavy tails, no 4th moment),
@@ -78,7 +81,11 @@ from benchlab.stats.suite_median import (
     hierarchical_median_ratios,
     inversion_pvalue,
 )
-from benchlab.stats.suite_median_units import unit_log_medians, unit_median_test
+from benchlab.stats.suite_median_units import (
+    permutation_pvalues,
+    unit_log_medians,
+    unit_median_test,
+)
 
 SEED = 20261127
 ALPHA = 0.05
@@ -88,7 +95,9 @@ FLAT_N = {"mean": 10, "median": 20}
 FLAT_SD = 0.03
 HIER = (5, 3, 5)  # builds, runs, iterations per system
 HIERARCHIES = {"hierarchical": (0.02, 0.015, 0.02),  # relative SDs: build, run, iteration
-               "builds": (0.03, 0.01, 0.01)}  # builds dominate: the hard case for 5 of them
+               "builds": (0.03, 0.01, 0.01),  # builds dominate: the hard case for 5 of them
+               "builds8": (0.03, 0.01, 0.01)}  # the same with 8 builds per system
+SHAPES = {"hierarchical": HIER, "builds": HIER, "builds8": (8, *HIER[1:])}
 PHI = 0.7  # AR(1) coefficient of the iterations within a run
 MODES = 0.05  # the two modes' distance
 OUTLIERS = (0.01, 3.0)  # share of measurements, factor
@@ -138,11 +147,11 @@ def flat_values(rng: np.random.Generator, kind: str, sims: int, n: int) -> np.nd
     return 100.0 * finish(rng, kind, x[..., None], shape)[..., 0]
 
 
-def hier_values(rng: np.random.Generator, kind: str, sims: int, sds: tuple[float, ...]
-                ) -> tuple[np.ndarray, list[np.ndarray]]:
+def hier_values(rng: np.random.Generator, kind: str, sims: int, sds: tuple[float, ...],
+                shape3: tuple[int, int, int] = HIER) -> tuple[np.ndarray, list[np.ndarray]]:
     """Shape (sims, M, 2, builds·runs·iterations) and the build and run labels; sds: the
-    relative SDs of builds, runs and iterations."""
-    nb, nr, ni = HIER
+    relative SDs of builds, runs and iterations; shape3: builds, runs, iterations."""
+    nb, nr, ni = shape3
     shape = (sims, M, 2)
     base = kind if kind in ("t3", "skewed") else "normal"
     if kind == "two-mode*":
@@ -176,11 +185,11 @@ def claim(task: Task, base: np.ndarray, cand: np.ndarray, levels: list[np.ndarra
     functions compare_suite's decisions call (stats/suite.py, suite_median.py,
     suite_median_units.py): Fieller's pivot on the values or the build means, the
     bootstrap test inversion of the ratio of medians (flat; `old`: with levels, the
-    hierarchical bootstrap compare_suite used before suite_median_units), or Welch's t
-    on the log build medians."""
+    hierarchical bootstrap compare_suite used before suite_median_units), or the
+    permutation test of Welch's t on the log build medians."""
     if task.statistic == "mean":
         if levels:
-            nb = HIER[0]
+            nb = SHAPES[task.structure][0]
             base, cand = base.reshape(nb, -1).mean(axis=1), cand.reshape(nb, -1).mean(axis=1)
         v_a, v_b = np.var(cand, ddof=1) / cand.size, np.var(base, ddof=1) / base.size
         rho = float(np.mean(cand) / np.mean(base))
@@ -227,7 +236,7 @@ def vectorized(task: Task, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     if task.structure == "flat":
         b, c = x[:, :, 0], x[:, :, 1]
     else:
-        units = x.reshape(*x.shape[:3], HIER[0], -1)
+        units = x.reshape(*x.shape[:3], SHAPES[task.structure][0], -1)
         if task.statistic == "mean":
             b, c = units[:, :, 0].mean(axis=-1), units[:, :, 1].mean(axis=-1)
         else:
@@ -238,9 +247,11 @@ def vectorized(task: Task, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     if task.statistic == "mean":  # Fieller's pivot at ρ = 1, Welch df at ρ̂ (ratio_df)
         estimate = c.mean(axis=-1) / b.mean(axis=-1)
         diff, part_b = c.mean(axis=-1) - b.mean(axis=-1), estimate**2 * vb
-    else:  # Welch's t on the log unit medians (unit_median_test)
-        diff = c.mean(axis=-1) - b.mean(axis=-1)
-        estimate, part_b = np.exp(diff), vb
+    else:  # the permutation test of Welch's t on the log unit medians (unit_median_test)
+        estimate = np.exp(c.mean(axis=-1) - b.mean(axis=-1))
+        p = np.concatenate([permutation_pvalues(b[k:k + 20], c[k:k + 20])
+                            for k in range(0, b.shape[0], 20)])  # 20 suites at a time
+        return estimate, p
     u = vc / (vc + part_b)
     df = 1.0 / (u * u / (nc - 1) + (1.0 - u) ** 2 / (nb - 1))
     return estimate, np.minimum(1.0, 2.0 * stdtr(df, -np.abs(diff) / np.sqrt(vc + vb)))
@@ -258,7 +269,8 @@ def run(task: Task) -> dict:
     if task.structure == "flat":
         x, levels = flat_values(rng, task.kind, task.sims, FLAT_N[task.statistic]), []
     else:
-        x, levels = hier_values(rng, task.kind, task.sims, HIERARCHIES[task.structure])
+        x, levels = hier_values(rng, task.kind, task.sims, HIERARCHIES[task.structure],
+                                SHAPES[task.structure])
     if task.power:
         x[:, 0, 1] *= EFFECT
     family = single = 0
@@ -295,7 +307,7 @@ def rows(only: str | None) -> list[tuple[str, str, str]]:
     out = []
     for structure in ("flat", *HIERARCHIES):
         for statistic in ("mean", "median"):
-            if only and only != f"{structure}:{statistic}":
+            if only and f"{structure}:{statistic}" not in only.split(","):
                 continue
             for kind in NOISES:
                 if structure == "flat" and kind == "AR(1)":
@@ -322,7 +334,7 @@ def main() -> int:
                         help=f"B of each median's bootstrap (default {B})")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    seeds = iter(np.random.SeedSequence(SEED).generate_state(128))
+    seeds = iter(np.random.SeedSequence(SEED).generate_state(256))
     todo = []
     for structure, statistic, kind in rows(None):  # seeds do not depend on --only
         aa, pw, old = int(next(seeds)), int(next(seeds)), int(next(seeds))
@@ -347,6 +359,7 @@ def main() -> int:
           f"decisions, Holm, α = 5%)")
     print(f"flat: n values per system (means {FLAT_N['mean']}, medians {FLAT_N['median']}), SD "
           f"{100 * FLAT_SD:g}%; {' × '.join(map(str, HIER))} builds × runs × iterations "
+          f"(builds8: {SHAPES['builds8'][0]} builds) "
           f"with --levels build,run, relative SDs (build, run, iteration): " + "; ".join(
               f"{name} {', '.join(f'{100 * s:g}%' for s in sds)}"
               for name, sds in HIERARCHIES.items()))
@@ -355,8 +368,8 @@ def main() -> int:
           f"apart (two-mode*: every SD a third, the modes dominate); AR(1) = iterations within a "
           f"run with φ = {PHI:g}")
     print("means: Fieller (Welch df) on the values or the build means; medians: flat, the "
-          f"bootstrap test (B = {args.bootstrap}), with levels Welch's t on the log build "
-          "medians")
+          f"bootstrap test (B = {args.bootstrap}), with levels the permutation test of Welch's t "
+          "on the log build medians (all splits of the builds)")
     print("trips: share of A/A suites where --fail-on change exits 1 (Holm; per benchmark = "
           "--no-adjust);\npower: share where the one benchmark made 5% slower is called slower; "
           "± is one Monte Carlo SE\n")

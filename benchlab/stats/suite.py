@@ -284,9 +284,9 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     candidate, family_decisions), "none" each benchmark alone. statistic="median":
     every benchmark's headline is the ratio of medians with its bootstrap percentile CI
     (B = `bootstrap` or 10,000, `seed`, as compare_samples gives it), decided by Holm
-    on bootstrap test inversion — with levels on Welch's t of the log top-level unit
-    medians instead (stats/suite_median_units.py) — and the geometric mean is of the
-    median ratios (stats/suite_median.py); not with `paired`.
+    on bootstrap test inversion — with levels on a permutation test of Welch's t on
+    the log top-level unit medians instead (stats/suite_median_units.py) — and the
+    geometric mean is of the median ratios (stats/suite_median.py); not with `paired`.
     """
     analysis = AnalysisSpec.of(analysis, **options, levels=tuple(level_names)).with_seed()
     confidence, threshold, adjust = analysis.confidence, analysis.threshold, analysis.adjust
@@ -388,6 +388,22 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                      f"than {MIN_UNITS} {noun}, and Welch's t on the {noun}' log medians "
                      f"needs at least {MIN_UNITS} per system (5 or more to detect a few "
                      "percent at Holm's levels)")
+    floor = sorted({(t.smallest_pvalue, t.units) for by in units.values() for t in by.values()
+                    if not t.refused and t.smallest_pvalue > 0})
+    family = max((sum(d.candidate == c for d in decisions) for c in
+                  {d.candidate for d in decisions}), default=1)
+    reach = (1.0 - confidence) / family
+    if adjust == "holm" and floor and floor[-1][0] > reach:
+        from benchlab.stats.suite_median_units import units_needed
+
+        p_min, (nb, nc) = floor[-1]
+        notes.append(f"with {nb} and {nc} {noun} per system the median test's smallest "
+                     f"p-value is {100 * p_min:.2g}% (the share of the most extreme of the "
+                     f"ways to split them), above Holm's first step {100 * reach:.2g}% over "
+                     f"{family} benchmarks: no median verdict can be a change (the gate "
+                     f"cannot trip); {units_needed(family, 1.0 - confidence)} {noun} per "
+                     "system would reach it, or the mean as the statistic (Fieller on the "
+                     "unit means, which assumes them near normal), or fewer benchmarks")
     if median and not level_names and any(d.low is None for d in decisions):
         notes.append(f"B = {analysis.headline_replicates} bootstrap replicates cannot reach "
                      "the level of some of Holm's steps (their intervals are unbounded, their "

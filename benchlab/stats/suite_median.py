@@ -218,6 +218,10 @@ def _decide_units(item: MedianPending, test: UnitMedianTest, level: float, adjus
         text += (f" [ratio of the {noun}' medians: refused, a system has "
                  f"{min(test.units)} {noun[:-1] if noun.endswith('s') else noun}; Welch's t "
                  "on their log medians needs at least 2 per system]")
+    elif test.exact:
+        splits = math.comb(sum(test.units), test.units[1])
+        text += (f" [geometric mean of the {noun}' medians, Welch t on their logs, p from "
+                 f"all {splits} splits of the {noun} (permutation)]")
     else:
         text += (f" [geometric mean of the {noun}' medians, Welch t on their logs, df = "
                  f"{test.df:.3g}]")

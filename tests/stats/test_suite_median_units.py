@@ -36,7 +36,42 @@ def test_unit_log_medians_are_each_units_median():
         unit_log_medians(np.array([1.0, -2.0, -3.0, 4.0]), np.array([0, 0, 0, 1]))
 
 
-@pytest.mark.parametrize("nb,nc", [(5, 5), (3, 7), (2, 2), (12, 4)])
+@pytest.mark.parametrize("nb,nc", [(5, 5), (3, 7), (2, 2)])
+def test_pvalue_is_the_share_of_splits_as_extreme(nb, nc):
+    """The permutation p against brute force over every split with scipy's Welch t; the
+    interval's bounds are where that p falls to 1 − level."""
+    from itertools import combinations
+
+    rng = np.random.default_rng(nb * 100 + nc)
+    base, cand = rng.normal(4.6, 0.03, nb), rng.normal(4.62, 0.05, nc)
+    t = unit_median_test(base, cand)
+    assert t.exact
+    for rho in (1.0, 0.97, 1.05):
+        x = np.r_[base, cand - math.log(rho)]
+        obs = abs(stats.ttest_ind(x[nb:], x[:nb], equal_var=False).statistic)
+        ts = []
+        for chosen in combinations(range(nb + nc), nc):
+            m = np.zeros(nb + nc, bool)
+            m[list(chosen)] = True
+            ts.append(abs(stats.ttest_ind(x[m], x[~m], equal_var=False).statistic))
+        want = np.mean(np.array(ts) >= obs * (1 - 1e-12))
+        assert t.pvalue(rho) == pytest.approx(want, rel=1e-12)
+    assert t.smallest_pvalue == pytest.approx((2.0 if nb == nc else 1.0) / math.comb(nb + nc, nc))
+    low, high = t.interval(0.9)
+    if low is not None:
+        assert t.pvalue(low * 0.999) <= 0.1 and t.pvalue(high * 1.001) <= 0.1
+
+
+def test_units_needed_and_the_floor():
+    from benchlab.stats.suite_median_units import units_needed
+
+    assert units_needed(20, 0.05) == 6 and units_needed(4, 0.05) == 5
+    t = unit_median_test(np.linspace(4.6, 4.61, 5), np.linspace(4.8, 4.81, 5))
+    assert t.pvalue(1.0) == pytest.approx(2 / 252)  # all of one side above: the floor
+    assert t.interval(1 - 0.05 / 20) == (None, None)  # 0.25% is below 0.79%: unbounded
+
+
+@pytest.mark.parametrize("nb,nc", [(12, 12)])
 def test_pvalue_and_interval_match_scipy_welch(nb, nc):
     rng = np.random.default_rng(nb * 100 + nc)
     base, cand = rng.normal(4.6, 0.03, nb), rng.normal(4.62, 0.05, nc)
@@ -72,7 +107,7 @@ def test_refused_below_two_units_per_system():
 
 def test_interval_nests_and_pvalue_falls_away_from_the_estimate():
     rng = np.random.default_rng(7)
-    t = unit_median_test(rng.normal(4.6, 0.02, 5), rng.normal(4.63, 0.02, 5))
+    t = unit_median_test(rng.normal(4.6, 0.02, 10), rng.normal(4.63, 0.02, 10))
     levels = [0.8, 0.9, 0.95, 0.99, 0.9975, 0.9999]
     bounds = [t.interval(level) for level in levels]
     for (lo1, hi1), (lo2, hi2) in zip(bounds, bounds[1:], strict=False):
@@ -115,7 +150,7 @@ def test_suite_verdicts_are_read_from_the_unit_test(adjust):
         assert (d.low, d.high) == pytest.approx(t.interval(d.level), rel=1e-12)
         c = by_bench[d.benchmark].comparisons[0]
         assert c.verdict.outcome == d.outcome == classify(d.low, d.high, 0.0)
-        assert "Welch t on their logs" in c.verdict.text
+        assert "Welch t on their logs" in c.verdict.text and "permutation" in c.verdict.text
         if adjust == "none":
             assert d.level == 0.95 and d.outcome == d.per_benchmark
     assert dict((d.benchmark, d.outcome) for d in res.decisions)["b"] == "change"

@@ -316,8 +316,8 @@ def _median_legend(result: SuiteResult) -> str:
     what = "bootstrap test"
     if result.resample is not None:  # with levels: the test on the top-level unit medians
         boot = ("of the top-level units' medians: the ratio of their geometric means, Welch t "
-                "on their logs")
-        what = "t-test"
+                "on their logs, p from all splits of the units")
+        what = "permutation test"
     cells = "each system's cell: its median and n"
     if _family(result):
         decided = (f"median change: ratio of medians − 1 with the CI its verdict used ({boot}), "
