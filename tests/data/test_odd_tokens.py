@@ -197,4 +197,4 @@ def test_utf16_on_standard_input_reads(run_cli, monkeypatch):
     data = "1.5\r\n1.6\r\n1.7\r\n".encode("utf-16")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     code, out, err = run_cli("summary", "-", expect=0)
-    assert out.startswith("stdin: n = 3, mean 1.6 ")
+    assert out.startswith("stdin: n = 3, mean 1.60 ")
