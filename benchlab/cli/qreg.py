@@ -116,6 +116,8 @@ def _cluster(args: argparse.Namespace, table) -> tuple[np.ndarray | None, str | 
 def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, list[str]]:
     import numpy as np
 
+    from benchlab.data.readers.numbers import is_number
+
     if not args.covariates:
         return None, []
     names = factor_options.factor_names(args.covariates)
@@ -128,7 +130,7 @@ def _covariates(args: argparse.Namespace, table) -> tuple[np.ndarray | None, lis
         try:
             columns.append(raw.astype(np.float64))
         except ValueError:
-            bad = next(i for i, v in enumerate(raw) if not _is_number(v))
+            bad = next(i for i, v in enumerate(raw) if not is_number(v))
             line = int(table.lines[bad]) if table.lines is not None else bad + 1
             raise InputError(f"{raw[bad]!r} in covariate column {name!r} is not a number",
                              f"{table.source}:{line}") from None
@@ -150,14 +152,6 @@ def _check_coefficients(table, order: int) -> None:
                  f"the number of the model's coefficients (factor {table.factors[widest]!r} "
                  f"has {counts[widest]:,} levels)", "merge levels, use fewer factors or lower "
                  "--interactions ")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def run(args: argparse.Namespace) -> int:

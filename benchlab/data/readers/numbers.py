@@ -74,6 +74,16 @@ def parse_number(token: str) -> float | None:
     return None
 
 
+def is_number(text: str) -> bool:
+    """Whether Python's `float()` reads `text` whole: the syntax numpy's conversion of a text
+    column follows, so it finds the cell that made such a conversion fail."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def out_of_range(token: str, value: float) -> bool:
     """Whether `value`, parsed from `token`, overflowed to ±inf or underflowed to 0."""
     if value == 0.0:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchlab.data.readers import _foreign
+from benchlab.data.readers.numbers import is_number
 from benchlab.data.source import Source
 from benchlab.errors import InputError
 from benchlab.escape import token as quoted
@@ -113,22 +114,14 @@ def _csv_count(text: str, number: int, where: str) -> Count:
         raise InputError(f"a perf stat -x, line has {len(fields)} fields, not 5 or more "
                          "(value, unit, event, run time, percentage)", where)
     value, unit, event = fields[0], fields[1], fields[2]
-    if unit and _is_number(unit):
+    if unit and is_number(unit):
         raise InputError("the second field is a number, not a unit: interval (-I) or "
                          "per-CPU (-A, --per-core) output is not read; run perf stat "
                          "without them", where)
-    if not event or _is_number(event):
+    if not event or is_number(event):
         raise InputError(f"the event field is {quoted(event)}: per-CPU (-A) or aggregated "
                          "(--per-*) output is not read", where)
     return Count(event, _number(value, "the counter value", where), unit, number)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _json_count(text: str, number: int, where: str) -> Count:
