@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from benchlab.errors import InputError
-from benchlab.runner.config import find_line, parse_duration, parse_experiment, substitute
-
-
-def parse(text: str, tmp_path):
-    path = tmp_path / "exp.toml"
-    path.write_text(textwrap.dedent(text))
-    return parse_experiment(path.read_text(), str(path))
-
-
-def error(text: str, tmp_path) -> str:
-    with pytest.raises(InputError) as info:
-        parse(text, tmp_path)
-    return str(info.value)
-
+from benchlab.runner.config import find_line, parse_duration, substitute
 
 MINIMAL = """
 [alternatives.a]
@@ -28,8 +12,8 @@ command = ["true"]
 """
 
 
-def test_defaults(tmp_path):
-    e = parse(MINIMAL, tmp_path)
+def test_defaults(experiment_of, tmp_path):
+    e = experiment_of(MINIMAL)
     assert (e.builds, e.executions, e.iterations) == (1, 10, 1)
     assert e.order == "interleaved-random"
     assert e.measure.kind == "time"
@@ -38,8 +22,8 @@ def test_defaults(tmp_path):
     assert e.cwd == str(tmp_path)  # relative to the experiment file
 
 
-def test_full_file(tmp_path):
-    e = parse("""
+def test_full_file(experiment_of):
+    e = experiment_of("""
         seed = 3
         builds = 2
         executions = 4
@@ -65,7 +49,7 @@ def test_full_file(tmp_path):
         [stop_when]
         halfwidth = "2%"
         max_time = "1m"
-    """, tmp_path)
+    """)
     assert e.timeout == pytest.approx(0.25)
     assert e.factors == (("n", ("10", "20")), ("mode", ("x",)))
     assert e.measure.metrics == ("t",) and e.measure.unit_of("t") == "ms"
@@ -98,8 +82,8 @@ def test_full_file(tmp_path):
     ("[alternatives.a]\ncommand = [\"true\"\n", 2, "invalid TOML"),
     ("name = \"x\"\n", 1, "no [alternatives] table"),
 ])
-def test_errors_name_the_line(tmp_path, text, line, fragment):
-    message = error(text, tmp_path)
+def test_errors_name_the_line(experiment_error, text, line, fragment):
+    message = experiment_error(text)
     assert f"exp.toml:{line}: " in message
     assert fragment in message
     assert "\n" not in message

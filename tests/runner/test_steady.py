@@ -8,10 +8,8 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
-from benchlab.errors import InputError
-from benchlab.runner.config import SteadyState, parse_experiment
+from benchlab.runner.config import SteadyState
 from benchlab.runner.execute import Outcome, OutputParser, run_process
 from benchlab.runner.plan import Trial
 from benchlab.runner.steady import SteadyWatch, check_every, reached, unsteady_warning
@@ -31,30 +29,18 @@ command = ["true"]
 """
 
 
-def parse(text: str, tmp_path):
-    path = tmp_path / "exp.toml"
-    path.write_text(textwrap.dedent(text))
-    return parse_experiment(path.read_text(), str(path))
-
-
-def error(text: str, tmp_path) -> str:
-    with pytest.raises(InputError) as info:
-        parse(text, tmp_path)
-    return str(info.value)
-
-
-def test_table_and_its_errors(tmp_path):
-    e = parse(TABLE.format(max=1000, warm=0), tmp_path)
+def test_table_and_its_errors(experiment_of, experiment_error):
+    e = experiment_of(TABLE.format(max=1000, warm=0))
     assert e.steady == SteadyState(50, "t") and check_every(e.steady) == 5
-    assert "is the most an execution runs" in error(TABLE.format(max=40, warm=0), tmp_path)
+    assert "is the most an execution runs" in experiment_error(TABLE.format(max=40, warm=0))
     timed = "[steady_state]\niterations = 50\n[alternatives.a]\ncommand = [\"true\"]\n"
-    assert "needs iterations within an execution" in error(timed, tmp_path)
+    assert "needs iterations within an execution" in experiment_error(timed)
     bad = TABLE.format(max=1000, warm=0).replace("iterations = 50", "iterations = 50\n"
                                                  "metric = \"x\"")
-    assert "steady_state.metric 'x' is not measured" in error(bad, tmp_path)
+    assert "steady_state.metric 'x' is not measured" in experiment_error(bad)
     few = TABLE.format(max=1000, warm=0).replace("iterations = 50", "iterations = 3")
-    assert "steady_state.iterations must be at least 10" in error(few, tmp_path)
-    assert "exp.toml:" in error(few, tmp_path)
+    assert "steady_state.iterations must be at least 10" in experiment_error(few)
+    assert "exp.toml:" in experiment_error(few)
 
 
 def test_reached_needs_the_steady_iterations():
@@ -69,8 +55,8 @@ def test_reached_needs_the_steady_iterations():
     assert reached(drift, steady) is None
 
 
-def test_watch_checks_every_tenth_and_the_parser_stops(tmp_path):
-    e = parse(TABLE.format(max=1000, warm=3), tmp_path)
+def test_watch_checks_every_tenth_and_the_parser_stops(experiment_of):
+    e = experiment_of(TABLE.format(max=1000, warm=3))
     watch = SteadyWatch(e)
     rng = np.random.default_rng(5)
     values = 2.0 * (1 + 0.01 * rng.standard_normal(300))
@@ -86,8 +72,8 @@ def test_watch_checks_every_tenth_and_the_parser_stops(tmp_path):
     assert parser.error is None  # fewer values than the maximum: not a failure
 
 
-def test_the_runner_ends_an_execution_at_its_steady_state(tmp_path):
-    e = parse(TABLE.format(max=5000, warm=0), tmp_path)
+def test_the_runner_ends_an_execution_at_its_steady_state(experiment_of):
+    e = experiment_of(TABLE.format(max=5000, warm=0))
     script = ("import random, sys, time\nr = random.Random(1)\n"
               "for i in range(5000):\n"
               "    v = 2.0 * (1.5 if i < 30 else 1.0) * (1 + 0.01 * r.gauss(0, 1))\n"
@@ -103,8 +89,8 @@ def test_the_runner_ends_an_execution_at_its_steady_state(tmp_path):
     assert all(r[0] <= len(warm) for r in warm)
 
 
-def test_flags_and_warning_of_a_finished_execution(tmp_path):
-    e = parse(TABLE.format(max=200, warm=2), tmp_path)
+def test_flags_and_warning_of_a_finished_execution(experiment_of):
+    e = experiment_of(TABLE.format(max=200, warm=2))
     rng = np.random.default_rng(6)
     values = 2.0 * (1 + 0.01 * rng.standard_normal(200))
     values[:60] *= 1.4
