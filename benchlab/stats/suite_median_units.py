@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -69,15 +70,21 @@ def unit_log_medians(values: np.ndarray, top: np.ndarray) -> np.ndarray:
 
 
 def splits(nb: int, nc: int) -> np.ndarray | None:
-    """Every way to choose the candidate's nc of the nb + nc pooled units, as a 0/1 matrix
-    (C(nb + nc, nc) rows, the observed split — the last nc — first); None beyond
-    EXACT_SPLITS."""
-    n = nb + nc
-    if math.comb(n, nc) > EXACT_SPLITS:
+    """Every way to choose the candidate's nc of the nb + nc pooled units, as a read-only
+    0/1 matrix (C(nb + nc, nc) rows, the observed split — the last nc — first); None
+    beyond EXACT_SPLITS. Cached: an interval's bisection asks for it a hundred times."""
+    if math.comb(nb + nc, nc) > EXACT_SPLITS:
         return None
-    rows = np.zeros((math.comb(n, nc), n))
-    for k, chosen in enumerate(combinations(range(n - 1, -1, -1), nc)):
-        rows[k, list(chosen)] = 1.0
+    return _splits(nb, nc)
+
+
+@lru_cache(maxsize=32)
+def _splits(nb: int, nc: int) -> np.ndarray:
+    n = nb + nc
+    chosen = np.array(list(combinations(range(n - 1, -1, -1), nc)), dtype=np.intp)
+    rows = np.zeros((chosen.shape[0], n))
+    rows[np.arange(chosen.shape[0])[:, None], chosen.reshape(chosen.shape[0], nc)] = 1.0
+    rows.setflags(write=False)
     return rows
 
 

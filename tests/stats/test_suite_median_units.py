@@ -62,6 +62,45 @@ def test_pvalue_is_the_share_of_splits_as_extreme(nb, nc):
         assert t.pvalue(low * 0.999) <= 0.1 and t.pvalue(high * 1.001) <= 0.1
 
 
+def test_eight_builds_per_system_against_a_direct_loop():
+    """8 + 8 units (12,870 splits, the most a user reaches with equal counts): the cached
+    split matrix is every split once, the observed first, and the p-value and the bounds
+    of the interval found by bisection agree with Welch's t computed split by split."""
+    from itertools import combinations
+
+    from benchlab.stats.suite_median_units import splits
+
+    nb = nc = 8
+    rows = splits(nb, nc)
+    assert rows.shape == (math.comb(16, 8), 16) and not rows.flags.writeable
+    assert rows[0].tolist() == [0.0] * nb + [1.0] * nc  # the observed split first
+    assert len({r.tobytes() for r in rows}) == rows.shape[0] and set(rows.sum(axis=1)) == {8.0}
+    assert splits(nb, nc) is rows and splits(9, 9) is None
+
+    def welch(x: list[float], chosen: tuple[int, ...]) -> float:
+        c = [x[i] for i in chosen]
+        b = [v for i, v in enumerate(x) if i not in set(chosen)]
+        mc, mb = sum(c) / nc, sum(b) / nb
+        vc = sum((v - mc) ** 2 for v in c) / (nc - 1) / nc
+        vb = sum((v - mb) ** 2 for v in b) / (nb - 1) / nb
+        return abs(mc - mb) / math.sqrt(vc + vb)
+
+    rng = np.random.default_rng(88)
+    base, cand = rng.normal(4.6, 0.03, nb), rng.normal(4.63, 0.03, nc)
+    t = unit_median_test(base, cand)
+    assert t.exact and t.smallest_pvalue == pytest.approx(2 / 12870)
+    for rho in (1.0, 1.02):
+        x = [*base, *(cand - math.log(rho))]
+        obs = welch(x, tuple(range(nb, nb + nc)))
+        ts = [welch(x, chosen) for chosen in combinations(range(nb + nc), nc)]
+        want = sum(v >= obs * (1 - 1e-12) for v in ts) / len(ts)
+        assert t.pvalue(rho) == pytest.approx(want, rel=1e-12)
+    a = 0.01
+    for bound in t.interval(1 - a):  # the last ratio not rejected; a hair beyond, rejected
+        beyond = bound * (1 + 1e-9) if bound > t.estimate else bound * (1 - 1e-9)
+        assert t.pvalue(bound) > a >= t.pvalue(beyond)
+
+
 def test_units_needed_and_the_floor():
     from benchlab.stats.suite_median_units import units_needed
 
