@@ -32,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_check(inner)
     _add_compare(inner)
     _add_show(inner)
+    _add_publish(inner)
     from benchlab.cli import bisect
 
     bisect.add_history_parser(inner)  # history bisect: its options are bisect's
@@ -160,9 +161,36 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
     p.set_defaults(history_run=_run_show)
 
 
+def _add_publish(inner: argparse._SubParsersAction) -> None:
+    p = inner.add_parser(
+        "publish", help="write a static site of every series: index, a page per series",
+        description="A static site of the history (docs/history-publish.md): an index of "
+                    "every series with its trend, latest change and verdict, sortable and "
+                    "filterable, and a page per series with every commit, its changes and "
+                    "their ratio CIs as `history check` finds them. It fetches nothing (its "
+                    "script ships with benchlab) and works from the file system; publishing "
+                    "again rewrites only the files that changed.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("-o", "--output", dest="directory", required=True, metavar="DIR",
+                   help="the site's directory (created; an existing one must hold a site "
+                   "benchlab published)")
+    p.add_argument("--commit-url", metavar="TEMPLATE", type=utf8, help="link each commit: "
+                   "{sha} is replaced by its id, e.g. https://github.com/o/r/commit/{sha}")
+    p.add_argument("--title", default="benchlab history", type=utf8,
+                   help="the site's title (default: benchlab history)")
+    a = _analysis_group(p)
+    a.add_argument("--min-segment", type=int, default=2, metavar="N",
+                   help="as history check's (default 2)")
+    p.add_argument("--json", dest="format", action="store_const", const="json",
+                   default="text", help="say what was written as JSON")
+    p.set_defaults(history_run=_run_publish)
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "history_run", None) is None:
-        raise UsageError("history needs a subcommand: add, check, compare, show or bisect (see "
+        raise UsageError("history needs a subcommand: add, check, compare, show, publish or "
+                         "bisect (see "
                          "benchlab history --help)")
     return args.history_run(args)
 
@@ -409,4 +437,37 @@ def _run_show(args: argparse.Namespace) -> int:
                   threshold=args.threshold, confidence=confidence, seed=args.seed)
     output_options.emit(args, result, output_options.context(args, "history show",
                                                              [args.db]), [args.db])
+    return 0
+
+
+# -- publish ---------------------------------------------------------------------------
+def _run_publish(args: argparse.Namespace) -> int:
+    from urllib.parse import urlsplit
+
+    from benchlab.history.publish import site_data
+    from benchlab.history.store import History
+    from benchlab.report.history_site import publish
+    from benchlab.report.history_site.pages import Options
+    from benchlab.stats.window_scan import MAX_LENGTH
+
+    confidence = common.confidence(args.confidence)
+    if not 2 <= args.min_segment <= MAX_LENGTH:
+        raise UsageError(f"--min-segment must be between 2 and {MAX_LENGTH}, not "
+                         f"{args.min_segment}")
+    url = args.commit_url
+    if url is not None and ("{sha}" not in url
+                            or urlsplit(url).scheme.lower() not in ("", "http", "https")):
+        raise UsageError(f"--commit-url must hold {{sha}} and be an http(s) or relative "
+                         f"address, not {url!r}")
+    with History.open(args.db) as history:
+        commits = history.commits()
+        series = _series_of(args, history.series())
+    if not series:
+        raise UsageError("the history holds no series yet (benchlab history add fills it)",
+                         args.db)
+    data = site_data(series, commits, threshold=args.threshold, confidence=confidence,
+                     seed=args.seed, min_segment=args.min_segment)
+    result = publish(data, args.directory, Options(args.title, url))
+    output_options.emit(args, result, output_options.context(args, "history publish",
+                                                             [args.db]), stdout=True)
     return 0

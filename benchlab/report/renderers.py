@@ -40,6 +40,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "benchlab.history.check": ("benchlab.report.history",),
     "benchlab.history.compare": ("benchlab.report.history",),
     "benchlab.history.show": ("benchlab.report.history",),
+    "benchlab.history.publish": ("benchlab.report.history_site.formats",),
     "benchlab.runner.environment": ("benchlab.report.environment",),
     "benchlab.runner.session": ("benchlab.report.run",),
     "benchlab.runner.system_tune": ("benchlab.report.system",),

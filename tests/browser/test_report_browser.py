@@ -4,8 +4,9 @@ What only a browser can tell: the page raises no console error, fetches nothing
 beyond its own file, lays every figure out with a non-empty box, shows
 hostile benchmark names as text (no script runs, the title stays), carries the
 JSON's numbers, and sorts its headline table on a click. The browser is
-Debian's `chromium` driven through `chromium-driver` (.ci/run installs both);
-where neither can be started the tests skip and say why.
+Debian's `chromium` driven through `chromium-driver` (.ci/run installs both;
+the `browser` fixture is in conftest.py); where neither can be started the tests skip
+and say why.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import csv
 import json
 import random
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,36 +24,6 @@ from benchlab.cli.main import main
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ["<script>alert(1)</script>", "a|b", "two\nlines", "plain"]
 TITLE = "hostile names"
-
-
-def _chromium() -> tuple[str, str] | None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    return (browser, driver) if browser and driver else None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Chromium with its console and network (performance) logs kept."""
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium is not installed (pip install '.[test]')")
-    found = _chromium()
-    if found is None:
-        pytest.skip("no chromium and chromedriver on PATH (apt-get install chromium "
-                    "chromium-driver; .ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = found[0]
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1200,900", "--disable-extensions"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    try:
-        driver = webdriver.Chrome(options=options,
-                                  service=webdriver.ChromeService(executable_path=found[1]))
-    except Exception as exc:  # noqa: BLE001 - any failure to start is a reason to skip
-        pytest.skip(f"chromium could not be started: {str(exc).splitlines()[0]}")
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,114 @@
+"""`history publish`: what a static site of the history shows, computed once per series.
+
+Per series (benchmark, metric, machine): each commit's top-level unit means (its
+runs when the input recorded levels, else its measurements), the commit's mean
+with its t interval (history/show.py `commit_intervals`, STATS.md §2 and §5), and
+the findings of `history check` (history/check.py `confirmed_changes`, the same
+random stream per series), so every number on the site is the one `history check
+--json` and `history show --json` give. Laying the pages out and writing them is
+report/history_site/; this module computes and writes nothing.
+
+`history compare` results are not stored in the history (a PR check is computed
+when asked), so the site has no pages of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchlab.history.check import MIN_SEGMENT, Findings, confirmed_changes
+from benchlab.history.show import commit_intervals
+from benchlab.history.store import Commit, Series
+from benchlab.result import Result
+
+
+@dataclass(frozen=True)
+class SeriesHistory:
+    """One series as the site shows it: per commit of the series (`at`, positions in the
+    history, oldest first) its mean, the CI of the mean (NaN below 2 units), its number
+    of units `n` and the units' means (`runs`, one array per commit); and its findings."""
+
+    benchmark: str
+    metric: str
+    machine: str
+    unit: str
+    higher_is_better: bool | None
+    at: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+    runs: tuple[np.ndarray, ...]
+    findings: Findings
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.benchmark, self.metric, self.machine)
+
+
+@dataclass(frozen=True)
+class SiteData:
+    """Every series of a history with the commits they index and the analysis' settings."""
+
+    commits: tuple[Commit, ...]
+    series: tuple[SeriesHistory, ...]
+    threshold: float
+    confidence: float
+    seed: int | None
+    min_segment: int
+
+
+@dataclass(frozen=True)
+class Published(Result):
+    """What one `history publish` did: the site's directory, what it shows, and how many of
+    its files were written (new or changed), kept (the same bytes) and removed (pages of
+    series the history no longer holds)."""
+
+    directory: str
+    series: int
+    commits: int
+    written: tuple[str, ...]
+    kept: int
+    removed: tuple[str, ...]
+
+
+def unit_means(s: Series) -> tuple[np.ndarray, np.ndarray]:
+    """The series' top-level units: each one's commit (a position in the history) and mean,
+    ordered by commit, then as the units first appear within it. Without levels each
+    measurement is a unit."""
+    if not s.level_names:
+        order = np.argsort(s.commit_index, kind="stable")
+        return s.commit_index[order], s.values[order]
+    # a unit is one (commit, top-level label) pair: codes for the labels, then pairs
+    _, label = np.unique(s.levels[0], return_inverse=True)
+    pair = s.commit_index.astype(np.int64) * (int(label.max()) + 1) + label.ravel()
+    codes, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    means = np.bincount(inverse, weights=s.values) / np.bincount(inverse)
+    commit = s.commit_index[first]
+    order = np.lexsort((first, commit))  # by commit, then by first appearance
+    return commit[order], means[order]
+
+
+def series_history(s: Series, findings: Findings, confidence: float) -> SeriesHistory:
+    """One series' commits, their means, CIs and units, with its findings."""
+    at, mean, low, high, n = commit_intervals(s, confidence)
+    unit_commit, means = unit_means(s)
+    bounds = np.searchsorted(unit_commit, at, side="left").tolist() + [unit_commit.size]
+    runs = tuple(means[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+    return SeriesHistory(s.benchmark, s.metric, s.machine, s.unit, s.higher_is_better,
+                         at, mean, low, high, n, runs, findings)
+
+
+def site_data(series: list[Series], history: list[Commit], *, threshold: float = 0.02,
+              confidence: float = 0.95, seed: int | None = 0,
+              min_segment: int = MIN_SEGMENT) -> SiteData:
+    """Every series with its findings, as `history check` finds them with the same
+    settings (its defaults are check's)."""
+    found = confirmed_changes(series, history, threshold=threshold, confidence=confidence,
+                              seed=seed, min_segment=min_segment)
+    return SiteData(tuple(history),
+                    tuple(series_history(s, f, confidence) for s, f in found),
+                    threshold, confidence, seed, min_segment)

@@ -1,0 +1,43 @@
+"""`history publish`'s static site: pages (pages.py), charts (chart.py), the incremental
+writer (files.py), its script and style (assets/, package data) and the command's own
+output (formats.py). The site works from the file system and from any web server and
+fetches nothing beyond its own files: its script and style are copied from this package,
+never linked from elsewhere."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from benchlab.history.publish import Published, SiteData
+from benchlab.report.history_site.files import write_tree
+from benchlab.report.history_site.pages import (
+    ASSETS,
+    COMMITS,
+    Options,
+    commits_script,
+    index_page,
+    page_name,
+    series_page,
+)
+
+
+def asset(name: str) -> bytes:
+    """One of the site's script and style files, as shipped in the package."""
+    return (resources.files(__name__) / "assets" / name).read_bytes()
+
+
+def site_files(data: SiteData, options: Options) -> dict[str, bytes]:
+    """Every file of the site, by its path relative to the site's directory."""
+    files = {"index.html": index_page(data, options).encode(),
+             COMMITS: commits_script(data).encode()}
+    files.update({f"assets/{name}": asset(name) for name in ASSETS})
+    for s in data.series:
+        files[page_name(s)] = series_page(s, data, options).encode()
+    return files
+
+
+def publish(data: SiteData, directory: str, options: Options) -> Published:
+    """Write the site of `data` into `directory`, only the files that changed."""
+    outcome = write_tree(directory, site_files(data, options))
+    return Published(directory, len(data.series), len(data.commits), outcome.written,
+                     outcome.kept, outcome.removed)

@@ -1,0 +1,30 @@
+"""What `history publish` prints: a line saying what the site holds and how many of its
+files were written, kept and removed (text), or the same as a JSON document."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from benchlab.escape import terminal
+from benchlab.history.publish import Published
+from benchlab.notation import plural
+from benchlab.result import RenderContext, renders
+from benchlab.version import __version__
+
+
+@renders("text", Published)
+def published_text(result: Published, context: RenderContext) -> str:
+    index = os.path.join(result.directory, "index.html")
+    return (f"published {plural(result.series, 'series', 'series')} over "
+            f"{plural(result.commits, 'commit')} to {terminal(index)}: wrote "
+            f"{plural(len(result.written), 'file')}, kept {result.kept} unchanged, removed "
+            f"{len(result.removed)}\n")
+
+
+@renders("json", Published)
+def published_json(result: Published, context: RenderContext) -> dict[str, Any]:
+    return {"benchlab_version": __version__, "command": "history publish",
+            "directory": result.directory, "series": result.series,
+            "commits": result.commits, "written": list(result.written), "kept": result.kept,
+            "removed": list(result.removed)}

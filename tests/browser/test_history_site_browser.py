@@ -1,0 +1,136 @@
+"""`history publish`'s site opened from file:// in headless Chromium: no console error, no
+request but its own files, every series page reachable from the index by its link, the
+filter and the sort working, the detail chart and table drawn, and hostile names shown as
+text (no script of theirs runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchlab.cli.main import main
+from tests.report.site_history import HOSTILE, KEYS, build
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("browser-site")
+    db = tmp / "history.db"
+    build(str(db))
+    out = tmp / "site"
+    assert main(["history", "publish", "--db", str(db), "-o", str(out),
+                 "--commit-url", "https://example.org/c/{sha}"]) == 0
+    return out
+
+
+def _load(driver, path: Path) -> tuple[list, list[str]]:
+    """Open the page; its SEVERE console entries and the URLs it requested."""
+    driver.get_log("browser")
+    driver.get_log("performance")
+    driver.get(path.as_uri())
+    driver.execute_script("return document.readyState")
+    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return severe, urls
+
+
+def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
+    severe, urls = _load(browser, site / "index.html")
+    assert severe == [] and urls
+    assert all(u.startswith(site.as_uri()) for u in urls), urls
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#series tbody td:first-child a'))"
+        ".map(a => a.href)")
+    assert len(links) == len(KEYS)
+    names = set()
+    for link in links:  # every series page, reached by following its link from the index
+        browser.get_log("browser")
+        browser.get_log("performance")
+        browser.get(link)
+        severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
+                for e in browser.get_log("performance")
+                if json.loads(e["message"])["message"]["method"] == "Network.requestWillBeSent"]
+        assert severe == [], link
+        assert {u.rsplit("/", 1)[-1] for u in urls} == {link.rsplit("/", 1)[-1], "site.css",
+                                                          "commits.js", "site.js"}, urls
+        assert all(u.startswith("file://") for u in urls)
+        names.add(browser.execute_script("return document.querySelector('h1').textContent"))
+        drawn = browser.execute_script(
+            "return [document.querySelectorAll('#detail g.commit').length,"
+            " document.querySelectorAll('#commits tbody tr').length,"
+            " JSON.parse(document.getElementById('series-data').textContent).commits.length,"
+            " document.querySelector('#overview').getBoundingClientRect().width]")
+        assert drawn[0] == drawn[1] == drawn[2] == 40 and drawn[3] > 0
+    assert names == {bench for bench, _ in KEYS}
+
+
+def test_hostile_names_are_text(browser, site):
+    from selenium.common.exceptions import NoAlertPresentException
+
+    _load(browser, site / "index.html")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018 - reading it raises when there is none
+    text = browser.execute_script("return document.body.textContent")
+    assert HOSTILE in text and "m</script><b>x" in text
+    assert browser.execute_script("return document.scripts.length") == 1
+
+
+def test_filtering_and_sorting(browser, site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    _load(browser, site / "index.html")
+
+    def visible() -> list[str]:
+        return browser.execute_script(
+            "return Array.from(document.querySelectorAll('#series tbody tr'))"
+            ".filter(r => !r.hidden).map(r => r.cells[0].textContent)")
+
+    assert len(visible()) == len(KEYS)
+    box = browser.find_element(By.ID, "filter")
+    box.send_keys("EPIS")  # case-insensitive
+    assert visible() == ["episode"]
+    assert browser.find_element(By.ID, "shown").text == f"showing 1 of {len(KEYS)} series"
+    box.clear()
+    box.send_keys("script")  # matches the hostile benchmark and the hostile machine
+    assert sorted(visible()) == sorted([HOSTILE, KEYS[4][0]])
+    box.clear()
+    box.send_keys(" ")  # only spaces: every row
+    Select(browser.find_element(By.ID, "verdict-filter")).select_by_value("worse")
+    assert sorted(visible()) == ["episode", "step"]
+    Select(browser.find_element(By.ID, "verdict-filter")).select_by_value("none")
+    assert len(visible()) == len(KEYS) - 2
+    Select(browser.find_element(By.ID, "verdict-filter")).select_by_value("")
+    header = next(h for h in browser.find_elements(By.CSS_SELECTOR, "#series th")
+                  if h.text.startswith("commits since"))
+    header.click()
+    order = visible()
+    assert order[:2] == ["step", "episode"]  # 20 and 20 commits since, then those without
+
+
+def test_brushing_the_overview_narrows_the_detail(browser, site):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    _load(browser, site / "index.html")
+    link = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#series tbody a'))"
+        ".find(a => a.textContent === 'step').href")
+    browser.get(link)
+    overview = browser.find_element("id", "overview")
+    width = overview.size["width"]
+    # from a quarter to a half of the plot: about commits 10 to 20 of 40
+    ActionChains(browser).move_to_element_with_offset(overview, -width // 8, 0) \
+        .click_and_hold().move_by_offset(width // 4, 0).release().perform()
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#commits tbody tr'))"
+        ".map(r => Number(r.dataset.index))")
+    assert 3 <= len(rows) < 40 and rows == sorted(rows, reverse=True)
+    assert len(browser.find_elements("css selector", "#detail g.commit")) == len(rows)
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -1,0 +1,235 @@
+"""The files `history publish` writes: every series linked from the index, the numbers of
+`history check --json`, every name escaped, the same bytes for the same history, and a
+second publish after one more commit rewriting only the pages that changed."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from benchlab.cli.main import main
+from benchlab.report.history_site.files import MANIFEST
+from tests.report.site_history import HOSTILE, KEYS, build, commit
+
+URL = "https://example.org/r/commit/{sha}"
+
+
+class Elements(HTMLParser):
+    """Every element's tag and attributes, and the text of the whole page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, dict[str, str]]] = []
+        self.text: list[str] = []
+        self.scripts: list[dict[str, str]] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, {k: v or "" for k, v in attrs}))
+        if tag == "script":
+            self.scripts.append({k: v or "" for k, v in attrs})
+            self._in_script = True
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data):
+        if not self._in_script:
+            self.text.append(data)
+
+    def having(self, **attrs) -> list[dict[str, str]]:
+        return [a for _, a in self.found
+                if all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+
+
+def parse(path: Path) -> Elements:
+    p = Elements()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("site")
+    db = tmp / "history.db"
+    build(str(db))
+    out = tmp / "site"
+    assert main(["history", "publish", "--db", str(db), "-o", str(out), "--commit-url", URL,
+                 "--title", "<i>team</i>"]) == 0
+    assert main(["history", "check", "--db", str(db), "--json", "-o",
+                 str(tmp / "check.json")]) == 0
+    return {"db": db, "dir": out, "check": json.loads((tmp / "check.json").read_text()),
+            "tmp": tmp}
+
+
+def _series_links(site) -> list[str]:
+    index = parse(site["dir"] / "index.html")
+    return [a["href"] for tag, a in index.found if tag == "a" and a.get("href", "")
+            .startswith("series/")]
+
+
+def test_the_index_links_every_series_once(site):
+    links = _series_links(site)
+    assert len(links) == len(set(links)) == len(KEYS)
+    pages = {str(p.relative_to(site["dir"])) for p in (site["dir"] / "series").iterdir()}
+    assert set(links) == pages
+    for link in links:  # each page names its series and links back to the index
+        page = parse(site["dir"] / link)
+        assert any(a.get("href") == "../index.html" for _, a in page.found)
+    shown = {json.loads(re.search(r'<script type="application/json" id="series-data">(.*?)'
+                                  r"</script>", (site["dir"] / link).read_text()).group(1))
+             ["benchmark"] for link in links}
+    assert shown == {bench for bench, _ in KEYS}
+
+
+def test_the_numbers_are_history_checks(site):
+    """Every change and transient of `history check --json` is on its series' page with the
+    same ratio, bounds, confidence and kind, and the page has no other."""
+    doc = site["check"]
+    assert doc["changes"], "the history must have changes to compare"
+    expected = {}
+    for c in doc["changes"]:
+        expected[(c["benchmark"], c["machine"], c["commit"], c["kind"])] = c
+    found = {}
+    transients = {}
+    for link in _series_links(site):
+        page = parse(site["dir"] / link)
+        data = json.loads(re.search(r'id="series-data">(.*?)</script>',
+                                    (site["dir"] / link).read_text()).group(1))
+        rows = [a for tag, a in page.found if tag == "tr" and a.get("class") == "change-row"]
+        cells = [a for tag, a in page.found if tag == "td" and "ratio" in a.get("class", "")]
+        change_cells = cells[:len(rows)]
+        for row, cell in zip(rows, change_cells, strict=True):
+            key = (data["benchmark"], data["machine"], row["data-commit"], row["data-kind"])
+            found[key] = cell
+        for row, cell in zip([a for tag, a in page.found if tag == "tr"
+                              and a.get("class") == "transient-row"], cells[len(rows):],
+                             strict=True):
+            transients[(data["benchmark"], data["machine"], row["data-commit"])] = cell
+    assert set(found) == set(expected)
+    for key, c in expected.items():
+        cell = found[key]
+        ratio = c["ratio"]
+        assert float(cell["data-estimate"]) == ratio["estimate"]
+        assert float(cell["data-low"]) == ratio["low"]
+        assert float(cell["data-high"]) == ratio["high"]
+        assert float(cell["data-confidence"]) == ratio["confidence"]
+    assert set(transients) == {(t["benchmark"], t["machine"], t["commit"])
+                               for t in doc["transients"]}
+    for t in doc["transients"]:
+        cell = transients[(t["benchmark"], t["machine"], t["commit"])]
+        assert float(cell["data-estimate"]) == t["ratio"]["estimate"]
+
+
+def test_the_commit_means_are_history_shows(site, tmp_path):
+    """The means and CIs the page's script draws are `history show --json`'s."""
+    out = tmp_path / "show.json"
+    assert main(["history", "show", "--db", str(site["db"]), "--json", "-o", str(out)]) == 0
+    show = {(s["benchmark"], s["machine"]): s for s in json.loads(out.read_text())["series"]}
+    shas = json.loads((site["dir"] / "commits.js").read_text()
+                      .split("=", 1)[1].strip().rstrip(";"))
+    for link in _series_links(site):
+        data = json.loads(re.search(r'id="series-data">(.*?)</script>',
+                                    (site["dir"] / link).read_text()).group(1))
+        points = show[(data["benchmark"], data["machine"])]["commits"]
+        assert [shas[c[0]][0] for c in data["commits"]] == [p["commit"] for p in points]
+        for c, p in zip(data["commits"], points, strict=True):
+            assert (c[1], c[2], c[3], c[4]) == (p["n"], p["mean"], p["low"], p["high"])
+            assert len(c[5]) == c[1] == 4
+            assert sum(c[5]) / len(c[5]) == pytest.approx(c[2], rel=1e-12)
+
+
+def test_every_name_is_escaped(site):
+    for path in [site["dir"] / "index.html", *(site["dir"] / "series").iterdir()]:
+        text = path.read_text(encoding="utf-8")
+        page = parse(path)
+        assert "<script>alert" not in text and "<i>team" not in text and "<b>x" not in text
+        # the only scripts are the site's own: its data (inert JSON) and its files
+        assert all(s.get("src", "").endswith((".js",)) or s.get("type") == "application/json"
+                   for s in page.scripts), page.scripts
+        assert len(re.findall(r"</script>", text)) == len(page.scripts)
+    index = parse(site["dir"] / "index.html")
+    text = "".join(index.text)
+    assert HOSTILE in text and "<i>team</i>" in text and "m</script><b>x" in text
+    assert 'quote"&amp;\'' in text
+
+
+def test_commit_links_follow_the_template(site):
+    index = parse(site["dir"] / "index.html")
+    hrefs = [a["href"] for tag, a in index.found if tag == "a" and "commit" in a.get("class", "")]
+    assert hrefs and all(re.fullmatch(r"https://example\.org/r/commit/\d{4}abcdef", h)
+                         for h in hrefs)
+
+
+def test_the_same_history_gives_the_same_bytes(site, tmp_path):
+    again = tmp_path / "again"
+    assert main(["history", "publish", "--db", str(site["db"]), "-o", str(again),
+                 "--commit-url", URL, "--title", "<i>team</i>"]) == 0
+    first = {p.relative_to(site["dir"]): p.read_bytes() for p in site["dir"].rglob("*")
+             if p.is_file()}
+    second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
+    assert first == second
+
+
+def test_one_more_commit_rewrites_only_what_changed(tmp_path, capsys):
+    db, out = tmp_path / "h.db", tmp_path / "site"
+    build(str(db), commits=30)
+    assert main(["history", "publish", "--db", str(db), "-o", str(out), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    total = 4 + len(KEYS)  # index.html, commits.js, the script and style, a page per series
+    assert first["kept"] == 0 and len(first["written"]) == total
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    assert main(["history", "publish", "--db", str(db), "-o", str(out)]) == 0
+    assert f"wrote 0 files, kept {total} unchanged, removed 0" in capsys.readouterr().out
+    from benchlab.history.store import History
+
+    touched = KEYS[1:3]  # the new commit has results of two series only
+    with History.open(str(db), write=True) as h:
+        h.add([commit(30, keys=touched)])
+    assert main(["history", "publish", "--db", str(db), "-o", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    pages = [w for w in doc["written"] if w.startswith("series/")]
+    assert len(pages) == 2 and {"index.html", "commits.js"} <= set(doc["written"])
+    assert len(doc["written"]) == 4 and doc["kept"] == total - 4
+    for path, mtime in before.items():
+        name = str(path.relative_to(out))
+        if name not in doc["written"] and name != MANIFEST:
+            assert path.stat().st_mtime_ns == mtime, name  # not touched
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert set(manifest["files"]) == {str(p.relative_to(out)) for p in out.rglob("*")
+                                      if p.is_file() and p.name != MANIFEST}
+
+
+def test_a_directory_of_other_files_is_refused(tmp_path, run_cli):
+    db = tmp_path / "h.db"
+    build(str(db), commits=12)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine\n")
+    _, _, err = run_cli("history", "publish", "--db", db, "-o", other, expect=2)
+    assert "holds no site benchlab published" in err and len(err.strip().splitlines()) == 1
+    assert (other / "notes.txt").read_text() == "mine\n" and len(list(other.iterdir())) == 1
+
+
+def test_the_assets_ship_with_the_package():
+    """pyproject's package data names every file of assets/, so a wheel carries them (a
+    site whose script is missing would fetch nothing and sort nothing)."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    from fnmatch import fnmatch
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["benchlab.report.history_site"]
+    assets = root / "benchlab" / "report" / "history_site" / "assets"
+    names = [f"assets/{p.name}" for p in assets.iterdir()]
+    assert names and all(any(fnmatch(n, p) for p in patterns) for n in names)
