@@ -262,8 +262,7 @@ def run_process(argv: list[str], *, cwd: str | None = None, env: dict[str, str] 
     pid, start, failure, before = None, 0, f"cannot run {argv[0]!r}", None
     try:
         try:
-            start_process = spawn.prepared(program, argv, os.environ if env is None else env,
-                                           fds)
+            start_process = spawn.prepared(program, argv, env, fds)
             if cpus is not None:
                 previous_cpus = os.sched_getaffinity(0)
                 os.sched_setaffinity(0, cpus)

@@ -310,11 +310,13 @@ def command_for(e: Experiment, trial: Trial) -> Command:
 
 def env_for(e: Experiment, trial: Trial) -> dict[str, str]:
     """The variables a trial adds to the environment (experiment's, then alternative's)."""
-    alternative = e.alternative(trial.alternative)
+    variables = (*e.env, *e.alternative(trial.alternative).env)
+    if not variables:  # the usual case: nothing to substitute for every execution
+        return {}
     values = values_for(e, trial)
     from benchlab.runner.config import substitute
 
-    return {k: substitute(v, values) for k, v in (*e.env, *alternative.env)}
+    return {k: substitute(v, values) for k, v in variables}
 
 
 def cwd_for(e: Experiment, trial: Trial) -> str:

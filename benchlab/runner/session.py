@@ -134,7 +134,7 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
                                  f"({stored_seed}); a resumed experiment keeps its plan")
             logged = {row[-1] for row, _ in store.logged()}  # a killed run's, run already
             trials = [t for t in store.trials("planned") if t.seq not in logged]
-            total = len(store.trials())
+            total = store.trial_count()
             durations = store.durations()
         finally:
             store.close()
@@ -284,7 +284,7 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
                      f"factor {factor!r} ran (see the store's switches)")
         _run_fixed(e.setup, e, base_env, "setup")
         pending = store.trials("planned")
-        total = len(store.trials())
+        total = store.trial_count()
         progress.start(total, total - len(pending))
         failed_builds: set[tuple[str, int, str | None]] = {
             build_key(t) for t in store.trials("failed") if t.kind == "build"}

@@ -120,6 +120,8 @@ class Store:
             raise UsageError(f"cannot create the store: directory {parent} does not exist",
                              path)
 
+        texts: dict[tuple, str] = {}  # each cell's factors as JSON, made once
+
         def fill(conn: sqlite3.Connection) -> None:
             conn.executemany("INSERT INTO benchlab_meta VALUES (?, ?)",
                              [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
@@ -127,7 +129,8 @@ class Store:
             conn.executemany(
                 "INSERT INTO trials (seq, round, kind, alternative, factors, build, "
                 "execution, warmup, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(t.seq, t.round, t.kind, t.alternative, json.dumps(dict(t.factors)),
+                [(t.seq, t.round, t.kind, t.alternative, texts.get(t.factors) or
+                  texts.setdefault(t.factors, json.dumps(dict(t.factors))),
                   t.build, t.execution, int(t.warmup), t.machine) for t in plan])
 
         try:
@@ -310,8 +313,28 @@ class Store:
             args = (status,)
         with sqlite_file.reading(self.path, STORE, "trials"):
             rows = self.conn.execute(query + " ORDER BY seq", args).fetchall()
-        return [Trial(r[0], r[1], r[2], r[3], self._factors(r[4], f"seq {r[0]}"), r[5], r[6],
-                      bool(r[7]), _machine(r[8], self.path, r[0])) for r in rows]
+        cells: dict[object, tuple] = {}  # a plan repeats a few factors texts: each parsed once
+        out = []
+        for r in rows:
+            factors = cells.get(r[4]) if type(r[4]) is str else None
+            if factors is None:
+                factors = self._factors(r[4], f"seq {r[0]}")
+                if type(r[4]) is str:
+                    cells[r[4]] = factors
+            out.append(Trial(r[0], r[1], r[2], r[3], factors, r[5], r[6], bool(r[7]),
+                             r[8] if r[8] is None or type(r[8]) is str
+                             else _machine(r[8], self.path, r[0])))
+        return out
+
+    def trial_count(self) -> int:
+        """How many trials the plan has, whatever their status."""
+        with sqlite_file.reading(self.path, STORE, "trials"):
+            return int(self.conn.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+
+    def rounds(self) -> dict[int, int]:
+        """The round of every trial, by its seq."""
+        with sqlite_file.reading(self.path, STORE, "trials"):
+            return dict(self.conn.execute("SELECT seq, round FROM trials"))
 
     def _factors(self, cell: object, row: str) -> tuple[tuple[str, str], ...]:
         """A trials row's factors column, checked: a JSON object of factor → level."""

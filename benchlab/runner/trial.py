@@ -39,7 +39,8 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
     """Run one trial here (its prepare command first, for an execution): the command shown
     and its outcome, with the processes the trial left running ended and counted."""
     command = command_for(e, trial)
-    env = {**base_env, **env_for(e, trial)}
+    added = env_for(e, trial)
+    env = {**base_env, **added} if added else base_env  # spawn.prepared keeps its envp
     cwd = cwd_for(e, trial)
     left = 0
     if trial.kind in ("execution", "count") and e.prepare is not None:
@@ -102,9 +103,7 @@ _COUNTERS = threading.local()  # each thread's open perf counters: (names, Count
 def counters_for(e: Experiment):
     """The perf_event counters of the experiment's events, opened once per thread (a
     process inherits the counters of the thread that spawns it), None when it counts none."""
-    from benchlab.runner.metric_sources import perf_events
-
-    names = perf_events(e.measure.metrics, e.counter) if e.measure.kind == "time" else ()
+    names = _perf_events(e.measure.metrics, e.counter) if e.measure.kind == "time" else ()
     if not names:
         return None
     held = getattr(_COUNTERS, "held", None)
@@ -115,6 +114,14 @@ def counters_for(e: Experiment):
             held[1].close()
         held = _COUNTERS.held = (names, Counters(names))
     return held[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _perf_events(metrics: tuple[str, ...], counter: str | None) -> tuple[str, ...]:
+    """The experiment's perf_event metrics, found once per experiment, not per execution."""
+    from benchlab.runner.metric_sources import perf_events
+
+    return perf_events(metrics, counter)
 
 
 def not_run(trial: Trial) -> Outcome:

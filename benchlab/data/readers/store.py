@@ -69,7 +69,7 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
         unit_name = dict(metrics)[chosen]
         factor_names = store.factor_names()
         rows = store.rows(chosen)
-        rounds = {t.seq: t.round for t in store.trials()} if rows else {}
+        rounds = store.rounds() if rows else {}
         counts = store.counts()
     finally:
         store.close()
