@@ -1,6 +1,7 @@
 """Which function changed: two cachegrind/callgrind profiles ranked by each function's change.
 
-`benchlab profile-diff OLD NEW` (docs/profile-diff.md). Counts of a simulated
+`benchlab profile-diff OLD NEW`, or `STORE` (docs/profile-diff.md; a store's profile of an
+alternative is the median of its counted executions': data/store_profiles.py). Counts of a simulated
 CPU are deterministic, so a change is a fact, not an estimate: no interval,
 just old, new, their difference and its ratio to old. Functions are ranked by
 the absolute change of the chosen event, exclusive (own cost) or, for two
@@ -50,13 +51,16 @@ class FunctionChange:
 
 @dataclass(frozen=True)
 class ProfileSide:
-    """What the result keeps of one profile: its path, tool, command and total."""
+    """What the result keeps of one profile: its path, tool, command and total; for a
+    store's, the alternative and how many counted executions its medians are of."""
 
     path: str
     tool: str
     command: str
     total: int
     functions: int
+    alternative: str | None = None
+    runs: int = 1
 
 
 @dataclass(frozen=True)
@@ -121,4 +125,4 @@ def _at(costs: tuple[int, ...], index: int) -> int:
 
 def _side(profile: Profile, index: int) -> ProfileSide:
     return ProfileSide(profile.path, profile.tool, profile.command, profile.totals[index],
-                       len(profile.exclusive))
+                       len(profile.exclusive), profile.alternative, profile.runs)

@@ -43,6 +43,8 @@ class Profile:
     totals: tuple[int, ...]
     exclusive: dict[str, tuple[int, ...]]
     inclusive: dict[str, tuple[int, ...]] | None  # None for cachegrind: no call costs
+    alternative: str | None = None  # a store's alternative (data/store_profiles.py), else None
+    runs: int = 1  # the counted executions whose median it is (a store's), 1 for a file
 
     def event_index(self, event: str) -> int:
         if event not in self.events:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchlab.data.profile_diff import FunctionChange, ProfileDiff
+from benchlab.data.profile_diff import FunctionChange, ProfileDiff, ProfileSide
 from benchlab.escape import terminal, terminal_lines
 from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
@@ -33,9 +33,18 @@ def _head(r: ProfileDiff) -> list[str]:
              f"{_count(r.total_change, True)}")
     if r.total_relative is not None:
         total += f" ({'+' if r.total_relative >= 0 else ''}{fmt_pct(r.total_relative, 2)})"
-    return [f"profile-diff of {r.event} ({r.unit}), {r.old.tool} profiles: "
-            f"{terminal(r.old.path)} -> {terminal(r.new.path)}",
-            f"total {total}"]
+    if r.old.alternative is not None and r.new.alternative is not None:
+        what = (f"{r.old.tool} profiles of {terminal(r.old.path)}: {_store_side(r.old)} -> "
+                f"{_store_side(r.new)}")
+    else:
+        what = f"{r.old.tool} profiles: {terminal(r.old.path)} -> {terminal(r.new.path)}"
+    return [f"profile-diff of {r.event} ({r.unit}), {what}", f"total {total}"]
+
+
+def _store_side(side: ProfileSide) -> str:
+    runs = "1 counted execution" if side.runs == 1 else \
+        f"median of {side.runs} counted executions"
+    return f"{terminal(side.alternative or '')} ({runs})"
 
 
 @renders("text", ProfileDiff)
@@ -79,9 +88,10 @@ def _function(row: FunctionChange, rank: int) -> dict[str, Any]:
             "inclusive_change": row.inclusive_change}
 
 
-def _side(side) -> dict[str, Any]:
+def _side(side: ProfileSide) -> dict[str, Any]:
     return {"path": side.path, "tool": side.tool, "command": side.command,
-            "total": side.total, "functions": side.functions}
+            "total": side.total, "functions": side.functions,
+            "alternative": side.alternative, "runs": side.runs}
 
 
 @renders("json", ProfileDiff)

@@ -13,6 +13,14 @@ counts the same Ir (with its call graph, at more cost).
 
 The out files are read here (the `events:` and `summary:`/`totals:` lines),
 not by data/readers/valgrind.py, which the runner layer must not import.
+
+With `keep_profiles` (callgrind, the first `PROFILES_PER_BUILD` counted
+executions of each cell and build: runner/trial.py) the out files themselves are
+kept, zlib-compressed, one per process, for `benchlab profile-diff STORE`
+(docs/profile-diff.md): the whole file rather than a table of its functions, so
+nothing is parsed in the runner, every event and the call graph stay, and the
+store is read by the same parser as two out files (data/profiles.py). A C
+program's file compresses to about 20 kB (a third to a quarter of its size).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zlib
 from dataclasses import replace
 
 from benchlab.runner.execute import Outcome, run_process
@@ -30,6 +39,7 @@ COUNT_SLOWDOWN = 50  # a counted execution may take this many times the executio
 OPTIONS = {"cachegrind": ("--tool=cachegrind", "--cache-sim=no"),
            "callgrind": ("--tool=callgrind",)}
 COMMON = ("-q", "--trace-children=yes")
+PROFILES_PER_BUILD = 5  # counted executions per cell and build whose out files a store keeps
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,8 +69,10 @@ def argv_for(tool: str, out_dir: str, command: list[str]) -> list[str]:
 
 
 def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str, str],
-                timeout: float | None, cpus: tuple[int, ...] | None) -> Outcome:
-    """Run `command` under `tool` and return its outcome with `counts["instructions"]`;
+                timeout: float | None, cpus: tuple[int, ...] | None,
+                keep_profiles: bool = False) -> Outcome:
+    """Run `command` under `tool` and return its outcome with `counts["instructions"]`
+    (and, with `keep_profiles`, its out files compressed in `profiles`, in process order);
     an outcome with an error when it failed or Valgrind wrote no count."""
     out_dir = tempfile.mkdtemp(prefix="benchlab-count-")
     try:
@@ -69,16 +81,29 @@ def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str
                               cpus=cpus)
         if not outcome.ok:
             return outcome
+        names = sorted(os.listdir(out_dir), key=_process_order)
         try:
-            total = sum(instructions(os.path.join(out_dir, name))
-                        for name in sorted(os.listdir(out_dir)))
+            total = sum(instructions(os.path.join(out_dir, name)) for name in names)
         except ValueError as exc:
             return replace(outcome, error=f"{tool}: {exc}")
-        if not os.listdir(out_dir):
+        if not names:
             return replace(outcome, error=f"{tool} wrote no out file (is it Valgrind's?)")
-        return replace(outcome, counts={"instructions": float(total)})
+        profiles = tuple(_compressed(os.path.join(out_dir, n)) for n in names) \
+            if keep_profiles else ()
+        return replace(outcome, counts={"instructions": float(total)}, profiles=profiles)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def _process_order(name: str) -> tuple[int, str]:
+    """out.PID files by process id (the order the processes started, barring a wrap)."""
+    _, _, pid = name.rpartition(".")
+    return (int(pid), name) if pid.isdigit() else (-1, name)
+
+
+def _compressed(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return zlib.compress(handle.read(), 6)
 
 
 def instructions(path: str) -> int:

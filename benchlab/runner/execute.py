@@ -89,6 +89,9 @@ class Outcome:
     leftovers: int = 0
     # events counted in it (perf_event_open's, or a counter's `instructions`), by metric
     counts: dict[str, float] = field(default_factory=dict)
+    # a counted execution's profiles kept for profile-diff: Valgrind's out files, one per
+    # process, compressed (runner/counter.py); empty unless kept
+    profiles: tuple[bytes, ...] = ()
 
     @property
     def ok(self) -> bool:

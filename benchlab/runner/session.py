@@ -132,7 +132,7 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
             if seed is not None and seed != stored_seed:
                 raise UsageError(f"--seed {seed} differs from the seed of {store_path} "
                                  f"({stored_seed}); a resumed experiment keeps its plan")
-            logged = {row[-1] for row, _ in store.logged()}  # a killed run's, run already
+            logged = {row[-1] for row, *_ in store.logged()}  # a killed run's, run already
             trials = [t for t in store.trials("planned") if t.seq not in logged]
             total = store.trial_count()
             durations = store.durations()

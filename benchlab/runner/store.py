@@ -19,10 +19,19 @@ without an fsync; a power cut may lose the outcomes since the last checkpoint
 (they stay planned and are run again), never corrupt the file. Readers see the
 outcomes of the last slice committed (at most SLICE_S old while a run is
 alive; after a SIGKILL, those of the log only once the store is resumed).
+
+Profiles (`profiles` table): with counter = "callgrind" a counted trial's
+Valgrind out files, compressed, one row per process (runner/counter.py), for
+`benchlab profile-diff STORE`. A store made before the table existed gets it
+when opened for writing (`--resume`) and reads as one without profiles; the
+schema version stays 1, as an older benchlab reads and resumes a store with
+the table correctly (it ignores it), so a newer version would refuse for nothing.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 import json
 import math
@@ -43,11 +52,18 @@ SCHEMA_VERSION = 1
 STORE = sqlite_file.Kind("store", "free space and run again with --resume")
 LOG_SUFFIX = "-outcomes"  # the outcome log beside the store, STORE-outcomes
 SLICE_S = 0.25  # seconds between the commits of a running session's outcomes
+PROFILE_ENCODING = "zlib"  # a kept out file's bytes: zlib.compress'd (runner/counter.py)
 
 _UPDATE = ("UPDATE trials SET status = ?, session = ?, started = ?, command = ?, wall = ?, "
            "user = ?, sys = ?, maxrss = ?, exit_code = ?, signal = ?, error = ?, "
            "stderr_tail = ? WHERE seq = ? AND status = 'planned'")
 _INSERT = "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?)"
+_INSERT_PROFILE = "INSERT INTO profiles VALUES (?, ?, ?, ?)"
+_PROFILES = """
+CREATE TABLE IF NOT EXISTS profiles (
+    trial INTEGER NOT NULL REFERENCES trials(seq), part INTEGER NOT NULL,
+    encoding TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (trial, part));
+"""
 
 _SCHEMA = """
 CREATE TABLE benchlab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,7 +81,7 @@ CREATE TABLE measurements (
     trial INTEGER NOT NULL REFERENCES trials(seq), iteration INTEGER NOT NULL,
     metric TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, warmup INTEGER NOT NULL,
     PRIMARY KEY (trial, iteration, metric));
-"""
+""" + _PROFILES
 
 
 @dataclass(frozen=True)
@@ -86,6 +102,28 @@ class Row:
 
 
 
+@dataclass(frozen=True)
+class Profile:
+    """One process's out file of a counted trial (callgrind), compressed as stored."""
+
+    trial: int
+    alternative: str
+    factors: tuple[tuple[str, str], ...]
+    build: int
+    execution: int
+    part: int
+    data: bytes
+
+    def text(self) -> str:
+        """The out file's text (zlib-decompressed); ValueError when the blob is damaged."""
+        import zlib
+
+        try:
+            return zlib.decompress(self.data).decode("utf-8", errors="replace")
+        except zlib.error as exc:
+            raise ValueError(f"damaged profile blob: {exc}") from None
+
+
 class Store:
     """An open store. Use `create` for a new experiment, `open` for an existing one."""
 
@@ -95,6 +133,7 @@ class Store:
         self._log: int | None = None  # the outcome log's descriptor, during a session
         self._rows: list[tuple] = []  # logged outcomes not committed yet (_UPDATE's rows)
         self._values: list[tuple] = []  # and their measurements (_INSERT's rows)
+        self._profiles: list[tuple] = []  # and their profiles (_INSERT_PROFILE's rows)
         self._committed = time.monotonic()
         try:
             with sqlite_file.reading(path, STORE, "benchlab_meta"):
@@ -170,6 +209,7 @@ class Store:
             try:
                 with store._writing():
                     store._add_machine_column()
+                    store.conn.executescript(_PROFILES)
                 store._replay()
             except BaseException:
                 store.close()
@@ -269,10 +309,10 @@ class Store:
     def finish_session(self, session: int, outcome: str) -> None:
         """The session's last outcomes committed with its end; the outcome log removed."""
         with self._writing(), transaction(self.conn):
-            self._apply(self._rows, self._values)
+            self._apply(self._rows, self._values, self._profiles)
             self.conn.execute("UPDATE sessions SET finished = ?, outcome = ? WHERE id = ?",
                               (timestamp(), outcome, session))
-        self._rows, self._values = [], []
+        self._rows, self._values, self._profiles = [], [], []
         if self._log is not None:
             os.close(self._log)
             self._log = None
@@ -386,17 +426,23 @@ class Store:
                outcome.user, outcome.sys, outcome.maxrss, outcome.exit_code, outcome.signal,
                outcome.error, outcome.stderr_tail if not outcome.ok else None, trial.seq)
         values = [(trial.seq, i, m, v, u, int(w)) for i, m, v, u, w in measurements]
+        profiles = [(trial.seq, part, PROFILE_ENCODING, data)
+                    for part, data in enumerate(getattr(outcome, "profiles", ()), start=1)]
         if self._log is None:
             with self._writing(), transaction(self.conn):
-                self._apply([row], values)
+                self._apply([row], values, profiles)
             return
-        line = _LINE([row, [v[1:] for v in values]])
+        logged = [row, [v[1:] for v in values]]
+        if profiles:  # a third element: the out files, base64 (a counted trial's only)
+            logged.append([base64.b64encode(p[3]).decode("ascii") for p in profiles])
+        line = _LINE(logged)
         try:
             os.write(self._log, line)
         except OSError as exc:
             raise sqlite_file.failure(exc, self.path, STORE, writing=True) from None
         self._rows.append(row)
         self._values.extend(values)
+        self._profiles.extend(profiles)
         if time.monotonic() - self._committed >= SLICE_S:
             self.commit()
 
@@ -405,15 +451,16 @@ class Store:
         runner killed between the two leaves lines that the replay skips)."""
         if self._rows:
             with self._writing(), transaction(self.conn):
-                self._apply(self._rows, self._values)
-            self._rows, self._values = [], []
+                self._apply(self._rows, self._values, self._profiles)
+            self._rows, self._values, self._profiles = [], [], []
             if self._log is not None:
                 with self._writing():
                     os.ftruncate(self._log, 0)
         self._committed = time.monotonic()
 
-    def _apply(self, rows: list[tuple], values: list[tuple]) -> None:
-        """Outcomes and measurements into the open transaction; every trial must be planned."""
+    def _apply(self, rows: list[tuple], values: list[tuple], profiles: list[tuple]) -> None:
+        """Outcomes, measurements and profiles into the open transaction; every trial must
+        be planned."""
         if not rows:
             return
         updated = self.conn.executemany(_UPDATE, rows).rowcount
@@ -423,11 +470,14 @@ class Store:
             seq = next((r[-1] for r in rows if r[-1] not in planned), rows[0][-1])
             raise RuntimeError(f"trial {seq} is not planned any more")
         self.conn.executemany(_INSERT, values)
+        if profiles:
+            self.conn.executemany(_INSERT_PROFILE, profiles)
 
-    def logged(self) -> list[tuple[tuple, list[tuple]]]:
+    def logged(self) -> list[tuple[tuple, list[tuple], list[tuple]]]:
         """The outcomes in the log a killed session left beside the store (STORE-outcomes),
-        not in the store yet: (trials row, measurements) each, in the order written; a last
-        line cut short (a power cut in its write) is dropped, and its trial stays planned."""
+        not in the store yet: (trials row, measurements, profiles) each, in the order written;
+        a last line cut short (a power cut in its write) is dropped, and its trial stays
+        planned."""
         log = self.path + LOG_SUFFIX
         try:
             with open(log, "rb") as handle:
@@ -447,9 +497,10 @@ class Store:
         if not outcomes and not os.path.exists(self.path + LOG_SUFFIX):
             return
         with self._writing(), transaction(self.conn):
-            for row, values in outcomes:
+            for row, values, profiles in outcomes:
                 if self.conn.execute(_UPDATE, row).rowcount == 1:
                     self.conn.executemany(_INSERT, values)
+                    self.conn.executemany(_INSERT_PROFILE, profiles)
         _unlink(self.path + LOG_SUFFIX)
 
     def durations(self) -> dict[tuple, float]:
@@ -514,6 +565,29 @@ class Store:
             raise store_checks.fail(self.path, "benchlab_meta", "'metric_sources'", "value",
                                     value, "a JSON object of metric → {\"source\": ...}")
         return value
+
+    def profiles(self) -> list[Profile]:
+        """The profiles kept of the finished counted trials, in plan order and process order
+        within a trial; none for a store without the table (made before it existed)."""
+        with sqlite_file.reading(self.path, STORE, "profiles"):
+            if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name "
+                                 "= 'profiles'").fetchone() is None:
+                return []
+            rows = self.conn.execute(
+                "SELECT t.seq, t.alternative, t.factors, t.build, t.execution, p.part, "
+                "p.encoding, p.data FROM profiles p JOIN trials t ON t.seq = p.trial WHERE "
+                "t.status = 'ok' ORDER BY t.seq, p.part").fetchall()
+        out = []
+        for seq, alternative, factors, build, execution, part, encoding, data in rows:
+            where = f"(trial {seq}, part {part})"
+            if encoding != PROFILE_ENCODING:
+                raise store_checks.fail(self.path, "profiles", where, "encoding", encoding,
+                                        f"{PROFILE_ENCODING!r}")
+            if not isinstance(data, bytes):
+                raise store_checks.fail(self.path, "profiles", where, "data", data, "a blob")
+            out.append(Profile(seq, alternative, self._factors(factors, f"seq {seq}"), build,
+                               execution, part, data))
+        return out
 
     def alternatives(self) -> list[str]:
         """The alternatives in the experiment file's order, the baseline first."""
@@ -582,15 +656,18 @@ def _json_line(encode):
 _LINE = _json_line(getattr(json.encoder, "c_make_encoder", None))
 
 
-def _logged(line: bytes, log: str, n: int) -> tuple[tuple, list[tuple]]:
-    """One line of the outcome log: the trials row (_UPDATE's parameters) and its
-    measurements (_INSERT's); InputError naming the line when it is not one benchlab wrote."""
+def _logged(line: bytes, log: str, n: int) -> tuple[tuple, list[tuple], list[tuple]]:
+    """One line of the outcome log: the trials row (_UPDATE's parameters), its measurements
+    (_INSERT's) and its profiles (_INSERT_PROFILE's; a third element, base64, only when
+    kept); InputError naming the line when it is not one benchlab wrote."""
     try:
-        row, values = json.loads(line)
-        if len(row) != 13 or type(row[-1]) is not int:
+        row, values, *kept = json.loads(line)
+        if len(row) != 13 or type(row[-1]) is not int or len(kept) > 1:
             raise ValueError
-        return tuple(row), [(row[-1], *v) for v in values]
-    except (ValueError, TypeError):
+        profiles = [(row[-1], part, PROFILE_ENCODING, base64.b64decode(text, validate=True))
+                    for part, text in enumerate(kept[0] if kept else [], start=1)]
+        return tuple(row), [(row[-1], *v) for v in values], profiles
+    except (ValueError, TypeError, binascii.Error):
         raise InputError("not an outcome benchlab wrote (the log of a killed run); move the "
                          "file away to resume without the outcomes it holds (they are then "
                          "run again)", f"{log}:{n}") from None

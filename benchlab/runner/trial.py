@@ -72,7 +72,8 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
             from benchlab.runner.counter import run_counted
 
             return run_counted(e.counter or "cachegrind", argv, cwd=cwd, env=env,
-                               timeout=e.timeout, cpus=cpus)
+                               timeout=e.timeout, cpus=cpus,
+                               keep_profiles=keeps_profile(e, trial))
         return run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser, cpus=cpus,
                            executable=_resolve(argv[0], env.get("PATH"), cwd),
                            counters=counters_for(e) if trial.kind == "execution" else None)
@@ -89,6 +90,16 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
 
         outcome = replace(outcome, leftovers=outcome.leftovers + left)
     return command.show(), outcome
+
+
+def keeps_profile(e: Experiment, trial: Trial) -> bool:
+    """Whether a counted execution's out files go into the store (for profile-diff): with
+    counter = "callgrind", the first PROFILES_PER_BUILD counted executions of each cell and
+    build, so a store's size does not grow with its rounds (runner/counter.py)."""
+    from benchlab.runner.counter import PROFILES_PER_BUILD
+
+    return (e.counter == "callgrind" and trial.kind == "count"
+            and trial.execution - e.warmup_executions <= PROFILES_PER_BUILD)
 
 
 @functools.lru_cache(maxsize=256)

@@ -68,7 +68,7 @@ def test_a_killed_session_is_replayed_once(tmp_path, monkeypatch):
     store.close()  # killed: no finish_session
     assert os.path.exists(db + LOG_SUFFIX)
     reader = Store.open(db)  # a reader sees what the log holds, and changes nothing
-    assert [row[-1] for row, _ in reader.logged()] == [plan[1].seq, plan[2].seq, plan[0].seq]
+    assert [row[-1] for row, *_ in reader.logged()] == [plan[1].seq, plan[2].seq, plan[0].seq]
     reader.close()
     (tmp_path / "exp.toml").write_text(TEXT)  # --dry-run --resume: what is left to run
     planned = plan_only(str(tmp_path / "exp.toml"), db, seed=None, resume=True)
