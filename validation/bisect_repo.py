@@ -12,8 +12,9 @@ not compile (the next commit repairs it). With `noise` > 0 the program adds a ra
 number of iterations (or microseconds), the sum of four uniform draws from /dev/urandom, with mean 0
 and standard deviation `noise` x LOOPS (so the executions' spread is at least that).
 Written with git fast-import (a 1,000-commit history in well under a second). The
-build command is BUILD; the command to time is COMMAND. Used by tests/cli/test_bisect.py
-and validation/bisect_accuracy.py.
+build command is BUILD (BUILD_STATIC for counted instructions); the command to time is
+COMMAND. Used by tests/cli/test_bisect.py, validation/bisect_accuracy.py and
+validation/bisect_real.py.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import os
 import subprocess
 
 BUILD = "cc -O1 -o prog prog.c extra.c"
+# linked statically: under Valgrind a static program starts in about 0.05 s of CPU time,
+# a dynamic one in about 0.25 s (the loader and libc's symbols read), for counted bisects
+BUILD_STATIC = "cc -O1 -static -o prog prog.c extra.c"
 COMMAND = "./prog"
 
 PROGRAM = """#include <stdio.h>
@@ -53,6 +57,13 @@ EXTRA_OK = "long extra(void) { return 1; }\n"
 EXTRA_BROKEN = "long extra(void) { return 1 }  /* a missing semicolon */\n"
 
 
+def extra_code(k: int) -> str:
+    """extra.c of commit k with `unrelated`: a loop of k iterations (a few instructions per
+    commit, a change far below any threshold, as unrelated code changes are)."""
+    return ("long extra(void) { volatile long s = 0; "
+            f"for (int i = 0; i < {k}; i++) s += i; return s; }}\n")
+
+
 def _loops_h(loops: int, noise: float, sleep: bool) -> str:
     # the sum of 4 uniforms on (-0.5, 0.5) has SD sqrt(4/12) = 0.577: scaled to noise x LOOPS
     per_draw = noise * loops / math.sqrt(4.0 / 12.0)
@@ -67,10 +78,11 @@ def _blob(text: str) -> bytes:
 
 def make_repo(path: str, commits: int = 64, culprit: int | None = 40,
               loops: int = 2_000_000, factor: float = 1.05, broken: tuple[int, ...] = (),
-              noise: float = 0.0, sleep: bool = False) -> list[str]:
+              noise: float = 0.0, sleep: bool = False, unrelated: bool = False) -> list[str]:
     """Create the repository at `path` (a new folder); its commits' SHAs, oldest first.
     `culprit` None: an A/A history (LOOPS never changes). `sleep`: the program sleeps
-    LOOPS microseconds instead of looping."""
+    LOOPS microseconds instead of looping. `unrelated`: the other commits change code
+    (extra.c's loop of k iterations, `extra_code`), not only notes.txt."""
     os.makedirs(path)
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.org",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.org"}
@@ -92,11 +104,14 @@ def make_repo(path: str, commits: int = 64, culprit: int | None = 40,
             notes += f"note {k}\n"
             subject = f"note {k}"
             files = {"notes.txt": notes}
+            if unrelated:
+                subject = f"extra {k}"
+                files["extra.c"] = extra_code(k)
         if k in broken:
             subject += " (does not build)"
             files["extra.c"] = EXTRA_BROKEN
-        elif k - 1 in broken and k > 0:
-            files["extra.c"] = EXTRA_OK
+        elif k - 1 in broken and k > 0 and "extra.c" not in files:
+            files["extra.c"] = extra_code(k) if unrelated else EXTRA_OK
         when = 1_700_000_000 + 60 * k
         stream += b"commit refs/heads/main\nmark :%d\n" % (k + 1)
         stream += b"author bench <b@example.org> %d +0000\n" % when

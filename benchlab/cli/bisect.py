@@ -19,6 +19,8 @@ EXAMPLE = """examples:
   benchlab bisect --repo . --good v1.2 --bad HEAD --build 'make -j2' --command './bench'
   benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \\
       --threshold 3% -o bisect.db --json
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \
+      --metric instructions --counter cachegrind   # exact counts: a loaded machine too
   benchlab bisect -o bisect.db --resume          # after Ctrl-C or a kill
 """
 DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 100
@@ -28,7 +30,7 @@ SETTINGS = (("repo", "--repo"), ("good", "--good"), ("bad", "--bad"), ("build", 
             ("benchmark_command", "--command"), ("threshold", "--threshold"),
             ("metric", "--metric"), ("confidence", "--confidence"), ("runs", "--runs"),
             ("max_runs", "--max-runs"), ("warmup", "--warmup"), ("prepare", "--prepare"),
-            ("seed", "--seed"), ("timeout", "--timeout"))
+            ("seed", "--seed"), ("timeout", "--timeout"), ("counter", "--counter"))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -100,7 +102,11 @@ def add_options(p: argparse.ArgumentParser, g: argparse._ArgumentGroup) -> None:
                    help="the smallest change that matters (default 2%%)")
     a.add_argument("--metric", choices=METRICS,
                    help="what to compare: wall time (default), user or sys CPU time, cpu "
-                        "(user + sys), maxrss (peak memory)")
+                        "(user + sys), maxrss (peak memory), instructions (counted: by the "
+                        "PMU, or by Valgrind with --counter)")
+    a.add_argument("--counter", choices=("cachegrind", "callgrind"),
+                   help="with --metric instructions: count them under Valgrind (exact, "
+                        "about 20-50 times slower; docs/metrics.md)")
     a.add_argument("--confidence", metavar="LEVEL", help="the chance of naming the right "
                    "commit, at least (default 95)")
     a.add_argument("-r", "--runs", type=int, metavar="N", help="executions of each arm at a "
@@ -150,18 +156,44 @@ def settings_of(args: argparse.Namespace, good_rev: str | None, bad_rev: str | N
         raise UsageError(f"--warmup must be 0 or more, not {args.warmup}")
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout must be above 0, not {args.timeout:g}")
+    metric = args.metric or "wall"
+    check_counting(metric, args.counter)
     repo = os.path.realpath(args.repo)
     good = git_builds.resolve(repo, str(good_rev))
     bad = git_builds.resolve(repo, str(bad_rev))
     settings = Settings(
         repo=repo, good=good, bad=bad, build=args.build, command=args.benchmark_command,
         shell=args.shell, threshold=0.02 if args.threshold is None else args.threshold,
-        metric=args.metric or "wall", confidence=common.confidence(args.confidence),
+        metric=metric, confidence=common.confidence(args.confidence),
         first=runs, most=most, warmup=args.warmup or 0, prepare=args.prepare,
         seed=random.SystemRandom().randrange(2**31) if args.seed is None else args.seed,
-        timeout=args.timeout)
+        timeout=args.timeout, counter=args.counter)
     settings.argv(settings.command)  # a command that cannot be split: said now
     return settings
+
+
+def check_counting(metric: str, counter: str | None) -> None:
+    """--counter only with --metric instructions; instructions only where they can be
+    counted (the PMU, or Valgrind installed for --counter): refused before any build."""
+    if counter is not None and metric != "instructions":
+        raise UsageError(f"--counter {counter} counts instructions: give --metric "
+                         f"instructions (not {metric})")
+    if metric != "instructions":
+        return
+    if counter is not None:
+        from benchlab.runner.counter import version
+
+        if version() is None:
+            raise UsageError(f"--counter {counter} needs Valgrind, which is not installed "
+                             "here (apt-get install valgrind)")
+        return
+    from benchlab.runner.perf_event import probe
+
+    found = probe("instructions")
+    if not found.ok:
+        raise UsageError("--metric instructions needs a hardware PMU, which this machine does "
+                         f"not offer ({found.reason}); count them under Valgrind with "
+                         "--counter cachegrind")
 
 
 def resumed_settings(args: argparse.Namespace, stored: dict[str, object]):
@@ -176,7 +208,8 @@ def resumed_settings(args: argparse.Namespace, stored: dict[str, object]):
               "threshold": given.get("threshold"), "metric": given.get("metric"),
               "build": given.get("build"), "command": given.get("benchmark_command"),
               "prepare": given.get("prepare"), "seed": given.get("seed"),
-              "warmup": given.get("warmup"), "timeout": given.get("timeout")}
+              "warmup": given.get("warmup"), "timeout": given.get("timeout"),
+              "counter": given.get("counter")}
     if "confidence" in given:
         checks["confidence"] = common.confidence(str(given["confidence"]))
     if "runs" in given:

@@ -60,6 +60,7 @@ class Settings:
     prepare: str | None = None
     seed: int = 0
     timeout: float | None = None
+    counter: str | None = None  # instructions counted under Valgrind (runner/counter.py)
 
     def document(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -153,6 +154,7 @@ class Timing:
     maxrss: int
     error: str | None = None
     stderr_tail: str = ""
+    instructions: float | None = None  # counted (metric instructions)
 
 
 Timer = Callable[[str, str], Timing]  # (commit, its worktree) → one execution's timing
@@ -175,6 +177,7 @@ class Search:
         self.timer = timer or self._time
         self.recorded_builds = store.builds()
         self.builds: dict[str, BuildSummary] = {}
+        self.counters = None  # the PMU's instruction counter, opened at the first execution
 
     # -- builds ----------------------------------------------------------------------
     def build(self, sha: str) -> BuildSummary:
@@ -207,8 +210,22 @@ class Search:
             if not before.ok:
                 return Timing(0.0, 0.0, 0.0, 0, f"prepare command: {before.error}",
                               before.stderr_tail)
-        out = run_process(self.argv, cwd=tree, env=env, timeout=self.s.timeout)
-        return Timing(out.wall, out.user, out.sys, out.maxrss, out.error, out.stderr_tail)
+        if self.s.metric == "instructions" and self.s.counter is not None:
+            from benchlab.runner.counter import run_counted
+
+            out = run_counted(self.s.counter, self.argv, cwd=tree, env=env,
+                              timeout=self.s.timeout, cpus=None)
+        elif self.s.metric == "instructions":  # the PMU, in the execution itself
+            if self.counters is None:
+                from benchlab.runner.perf_event import Counters
+
+                self.counters = Counters(("instructions",))
+            out = run_process(self.argv, cwd=tree, env=env, timeout=self.s.timeout,
+                              counters=self.counters)
+        else:
+            out = run_process(self.argv, cwd=tree, env=env, timeout=self.s.timeout)
+        return Timing(out.wall, out.user, out.sys, out.maxrss, out.error, out.stderr_tail,
+                      out.counts.get("instructions") if out.ok else None)
 
     def _execute(self, step: int, rnd: int, slot: int, arm: str, sha: str,
                  warmup: bool) -> Execution:
@@ -217,8 +234,11 @@ class Search:
 
         started = timestamp()
         t = self.timer(sha, self.builder.tree(sha))
+        error = t.error
+        if error is None and self.s.metric == "instructions" and t.instructions is None:
+            error = "no instructions counted"
         e = Execution(step, rnd, slot, sha, arm, warmup, t.wall, t.user, t.sys, t.maxrss,
-                      t.error)
+                      error, t.instructions)
         self.store.record_execution(e, started, t.stderr_tail)
         return e
 
@@ -263,6 +283,14 @@ class Search:
 
     # -- the search ------------------------------------------------------------------
     def run(self) -> BisectResult:
+        """The search from its store to its result (the PMU counter closed after it)."""
+        try:
+            return self._search()
+        finally:
+            if self.counters is not None:
+                self.counters.close()
+
+    def _search(self) -> BisectResult:
         s = self.s
         commits = git_builds.commits_between(s.repo, s.good, s.bad)
         self.budget = decide.budget(len(commits), s.confidence, s.first, s.most)

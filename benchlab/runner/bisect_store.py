@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from benchlab import sqlite_file
 from benchlab.errors import InputError
 
-METRICS = ("wall", "user", "sys", "cpu", "maxrss")  # what Execution.value gives
-METRIC_UNITS = {"wall": "s", "user": "s", "sys": "s", "cpu": "s", "maxrss": "B"}
+METRICS = ("wall", "user", "sys", "cpu", "maxrss", "instructions")  # Execution.value's
+METRIC_UNITS = {"wall": "s", "user": "s", "sys": "s", "cpu": "s", "maxrss": "B",
+                "instructions": "instructions"}
 KIND = sqlite_file.Kind("bisect store", "free space and run again with --resume")
 FORMAT = "benchlab-bisect"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: executions.instructions (a store of version 1 gains it on open)
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE builds (sha TEXT PRIMARY KEY, ok INTEGER NOT NULL, path TEXT NOT NULL,
@@ -30,7 +31,8 @@ CREATE TABLE builds (sha TEXT PRIMARY KEY, ok INTEGER NOT NULL, path TEXT NOT NU
 CREATE TABLE executions (step INTEGER NOT NULL, round INTEGER NOT NULL, slot INTEGER NOT NULL,
     sha TEXT NOT NULL, arm TEXT NOT NULL, warmup INTEGER NOT NULL, started TEXT NOT NULL,
     wall REAL NOT NULL, user REAL NOT NULL, sys REAL NOT NULL, maxrss INTEGER NOT NULL,
-    error TEXT, stderr_tail TEXT NOT NULL, PRIMARY KEY (step, round, slot));
+    error TEXT, stderr_tail TEXT NOT NULL, instructions REAL,
+    PRIMARY KEY (step, round, slot));
 """
 
 
@@ -49,11 +51,15 @@ class Execution:
     sys: float
     maxrss: int
     error: str | None
+    instructions: float | None = None  # counted (Valgrind's Ir or the PMU's); None: not
 
     def value(self, metric: str) -> float:
         """The execution's value of `metric` (cpu: user + sys)."""
         if metric == "cpu":
             return self.user + self.sys
+        if metric == "instructions" and self.instructions is None:
+            raise ValueError(f"execution {self.step}/{self.round}/{self.slot} counted no "
+                             "instructions")
         return float(getattr(self, metric))
 
 
@@ -89,7 +95,23 @@ class BisectStore:
             conn.close()
             raise InputError("in use by another benchlab bisect (wait for it or stop it)",
                              path) from None
-        return cls(path, conn, lock)
+        store = cls(path, conn, lock)
+        try:
+            store._upgrade()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _upgrade(self) -> None:
+        """A store of schema 1 (before counted instructions) gains the column, empty."""
+        with sqlite_file.reading(self.path, KIND, "executions"):
+            columns = {r[1] for r in self.conn.execute("PRAGMA table_info(executions)")}
+        if "instructions" not in columns:
+            with sqlite_file.writing(self.path, KIND), sqlite_file.transaction(self.conn):
+                self.conn.execute("ALTER TABLE executions ADD COLUMN instructions REAL")
+                self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'",
+                                  (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         self.conn.close()
@@ -131,18 +153,21 @@ class BisectStore:
         """One execution, committed at once (a kill loses nothing recorded before it)."""
         with sqlite_file.writing(self.path, KIND), sqlite_file.transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO executions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO executions (step, round, slot, sha, arm, warmup, started, wall, "
+                "user, sys, maxrss, error, stderr_tail, instructions) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (e.step, e.round, e.slot, e.sha, e.arm, int(e.warmup), started, e.wall,
-                 e.user, e.sys, e.maxrss, e.error, stderr_tail))
+                 e.user, e.sys, e.maxrss, e.error, stderr_tail, e.instructions))
 
     def executions(self, step: int) -> list[Execution]:
         """The executions of one step in the order they ran."""
         with sqlite_file.reading(self.path, KIND, "executions"):
             rows = self.conn.execute(
-                "SELECT step, round, slot, sha, arm, warmup, wall, user, sys, maxrss, error "
-                "FROM executions WHERE step = ? ORDER BY round, slot", (step,)).fetchall()
-        return [Execution(s, r, k, sha, arm, bool(w), wall, user, sys_, rss, err)
-                for s, r, k, sha, arm, w, wall, user, sys_, rss, err in rows]
+                "SELECT step, round, slot, sha, arm, warmup, wall, user, sys, maxrss, error, "
+                "instructions FROM executions WHERE step = ? ORDER BY round, slot",
+                (step,)).fetchall()
+        return [Execution(s, r, k, sha, arm, bool(w), wall, user, sys_, rss, err, ins)
+                for s, r, k, sha, arm, w, wall, user, sys_, rss, err, ins in rows]
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0])

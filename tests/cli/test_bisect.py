@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -149,6 +150,8 @@ def test_bad_input_is_one_line_exit_2(run_cli, repos, tmp_path):
         (["--repo", repo, "--good", shas[0], "--bad", shas[BROKEN], *base],
          f"the bad commit {shas[BROKEN][:12]} does not build"),
         (["--repo", repo, "--good", shas[0], *base], "--bad is needed"),
+        (["--repo", repo, "--good", shas[0], "--bad", shas[2], *base, "--counter",
+          "cachegrind"], "--counter cachegrind counts instructions: give --metric"),
         (["--resume"], "--resume needs -o STORE"),
         (["-o", str(tmp_path / "none.db"), "--resume"], "no such file"),
     ]
@@ -157,6 +160,34 @@ def test_bad_input_is_one_line_exit_2(run_cli, repos, tmp_path):
         assert said in err, (args, err)
         assert len(err.strip().splitlines()) == 1 or "building" in err, err
         assert out == ""
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="Valgrind is not installed")
+def test_instructions_counted_by_cachegrind_decide_at_the_first_look(run_cli, tmp_path):
+    """A 4.7% step in instructions (a loop 5% longer beside the program's start), counted
+    under cachegrind: the counts repeat exactly, so every CI is a point and every step is
+    decided at its first look of 2 executions, whatever the load."""
+    shas = bisect_repo.make_repo(str(tmp_path / "repo"), commits=3, culprit=1,
+                                 loops=100_000, factor=1.05)
+    store = tmp_path / "c.db"
+    _, out, _ = run_cli("bisect", "--repo", tmp_path / "repo", "--good", shas[0], "--bad",
+                        shas[2], "--build", bisect_repo.BUILD_STATIC, "--command",
+                        bisect_repo.COMMAND, "--cache", tmp_path / "cache", "--seed", "3",
+                        "--runs", "2", "--metric", "instructions", "--counter", "cachegrind",
+                        "-o", store, "--json", expect=0)
+    doc = json.loads(out)
+    assert doc["culprit"] == shas[1] and doc["parent"] == shas[0], doc["steps"]
+    assert doc["metric"] == "instructions" and doc["status"] == "found"
+    assert [(s["kind"], [x["runs"] for x in s["looks"]]) for s in doc["steps"]] == [
+        ("ends", [2]), ("commit", [2])]
+    r = doc["ratio"]
+    assert r["low"] == r["estimate"] == r["high"] and 1.03 < r["estimate"] < 1.05
+    with sqlite3.connect(store) as conn:
+        rows = conn.execute("SELECT sha, instructions FROM executions").fetchall()
+    assert len(rows) == doc["executions"] == 2 * 2 + 3 * 2
+    counts = {sha: {n for s, n in rows if s == sha} for sha, _ in rows}
+    assert all(len(c) == 1 for c in counts.values()), counts  # exact: one count per commit
+    assert counts[shas[1]] == counts[shas[2]] != counts[shas[0]]
 
 
 def test_history_bisect_goes_from_a_change_to_its_commit(run_cli, repos, tmp_path):

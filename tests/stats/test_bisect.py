@@ -98,3 +98,21 @@ def test_sides_and_ends():
     same = decide.check_ends(good, rng.normal(1.0, 0.01, 10), 0.999, 0.05)
     assert same.outcome == "same" and same.verdict == "equivalent"
     assert math.isclose(ends.ratio.estimate, bad.mean() / good.mean())
+
+
+def test_identical_counts_decide_exactly_at_the_first_look():
+    """Counted instructions repeat exactly: every CI is the point estimate (no spread, no
+    t quantile), so a 5% change is placed at 2 executions of each, and a step needs no
+    more than the 2 a spread needs."""
+    good, bad = np.full(2, 1_000_000.0), np.full(2, 1_050_000.0)
+    ends = decide.check_ends(good, bad, 0.9999, 0.02)
+    assert ends.outcome == "differ" and ends.verdict == "change"
+    assert ends.ratio.low == ends.ratio.high == pytest.approx(1.05, abs=1e-15)
+    assert decide.executions_needed(good, bad, ends.ratio, 0.9999) == 2
+    for mid, side in ((good, "good"), (bad, "bad"), (good + 3.0, "good")):
+        c = decide.check_side(good, mid.copy(), bad, 0.9999, 0.02, slower=True)
+        assert c.side == side and c.position.low == c.position.high
+    # the same program at both ends (an A/A range, or an unrelated commit's few
+    # instructions more): equivalent, exactly
+    same = decide.check_ends(good, good + 3.0, 0.9999, 0.02)
+    assert same.outcome == "same" and same.ratio.low == same.ratio.high
