@@ -70,8 +70,11 @@ def store_info(path: str) -> StoreInfo:
     finally:
         store.close()
     uses_build = "{build}" in meta.get("experiment_text", "")
-    scanned = (meta.get("experiment_path") == SOURCE and meta.get("name") == SCANNED_NAME
-               and not factors)
+    if "scanned" in meta:
+        scanned = meta["scanned"] == "true" and not factors
+    else:  # a store made before the key: quick mode gave such an experiment its own name
+        scanned = (meta.get("experiment_path") == SOURCE and meta.get("name") == SCANNED_NAME
+                   and not factors)
     return StoreInfo(meta.get("baseline") or None, meta.get("order") or None, factors,
                      int(builds), bool(built) or uses_build, scanned)
 

@@ -176,6 +176,9 @@ class Experiment:
     states: tuple[StateFactor, ...] = ()
     steady: SteadyState | None = None
     counter: str | None = None  # "cachegrind" or "callgrind": counted executions (count trials)
+    # quick mode's one command scanned: its alternatives are the scan's values, which the
+    # store's analysis compares with the first (meta "scanned"; runner/quick.py)
+    scanned: bool = False
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property

@@ -9,9 +9,10 @@ Two or more commands are the alternatives (the first is the baseline) and each
 parameter scan (`-P`, `-L`) is a factor the runner substitutes, so the store's
 analysis is one comparison per level combination (a suite). One command with
 scans has nothing to compare within a level: its level combinations become the
-alternatives ("n=1", "n=2", ...; the first is the baseline), and the experiment's
-name (SCANNED_NAME) tells the store's analysis to compare each with the first as a
-suite (data/store_design.reference_suite).
+alternatives ("n=1", "n=2", ...; the first is the baseline), and the experiment
+is marked `scanned` (the store's meta key "scanned") so that the store's analysis
+compares each with the first as a suite (data/store_design.reference_suite); stores
+made before the key are known by the experiment's name, SCANNED_NAME.
 
 A `{NAME}` whose NAME is a scan's is a placeholder, as are the runner's own
 `{alternative}`, `{build}` and `{iterations}`; another `{word}` is refused (a
@@ -238,6 +239,13 @@ def _fill(word: str, values: dict[str, str], shell: bool) -> str:
     return re.sub(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)(:raw)?\}", one, word)
 
 
+def one_command_scanned(spec: QuickSpec) -> bool:
+    """Whether the scans' values are the alternatives (no command substitutes a value, so
+    there is nothing to compare within a value): the store's analysis is then a suite of
+    each value against the first."""
+    return bool(spec.scans) and not any(a[2] for a in alternatives(spec))
+
+
 def experiment_text(spec: QuickSpec) -> str:
     """The experiment file these options describe (deterministic: the same options give
     the same text, which is what --resume checks)."""
@@ -252,7 +260,7 @@ def experiment_text(spec: QuickSpec) -> str:
                          "rounds in which every command has run")
     alts = alternatives(spec)
     substituted = [a for a in alts if a[2]]
-    name = SCANNED_NAME if spec.scans and not substituted else "benchlab run"
+    name = SCANNED_NAME if one_command_scanned(spec) else "benchlab run"
     lines = ["# written by benchlab run from its command line (quick mode)",
              f"name = {_toml_string(name)}", f"order = {_toml_string(spec.order)}",
              f"shell = {'true' if spec.shell else 'false'}"]
@@ -288,16 +296,19 @@ def quick_experiment(spec: QuickSpec) -> Experiment:
     """The experiment of these options, read and checked as an experiment file is; a
     problem the file's checks find (a program not on PATH) is said without the file's
     line, which the user never wrote."""
+    from dataclasses import replace
+
     from benchlab.errors import InputError
 
     text = experiment_text(spec)
     try:
-        return parse_experiment(text, SOURCE)
+        e = parse_experiment(text, SOURCE)
     except InputError as exc:
         message = exc.message  # the file's keys that quick mode's options wrote, as options
         if message.startswith(("metrics", "counter")):
             message = "--" + message
         raise UsageError(message) from None
+    return replace(e, scanned=True) if one_command_scanned(spec) else e
 
 
 def min_time(text: str) -> float:

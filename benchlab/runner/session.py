@@ -240,7 +240,8 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
                 "alternatives": _json([a.name for a in e.alternatives]),
                 "factor_levels": _json({n: list(levels) for n, levels in e.factors}),
                 "builds": str(e.builds), "executions": str(e.executions),
-                "iterations": str(e.iterations), **_sources_meta(e)}
+                "iterations": str(e.iterations), "scanned": "true" if e.scanned else "false",
+                **_sources_meta(e)}
         if e.machines is not None:  # readers learn the role here (data/readers/store.py)
             meta["machines"] = _json({"names": list(e.machines.names),
                                       "role": e.machines.role})

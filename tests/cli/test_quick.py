@@ -139,6 +139,38 @@ def test_a_scan_of_one_command_prints_a_suite_against_its_first_value(run_cli, t
     assert " vs " not in text
 
 
+def test_a_scanned_store_is_known_by_its_meta_key_or_by_its_old_name(run_cli, tmp_path):
+    """New stores say `scanned` in their meta; one made before the key (without it) is known
+    by the experiment name quick mode gave it; an experiment file of that name is not."""
+    from benchlab.data.store_design import store_info
+    from benchlab.runner.quick import SCANNED_NAME
+
+    scan, pair = tmp_path / "scan.db", tmp_path / "pair.db"
+    run_cli("run", "-r", "2", "-L", "n", "1,2,3", "--quiet", "-o", scan, "--", "true {n}",
+            expect=0)
+    run_cli("run", "-r", "2", "--quiet", "-o", pair, "--", "true", "true 1", expect=0)
+
+    def meta(db, **values):
+        with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+            for key, value in values.items():
+                conn.execute("DELETE FROM benchlab_meta WHERE key = ?", (key,))
+                if value is not None:
+                    conn.execute("INSERT INTO benchlab_meta VALUES (?, ?)", (key, value))
+            return dict(conn.execute("SELECT key, value FROM benchlab_meta"))
+
+    assert meta(scan)["scanned"] == "true" and meta(pair)["scanned"] == "false"
+    assert store_info(str(scan)).scanned and not store_info(str(pair)).scanned
+    meta(scan, name="renamed")  # the key decides, not the name
+    assert store_info(str(scan)).scanned
+    meta(scan, scanned=None, name=SCANNED_NAME)  # an old store: its name
+    assert store_info(str(scan)).scanned
+    run_cli("compare", scan, "--seed", "1", expect=0)
+    meta(scan, name="renamed")
+    assert not store_info(str(scan)).scanned
+    meta(scan, name=SCANNED_NAME, experiment_path="/tmp/exp.toml")  # a file of that name
+    assert not store_info(str(scan)).scanned
+
+
 def test_one_command_prints_its_summary(run_cli):
     code, out, err = run_cli("run", "--runs", "3", "--quiet", "-c", "sleep 0.001", expect=0)
     assert out.startswith("sleep 0.001: n = 3, mean ")
