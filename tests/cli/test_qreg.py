@@ -72,12 +72,13 @@ def test_example_default_is_the_run_bootstrap_on_the_saturated_model(run_cli):
 
 def test_text_output_names_solver_coding_and_inference(run_cli):
     code, out, err = run_cli("qreg", LATENCY, "--response", "latency", *FACTORS,
-                             "--interactions", "1", "--taus", "0.5,0.99", "--seed", "1")
+                             "--interactions", "1", "--taus", "0.5,0.99", "--seed", "1",
+                             "-R", "20")  # 20 replicates: 400 Frisch-Newton fits took 14 s
     assert code == 0, err
     assert "n = 16000, 5 coefficients" in out
     assert "coding: sched BFS = -1, CFS = +1" in out
     assert "solver: Frisch-Newton interior point" in out
-    assert ("by the run bootstrap within cells (200 replicates, SE corrected for few runs, "
+    assert ("by the run bootstrap within cells (20 replicates, SE corrected for few runs, "
             "t on 64 df)") in out
     assert "tau = 0.5" in out and "tau = 0.99" in out
     assert "seed 1" in out
@@ -86,6 +87,7 @@ def test_text_output_names_solver_coding_and_inference(run_cli):
 def test_same_seed_same_intervals_and_seed_reported_without_one(run_cli):
     args = (LATENCY, "--response", "latency", "--factors", "sched,machine", "--taus", "0.9")
     first = _json(run_cli, *args, "--seed", "5")
+    assert first["replicates"] == 200  # the default B
     assert _json(run_cli, *args, "--seed", "5") == first
     drawn = _json(run_cli, *args)
     assert isinstance(drawn["seed"], int)

@@ -126,12 +126,6 @@ def test_blocked_order_groups_each_round_by_state(tmp_path):
 
 # -- a run -----------------------------------------------------------------------------------
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "benchlab", "run", *args, "--quiet"],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
 def test_a_run_records_every_switch_and_leaves_no_state(tmp_path, run_cli):
     exp = _file(tmp_path, """
         seed = 2
@@ -192,12 +186,12 @@ def _wait_for(path: Path, timeout: float = 120) -> None:
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
-def test_the_state_is_restored_after_sigterm_and_on_resume(tmp_path, how):
+def test_the_state_is_restored_after_sigterm_and_on_resume(tmp_path, how, run_cli):
     exp = _file(tmp_path, """
         seed = 1
         executions = 3
         [alternatives.a]
-        command = ["sleep", "0.3"]
+        command = ["sh", "-c", "touch started; sleep 0.3"]
         [factors.noise.levels.busy]
         setup = "sleep 600 & echo $! > noise.pid; echo on > state"
         teardown = "kill $(cat noise.pid); rm state noise.pid"
@@ -207,7 +201,7 @@ def test_the_state_is_restored_after_sigterm_and_on_resume(tmp_path, how):
     proc = subprocess.Popen([sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db),
                              "--quiet"], cwd=tmp_path, env=env, stderr=subprocess.PIPE,
                             text=True)
-    _wait_for(tmp_path / "state")
+    _wait_for(tmp_path / "started")  # a trial runs: its setup is done and recorded
     noise = int((tmp_path / "noise.pid").read_text())
     proc.send_signal(getattr(signal, how))
     _, err = proc.communicate(timeout=120)
@@ -220,11 +214,10 @@ def test_the_state_is_restored_after_sigterm_and_on_resume(tmp_path, how):
         assert proc.returncode == -signal.SIGKILL
         assert (tmp_path / "state").exists()  # nothing ran on the way out...
         assert _in_force(db)["levels"] == {"noise": "busy"}  # ...but the store knows
-    done = _run(str(exp), "-o", str(db), "--resume", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    _, _, err = run_cli("run", exp, "-o", db, "--resume", "--quiet", expect=0)  # in-process
     actions = [r[2] for r in _switches(db)]
     if how == "SIGKILL":
-        assert actions[:2] == ["setup", "restore"] and "restored the state" in done.stderr
+        assert actions[:2] == ["setup", "restore"] and "restored the state" in err
     assert actions[-2:] == ["setup", "teardown"] and not (tmp_path / "state").exists()
     deadline = time.monotonic() + 60
     while os.path.exists(f"/proc/{noise}") and time.monotonic() < deadline:
