@@ -131,4 +131,26 @@ def _stores(args: argparse.Namespace, benchmark: str | None, metric: str | None,
             sessions, meta = store.sessions(), dict(store.meta)
         finally:
             store.close()
-        yield StoreRecord(path, sessions, run_orders(path, metric, benchmark, steady), meta)
+        profiles, note = _profile_diffs(path)
+        yield StoreRecord(path, sessions, run_orders(path, metric, benchmark, steady), meta,
+                          profiles, note)
+
+
+PROFILE_TOP = 10  # the functions each "which functions changed" table shows
+
+
+def _profile_diffs(path: str) -> tuple[tuple, str | None]:
+    """A store's profile-diffs, each alternative against the baseline (as `profile-diff
+    STORE --new ALTERNATIVE` ranks them), when it keeps profiles (counter = "callgrind");
+    else none, or none and why when they cannot be compared (an experiment with factors)."""
+    from benchlab.data.profile_diff import diff
+    from benchlab.data.store_profiles import against_baseline, has_profiles
+    from benchlab.errors import InputError
+
+    if not has_profiles(path):
+        return (), None
+    try:
+        pairs = against_baseline(path)
+    except InputError as exc:
+        return (), f"left out: {exc.message}"
+    return tuple(diff(p.old, p.new, top=PROFILE_TOP) for p in pairs), None

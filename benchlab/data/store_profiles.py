@@ -31,28 +31,50 @@ class StoreProfiles:
     alternatives: tuple[str, ...]
 
 
-def read_pair(path: str, old: str | None = None, new: str | None = None) -> StoreProfiles:
-    """The median profiles of alternatives `old` (default: the baseline) and `new` (default:
-    the one other alternative with profiles) of the store at `path`; InputError naming the
-    store when it keeps no profiles, an alternative has none, or the choice is ambiguous."""
+def _kept(path: str) -> tuple[dict[str, list], tuple[str, ...], str | None]:
+    """The store's kept profiles by alternative, the alternatives with profiles (the
+    baseline first, then the file's order), and its counter's tool."""
     from benchlab.runner.store import Store
 
     store = Store.open(path)
     try:
         kept = store.profiles()
         order = store.alternatives()
-        counter = store.meta.get("counter")
+        counter = _counter_tool(store.meta.get("counter"))
     finally:
         store.close()
-    if not kept:
-        made = f"this one's counter: {_counter_tool(counter)}"
-        raise InputError("the store keeps no per-function profiles (they are kept for counter "
-                         f"= \"callgrind\"; {made})", path)
     by_alternative: dict[str, list] = {}
     for row in kept:
         by_alternative.setdefault(row.alternative, []).append(row)
     names = tuple(a for a in order if a in by_alternative) + tuple(
         sorted(a for a in by_alternative if a not in order))
+    return by_alternative, names, counter
+
+
+def has_profiles(path: str) -> bool:
+    """Whether the store at `path` keeps any profile (a report's section shows then)."""
+    return bool(_kept(path)[1])
+
+
+def against_baseline(path: str) -> list[StoreProfiles]:
+    """The median profile of the baseline (the first alternative with profiles) against
+    each other alternative's, in the file's order; InputError as `read_pair`'s."""
+    by_alternative, names, _ = _kept(path)
+    if not names:
+        return []
+    old = _median_profile(path, names[0], by_alternative[names[0]])
+    return [StoreProfiles(old, _median_profile(path, n, by_alternative[n]), names)
+            for n in names[1:]]
+
+
+def read_pair(path: str, old: str | None = None, new: str | None = None) -> StoreProfiles:
+    """The median profiles of alternatives `old` (default: the baseline) and `new` (default:
+    the one other alternative with profiles) of the store at `path`; InputError naming the
+    store when it keeps no profiles, an alternative has none, or the choice is ambiguous."""
+    by_alternative, names, counter = _kept(path)
+    if not names:
+        raise InputError("the store keeps no per-function profiles (they are kept for counter "
+                         f"= \"callgrind\"; this one's counter: {counter})", path)
     old = old if old is not None else names[0]
     if new is None:
         others = [a for a in names if a != old]

@@ -120,6 +120,10 @@ class StoreRecord:
     sessions: list[dict[str, Any]]
     run_orders: list[RunOrder] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)  # benchlab_meta: [machines]' role
+    # counter = "callgrind": each alternative's profile-diff against the baseline
+    # (data/profile_diff.py), or why there is none although profiles were kept
+    profiles: tuple[Any, ...] = ()
+    profiles_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -325,6 +329,25 @@ def _environment(store: StoreRecord) -> str:
     return store_html_body(store_environments(store.path, store.sessions, store.meta))
 
 
+def _profiles(store: StoreRecord) -> str:
+    """Which functions changed: the store's profile-diffs (report/profile_diff.py), each
+    alternative's callgrind profile against the baseline's, as `profile-diff STORE`."""
+    from benchlab.report.profile_diff import html_body
+
+    parts = [f'<p class="muted">{hf.esc(store.profiles_note)}</p>'] if store.profiles_note \
+        else []
+    parts += [f'<div class="profile-diff">{html_body(d)}</div>' for d in store.profiles]
+    return (f'<section class="profiles" id="profiles"><h2>which functions changed</h2>'
+            f'<p class="muted">{hf.esc(_PROFILES_HOW)} '
+            f'{docs_href("profile-diff.md", "From a store")}</p>{"".join(parts)}</section>')
+
+
+_PROFILES_HOW = ("Each alternative's instructions (callgrind's Ir) per function against the "
+                 "baseline's, the median over the counted executions whose profiles the store "
+                 "keeps; ranked by the change of the exclusive (own) count, as benchlab "
+                 "profile-diff STORE prints it.")
+
+
 def _machine_warnings(stores: Sequence[StoreRecord]) -> list[str]:
     """Machines meant to be identical that differ, for the page's warnings at the top (the
     environment section says them again above its table)."""
@@ -485,6 +508,7 @@ def build_page(page: PageInput, context: RenderContext) -> str:
     finally:
         if panels is not None:
             panels.close()
+    body += [_profiles(s) for s in page.stores if s.profiles or s.profiles_note]
     if page.stores:
         body.append('<section class="environment"><h2>machine</h2>'
                     + "\n".join(_environment(s) for s in page.stores) + "</section>")

@@ -1,8 +1,10 @@
 """Every format of `benchlab profile-diff`'s result (data/profile_diff.py, docs/profile-diff.md).
 
 Counts are exact, so they print whole with thousands separators and the change
-signed; a relative change is "new" for a function the old profile lacks. CSV,
-Markdown and HTML come from the tidy rows, one per function shown.
+signed; a relative change is "new" for a function the old profile lacks. Text
+and HTML lay out the same cells (`_table`); CSV and Markdown come from the tidy
+rows, one per function shown. The HTML section is also the report page's "which
+functions changed" (report/html_page.py).
 """
 
 from __future__ import annotations
@@ -47,23 +49,41 @@ def _store_side(side: ProfileSide) -> str:
     return f"{terminal(side.alternative or '')} ({runs})"
 
 
+def _table(r: ProfileDiff) -> tuple[list[str], list[tuple[FunctionChange, list[str]]]]:
+    """The header and, per function shown, its cells as text prints them (function names
+    raw: each format makes them inert its own way)."""
+    header = ["rank", "function", "change", "relative", "old", "new"]
+    if r.has_inclusive:
+        header += ["incl. change", "incl. old", "incl. new"]
+    rows = []
+    for rank, row in enumerate(r.functions, 1):
+        cells = [str(rank), row.function, _count(row.change, True), _relative(row),
+                 _count(row.old), _count(row.new)]
+        if r.has_inclusive:
+            cells += [_count(row.inclusive_change, True), _count(row.old_inclusive),
+                      _count(row.new_inclusive)]
+        rows.append((row, cells))
+    return header, rows
+
+
+def _foot(r: ProfileDiff) -> str:
+    what = "exclusive (own) cost" if r.ranking == "exclusive" else "inclusive cost"
+    shown = f"the {len(r.functions)} of {r.changed} changed functions" \
+        if r.changed > len(r.functions) else f"all {r.changed} changed functions"
+    return (f"ranked by the change of their {what}: {shown}"
+            + ("" if r.has_inclusive else "; cachegrind records no calls, so exclusive "
+               "costs only"))
+
+
 @renders("text", ProfileDiff)
 def profile_diff_text(r: ProfileDiff, context: RenderContext) -> str:
     lines = _head(r)
     if not r.functions:
         lines.append(f"no function's {r.event} changed")
         return terminal_lines(lines) + "\n"
-    header = ["rank", "function", "change", "relative", "old", "new"]
-    if r.has_inclusive:
-        header += ["incl. change", "incl. old", "incl. new"]
-    table = [header]
-    for rank, row in enumerate(r.functions, 1):
-        cells = [str(rank), terminal(row.function), _count(row.change, True), _relative(row),
-                 _count(row.old), _count(row.new)]
-        if r.has_inclusive:
-            cells += [_count(row.inclusive_change, True), _count(row.old_inclusive),
-                      _count(row.new_inclusive)]
-        table.append(cells)
+    header, rows = _table(r)
+    table = [header] + [[c if k != 1 else terminal(c) for k, c in enumerate(cells)]
+                        for _, cells in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines.append("")
     for cells in table:
@@ -71,13 +91,39 @@ def profile_diff_text(r: ProfileDiff, context: RenderContext) -> str:
         out += [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
         lines.append("  " + "  ".join(out).rstrip())
     lines.append("")
-    what = "exclusive (own) cost" if r.ranking == "exclusive" else "inclusive cost"
-    shown = f"the {len(r.functions)} of {r.changed} changed functions" \
-        if r.changed > len(r.functions) else f"all {r.changed} changed functions"
-    lines.append(f"ranked by the change of their {what}: {shown}"
-                 + ("" if r.has_inclusive else "; cachegrind records no calls, so exclusive "
-                    "costs only"))
+    lines.append(_foot(r))
     return terminal_lines(lines) + "\n"
+
+
+def html_body(r: ProfileDiff) -> str:
+    """The section's inside: the head lines, the table (each count's exact value in
+    data-sort), the line saying what is ranked."""
+    from benchlab.report import html_format as hf
+
+    head = "".join(f"<p>{hf.esc(line)}</p>" for line in _head(r))
+    if not r.functions:
+        return head + f"<p>{hf.esc(f'no function’s {r.event} changed')}</p>"
+    header, rows = _table(r)
+    values = ("change", "relative", "old", "new", "inclusive_change", "old_inclusive",
+              "new_inclusive")
+    body = []
+    for row, cells in rows:
+        exact = [getattr(row, v) for v in values]
+        out = [hf.cell(cells[0], cls="num"), hf.cell(cells[1], cls="name")]
+        for text, value in zip(cells[2:], exact, strict=False):
+            out.append(hf.cell(text, cls="num", attrs={"data-sort": "" if value is None
+                                                       else repr(value)}))
+        body.append(out)
+    return (head + hf.table(header, body, cls="profile-diff")
+            + f'<p class="muted">{hf.esc(_foot(r))}</p>')
+
+
+@renders("html", ProfileDiff)
+def profile_diff_html(r: ProfileDiff, context: RenderContext) -> str:
+    from benchlab.report import html_format as hf
+
+    return hf.wrap("profile-diff", "profile-diff",
+                   f"<h3>profile-diff of {hf.esc(r.event)}</h3>\n{html_body(r)}", context)
 
 
 def _function(row: FunctionChange, rank: int) -> dict[str, Any]:

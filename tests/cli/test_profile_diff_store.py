@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import textwrap
@@ -111,3 +112,36 @@ def test_inputs_are_checked(store, run_cli, tmp_path):
     run_experiment(str(tmp_path / "exp.toml"), str(plain))
     _, _, err = run_cli("profile-diff", plain, expect=2)
     assert "keeps no per-function profiles" in err and "counter: none" in err
+
+
+def test_the_report_says_which_functions_changed_with_the_same_numbers(store, run_cli,
+                                                                       tmp_path):
+    """The report's section holds profile-diff STORE's numbers, as its JSON, text and
+    Markdown do."""
+    _, out, _ = run_cli("profile-diff", store, "--json", expect=0)
+    doc = json.loads(out)
+    _, text, _ = run_cli("profile-diff", store, expect=0)
+    _, markdown, _ = run_cli("profile-diff", store, "--format", "markdown", expect=0)
+    page = tmp_path / "report.html"
+    run_cli("report", store, "--no-figures", "-o", page, expect=0)
+    html = page.read_text()
+    start = html.index('<section class="profiles"')
+    section = html[start:html.index("</section>", start)]
+    assert "<h2>which functions changed</h2>" in section
+    rows = re.findall(r"<tr>(.*?)</tr>", section)[1:]  # after the header
+    assert len(rows) == len(doc["functions"])
+    keys = ("change", "relative", "old", "new", "inclusive_change", "old_inclusive",
+            "new_inclusive")
+    for row, function in zip(rows, doc["functions"], strict=True):
+        sorts = [float(v) if v else None for v in re.findall(r'data-sort="([^"]*)"', row)]
+        assert sorts == [function[k] for k in keys]  # counts whole, relative its repr
+        assert f">{function['function']}<" in row
+        assert f"{function['change']:+,}" in row and f"{function['change']:+,}" in text
+        assert f"| {function['change']} |" in markdown
+    assert f"total {doc['old']['total']:,} -&gt; {doc['new']['total']:,}" in section
+    plain = tmp_path / "plain.db"
+    (tmp_path / "exp.toml").write_text('executions = 2\n[alternatives.a]\ncommand = ["true"]\n'
+                                       '[alternatives.b]\ncommand = ["true"]\n')
+    run_experiment(str(tmp_path / "exp.toml"), str(plain))
+    run_cli("report", plain, "--no-figures", "-o", tmp_path / "plain.html", expect=0)
+    assert "which functions changed" not in (tmp_path / "plain.html").read_text()
