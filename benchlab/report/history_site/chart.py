@@ -105,8 +105,9 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
                    f'text-anchor="end">{esc(label(v))}</text>')
     for i in sorted({0, n - 1, *((n - 1) * k // 4 for k in range(1, 4))}):
         x = float(sx(i))
+        anchor = "start" if i == 0 else "end" if i == n - 1 else "middle"
         out.append(f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" '
-                   f'text-anchor="middle">{esc(shas[i][:8])}</text>')
+                   f'text-anchor="{anchor}">{esc(shas[i][:8])}</text>')
     for c in changes:
         start = where[c.commit]
         css = _change_class(c)

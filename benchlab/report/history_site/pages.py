@@ -32,6 +32,7 @@ from benchlab.version import __version__
 
 ASSETS = ("site.css", "site.js")  # copied from the package's assets/ into DIR/assets/
 COMMITS = "commits.js"
+UNIT_DIGITS = 6  # a unit's mean as a dot of the detail chart: 6 significant digits (the size)
 KIND_WORDS = {"step": "step", "episode": "episode", "head": "change at the head"}
 
 
@@ -190,7 +191,7 @@ def index_page(data: SiteData, options: Options) -> str:
         f'<p class="meta">{plural(len(data.series), "series", "series")} over '
         f'{plural(len(data.commits), "commit")}{latest}. {_settings(data)}.</p>\n',
         '<p class="meta">latest change per series: '
-        + ", ".join(f'<span class="tag {k}">{counts[k]} {VERDICT_WORDS[k]}</span>'
+        + ", ".join(f'<span class="tag {k}">{VERDICT_WORDS[k]}: {counts[k]}</span>'
                     for k in VERDICT_WORDS) + '</p>\n',
         '<form class="filters" role="search" onsubmit="return false">'
         '<label>filter <input id="filter" type="search" placeholder="benchmark, metric or '
@@ -268,14 +269,16 @@ def _head_power(h: HeadPower | None) -> str:
 
 def series_data(s: SeriesHistory) -> dict:
     """What the page's script draws from: per commit its position in commits.js, units,
-    mean, CI and the units' means; the changes and transients by series index."""
+    mean and CI (exact: `history show --json`'s numbers) and the units' means (dots, to
+    UNIT_DIGITS significant digits, which keeps a page of 1,000 commits × 5 runs near 100
+    kB); the changes and transients by series index."""
     unit = _unit(s)
     name, factor = unit.display(float(np.nanmedian(np.abs(s.mean))) if s.mean.size else 0.0)
     return {
         "benchmark": s.benchmark, "metric": s.metric, "machine": s.machine,
         "unit": name or "", "factor": factor,
         "commits": [[int(i), int(k), _num(m), _num(lo), _num(hi),
-                     [_num(v) for v in r.tolist()]]
+                     [_num(float(f"{v:.{UNIT_DIGITS}g}")) for v in r.tolist()]]
                     for i, k, m, lo, hi, r in zip(s.at.tolist(), s.n.tolist(), s.mean.tolist(),
                                                   s.low.tolist(), s.high.tolist(), s.runs,
                                                   strict=True)],

@@ -182,8 +182,9 @@
       });
       var step = Math.max(1, Math.ceil((m + 1) / 8));
       for (var t = a; t <= b; t += step) {
+        var anchor = sx(t) < L + 30 ? "start" : (sx(t) > L + pw - 30 ? "end" : "middle");
         detail.appendChild(el("svg:text", {"class": "tick", x: sx(t).toFixed(1),
-          y: H - B + 16, "text-anchor": "middle"}, sha(t).slice(0, 8)));
+          y: H - B + 16, "text-anchor": anchor}, sha(t).slice(0, 8)));
       }
       var half = m > 0 ? pw / m / 2 : pw / 2;
       data.changes.forEach(function (c) {
