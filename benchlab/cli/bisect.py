@@ -331,6 +331,9 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
                 say(f"interrupted; continue with: {resume_command(args.store)}")
             raise
         store.set_meta("status", result.status)
+        import json
+
+        store.set_meta("subjects", json.dumps(result.subjects, sort_keys=True))
         if temporary is not None:
             from dataclasses import replace
 

@@ -120,12 +120,13 @@ def _stores(args: argparse.Namespace, benchmark: str | None, metric: str | None,
     in `metric`; `steady` (--warmup auto: each trial's steady-state start) marks the cuts."""
     from benchlab.report.figures.run_order import run_orders
     from benchlab.report.html_page import StoreRecord
+    from benchlab.runner.bisect_store import is_bisect_store
     from benchlab.runner.store import Store
     from benchlab.sqlite_file import is_sqlite
 
     for path in dict.fromkeys(args.files):
-        if path == "-" or not is_sqlite(path):
-            continue
+        if path == "-" or not is_sqlite(path) or is_bisect_store(path):
+            continue  # a bisect's store has no sessions of benchlab run
         store = Store.open(path)
         try:
             sessions, meta = store.sessions(), dict(store.meta)

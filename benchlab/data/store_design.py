@@ -52,9 +52,12 @@ class StoreInfo:
 
 
 def is_store(path: str) -> bool:
+    """A store of `benchlab run` (its design decides the analysis); a bisect's store is
+    data by commit (data/bisect_store.py), analysed as any data file is."""
     from benchlab.output_file import is_sqlite
+    from benchlab.runner.bisect_store import is_bisect_store
 
-    return is_sqlite(path)
+    return is_sqlite(path) and not is_bisect_store(path)
 
 
 def store_info(path: str) -> StoreInfo:

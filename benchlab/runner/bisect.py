@@ -293,6 +293,10 @@ class Search:
     def _search(self) -> BisectResult:
         s = self.s
         commits = git_builds.commits_between(s.repo, s.good, s.bad)
+        if self.store.meta("commits") is None:  # the history order, for compare STORE
+            import json
+
+            self.store.set_meta("commits", json.dumps(commits))
         self.budget = decide.budget(len(commits), s.confidence, s.first, s.most)
         subjects = {sha: git_builds.subject(s.repo, sha) for sha in (s.good, s.bad)}
         for what, sha in (("good", s.good), ("bad", s.bad)):

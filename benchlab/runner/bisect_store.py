@@ -190,5 +190,63 @@ def _open(path: str) -> sqlite3.Connection:
     return conn
 
 
+def is_bisect_store(path: str) -> bool:
+    """Whether `path` is a SQLite file holding a bisect's store (its meta names FORMAT);
+    False for anything else, a benchlab run store included (never raises)."""
+    try:
+        if not sqlite_file.check_header(path, KIND):
+            return False
+        conn, tables = sqlite_file.connect(path, KIND, write=False)
+    except InputError:
+        return False
+    try:
+        if "meta" not in tables or "executions" not in tables:
+            return False
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        return row is not None and row[0] == FORMAT
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A bisect store read whole without its lock (compare, summary and report read it
+    while a bisect may still be writing): its settings, the commits after good in history
+    order (None in a store written before they were kept), each commit's subject where the
+    bisect named it, and every execution in the order it ran."""
+
+    settings: dict[str, object]
+    commits: list[str] | None
+    subjects: dict[str, str]
+    executions: list[Execution]
+
+
+def read(path: str) -> Recorded:
+    """The store at `path`, read-only; InputError when it is not a bisect's."""
+    conn, tables = sqlite_file.connect(path, KIND, write=False)
+    try:
+        if "meta" not in tables or "executions" not in tables:
+            raise InputError("not a benchlab bisect store", path)
+        with sqlite_file.reading(path, KIND, "meta"):
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("format") != FORMAT:
+            raise InputError("not a benchlab bisect store", path)
+        with sqlite_file.reading(path, KIND, "executions"):
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(executions)")}
+            counted = "instructions" if "instructions" in columns else "NULL"
+            rows = conn.execute(
+                "SELECT step, round, slot, sha, arm, warmup, wall, user, sys, maxrss, error, "
+                f"{counted} FROM executions ORDER BY step, round, slot").fetchall()
+    finally:
+        conn.close()
+    return Recorded(json.loads(meta["settings"]),
+                    json.loads(meta["commits"]) if "commits" in meta else None,
+                    json.loads(meta.get("subjects", "{}")),
+                    [Execution(s, r, k, sha, arm, bool(w), wall, user, sys_, rss, err, ins)
+                     for s, r, k, sha, arm, w, wall, user, sys_, rss, err, ins in rows])
+
+
 def exists(path: str) -> bool:
     return os.path.lexists(path)

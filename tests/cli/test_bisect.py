@@ -47,11 +47,55 @@ def _args(repos, name: str, *more: str) -> list[str]:
             "--cache", str(folder / "cache"), "--seed", "3", "--runs", "10", *more]
 
 
-def test_finds_the_culprit_and_skips_a_broken_build(run_cli, repos, tmp_path):
-    store, document = tmp_path / "b.db", tmp_path / "b.json"
-    _, text, err = run_cli(*_args(repos, "step", "-o", store, "--export-json", document),
-                           expect=0)
-    doc = json.loads(document.read_text())
+def _main(*args) -> tuple[int, str, str]:
+    """`benchlab ARGS` in this process, outside a test (a module fixture has no capsys)."""
+    import contextlib
+    import io
+
+    from benchlab.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def killed(repos, tmp_path_factory):
+    """The step history's bisect, killed with SIGKILL within the ends' first look (a
+    process of its own) and resumed here to the end: one bisect that the culprit, the
+    store, the resume and the analyses of its store are all checked on."""
+    folder = tmp_path_factory.mktemp("killed")
+    store, document = folder / "r.db", folder / "r.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-m", "benchlab",
+                              *_args(repos, "step", "-o", str(store))], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and child.poll() is None:
+            if store.exists():
+                try:
+                    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+                        n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+                except sqlite3.Error:
+                    n = 0
+                if n >= 12:  # within the ends' first look (10 rounds of 2)
+                    child.send_signal(signal.SIGKILL)
+                    break
+            time.sleep(0.02)
+    finally:
+        child.wait()
+    with sqlite3.connect(store) as conn:
+        before = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
+    code, text, err = _main("bisect", "-o", store, "--resume", "--export-json", document)
+    return {"returncode": child.returncode, "before": before, "code": code, "text": text,
+            "err": err, "store": store, "doc": json.loads(document.read_text())}
+
+
+def test_finds_the_culprit_and_skips_a_broken_build(repos, killed):
+    doc, text, err, store = killed["doc"], killed["text"], killed["err"], killed["store"]
+    assert killed["code"] == 0, err
     shas = repos["step"]
     assert doc["status"] == "found" and doc["culprit"] == shas[CULPRIT], (
         doc["status"], [(s["kind"], s["outcome"], s["executions"], s["looks"][-1:])
@@ -91,50 +135,50 @@ def test_no_difference_names_no_culprit(run_cli, repos, tmp_path):
     assert "no culprit: good and bad do not differ by more than the threshold" in text
 
 
-def test_resume_after_a_kill_measures_nothing_twice(run_cli, repos, tmp_path):
-    store = tmp_path / "r.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-m", "benchlab",
-                              *_args(repos, "step", "-o", str(store))], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    before: list = []
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and child.poll() is None:
-            if store.exists():
-                try:
-                    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
-                        n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
-                except sqlite3.Error:
-                    n = 0
-                if n >= 12:  # within the ends' first look (10 rounds of 2)
-                    child.send_signal(signal.SIGKILL)
-                    break
-            time.sleep(0.02)
-    finally:
-        child.wait()
-    assert child.returncode == -signal.SIGKILL, "the bisect ended before it could be killed"
-    with sqlite3.connect(store) as conn:
-        before = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
-    _, out, _ = run_cli("bisect", "-o", store, "--resume", "--json", expect=0)
-    doc = json.loads(out)
-    assert doc["culprit"] == repos["step"][CULPRIT], (
-        doc["status"], [(s["kind"], s["outcome"], s["executions"], s["looks"][-1:])
-                        for s in doc["steps"]])
+def test_resume_after_a_kill_measures_nothing_twice(run_cli, repos, killed):
+    store, doc = killed["store"], killed["doc"]
+    assert killed["returncode"] == -signal.SIGKILL, "the bisect ended before it was killed"
     with sqlite3.connect(store) as conn:
         after = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
-    assert set(before) <= set(after) and len(after) > len(before)
+    assert set(killed["before"]) <= set(after) and len(after) > len(killed["before"])
     assert doc["executions"] == len(after)
     # a resume of a finished bisect runs nothing and says the same; --fail-on found: exit 1
     _, again, _ = run_cli("bisect", "-o", store, "--resume", "--json", "--fail-on", "found",
                           expect=1)
-    assert json.loads(again)["culprit"] == doc["culprit"]
+    assert json.loads(again)["culprit"] == doc["culprit"] == repos["step"][CULPRIT]
     with sqlite3.connect(store) as conn:
         assert conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == len(after)
     # an option that contradicts the store is refused
     code, _, err = run_cli("bisect", "-o", store, "--resume", "--threshold", "5%", expect=2)
     # (--runs 10 everywhere: looks of 10 and 20 outlast a load spike on a shared machine)
     assert "--threshold 0.05: the store's bisect has 0.02" in err
+
+
+def test_compare_summary_and_report_read_the_store(run_cli, repos, killed, tmp_path):
+    """The store as data: a sample per measured commit in history order, good first (the
+    baseline), each against it; summary and the HTML report read it too."""
+    store, doc, shas = killed["store"], killed["doc"], repos["step"]
+    measured = [sha for sha in shas if sha in {doc["good"], doc["bad"]}
+                or any(s["commit"] == sha for s in doc["steps"])]
+    with sqlite3.connect(store) as conn:
+        rows = conn.execute("SELECT sha, wall FROM executions WHERE error IS NULL AND "
+                            "warmup = 0").fetchall()
+    _, out, _ = run_cli("summary", store, "--json", expect=0)
+    summary = json.loads(out)
+    assert [s["name"] for s in summary["groups"]] == [sha[:12] for sha in measured]
+    for s in summary["groups"]:
+        values = [w for sha, w in rows if sha[:12] == s["name"]]
+        assert s["n"] == len(values) and s["mean"] == pytest.approx(sum(values) / len(values))
+    _, out, _ = run_cli("compare", store, "--json", expect=0)
+    compared = json.loads(out)
+    assert {c["baseline"] for c in compared["comparisons"]} == {shas[0][:12]}
+    by_name = {c["candidate"]: c for c in compared["comparisons"]}
+    assert by_name[shas[CULPRIT][:12]]["ratio"]["low"] > 1.02
+    code, _, err = run_cli("compare", store, "--metric", "instructions", expect=2)
+    assert "this bisect counted no instructions (it measured wall)" in err
+    page = tmp_path / "report.html"
+    run_cli("report", store, "-o", page, "--no-figures", expect=0)
+    assert shas[CULPRIT][:12] in page.read_text()
 
 
 def test_bad_input_is_one_line_exit_2(run_cli, repos, tmp_path):

@@ -25,7 +25,8 @@ executions or more and the executions hold several measurements each (a process
 timed whole is itself the measurement). `--levels` overrides them as for any
 format.
 
-Any SQLite file sniffs as a store, so that a database which is not a benchlab
+A bisect's store (`benchlab bisect -o`) is read by data/bisect_store.py: one sample
+per commit measured. Any SQLite file sniffs as a store, so that a database which is not a benchlab
 store gets that message instead of a wrong guess of another format.
 """
 
@@ -58,6 +59,12 @@ def read(source: Source, *, metric: str | None = None, **_: object) -> Dataset:
 
     if not getattr(source, "sqlite", False):
         raise InputError("not a benchlab store (not a SQLite database)", source.name)
+    from benchlab.runner.bisect_store import is_bisect_store
+
+    if is_bisect_store(source.name):  # a store of benchlab bisect: a sample per commit
+        from benchlab.data import bisect_store
+
+        return bisect_store.read(source.name, metric)
     store = Store.open(source.name)
     try:
         metrics = store.metrics()
