@@ -14,8 +14,9 @@ KEYS = (  # (benchmark, machine)
     ("step", "default"),
     ("episode", "default"),
     (HOSTILE, "default"),
-    ('quote"&amp;\'', "m</script><b>x"),
+    ('quote"&amp;\'', "m</script>\n<b>x\u202e"),  # a newline, a right-to-left override
 )
+SHOWN_MACHINE = "m</script>\\n<b>x\\u202e"  # the hostile machine as the pages show it
 RUNS = 4
 
 

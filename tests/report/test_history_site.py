@@ -13,7 +13,7 @@ import pytest
 
 from benchlab.cli.main import main
 from benchlab.report.history_site.files import MANIFEST
-from tests.report.site_history import HOSTILE, KEYS, build, commit
+from tests.report.site_history import HOSTILE, KEYS, SHOWN_MACHINE, build, commit
 
 URL = "https://example.org/r/commit/{sha}"
 
@@ -155,8 +155,10 @@ def test_every_name_is_escaped(site):
         assert len(re.findall(r"</script>", text)) == len(page.scripts)
     index = parse(site["dir"] / "index.html")
     text = "".join(index.text)
-    assert HOSTILE in text and "<i>team</i>" in text and "m</script><b>x" in text
+    assert HOSTILE in text and "<i>team</i>" in text and SHOWN_MACHINE in text
     assert 'quote"&amp;\'' in text
+    for path in site["dir"].rglob("*.html"):  # controls only as visible escapes
+        assert "\u202e" not in path.read_text(encoding="utf-8")
 
 
 def test_commit_links_follow_the_template(site):

@@ -14,12 +14,21 @@ import math
 
 import numpy as np
 
+from benchlab.escape import terminal
 from benchlab.history.check import Change
 from benchlab.report.html_format import esc
 
 SPARK_W, SPARK_H, SPARK_POINTS = 120, 28, 100
 WIDTH, HEIGHT = 960, 260
 LEFT, RIGHT, TOP, BOTTOM = 78, 12, 12, 34
+
+
+def shown_text(value: object) -> str:
+    """A name (or any text from the history) as HTML text: control characters as visible
+    escapes first (escape.terminal: a newline, a bidirectional override cannot rewrite what
+    is around it), then HTML-escaped. Attribute values that carry data keep the exact name
+    (html_format.esc alone)."""
+    return esc(terminal(str(value)))
 
 
 def _coords(x: np.ndarray, y: np.ndarray) -> str:
@@ -102,24 +111,24 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
         y = float(sy(v))
         out.append(f'<line class="grid" x1="{LEFT}" x2="{LEFT + pw}" y1="{y:.1f}" '
                    f'y2="{y:.1f}"/><text class="tick" x="{LEFT - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{esc(label(v))}</text>')
+                   f'text-anchor="end">{shown_text(label(v))}</text>')
     for i in sorted({0, n - 1, *((n - 1) * k // 4 for k in range(1, 4))}):
         x = float(sx(i))
         anchor = "start" if i == 0 else "end" if i == n - 1 else "middle"
         out.append(f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" '
-                   f'text-anchor="{anchor}">{esc(shas[i][:8])}</text>')
+                   f'text-anchor="{anchor}">{shown_text(shas[i][:8])}</text>')
     for c in changes:
         start = where[c.commit]
-        css = _change_class(c)
+        css = verdict_class(c)
         if c.kind == "step":
             x = float(sx(start - 0.5))
             out.append(f'<line class="step {css}" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" '
-                       f'y2="{TOP + ph}"><title>{esc(_title(c))}</title></line>')
+                       f'y2="{TOP + ph}"><title>{shown_text(_title(c))}</title></line>')
         else:
             end = where[c.end_commit] if c.end_commit is not None else n
             a, b = float(sx(start - 0.5)), float(sx(end - 0.5))
             out.append(f'<rect class="span {css}" x="{a:.1f}" y="{TOP}" '
-                       f'width="{max(b - a, 1.0):.1f}" height="{ph}"><title>{esc(_title(c))}'
+                       f'width="{max(b - a, 1.0):.1f}" height="{ph}"><title>{shown_text(_title(c))}'
                        '</title></rect>')
     band = np.isfinite(low) & np.isfinite(high)
     lo_line, hi_line = np.where(band, low, means), np.where(band, high, means)
@@ -135,8 +144,10 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
     return "".join(out)
 
 
-def _change_class(c: Change) -> str:
-    """The CSS class of a change: worse, better, or change (no direction is bad)."""
+def verdict_class(c: Change | None) -> str:
+    """worse, better or change (a series whose unit says no direction), none without one."""
+    if c is None:
+        return "none"
     if c.verdict.regression is None:
         return "change"
     return "worse" if c.verdict.regression else "better"

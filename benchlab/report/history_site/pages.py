@@ -24,7 +24,7 @@ import numpy as np
 from benchlab.history.check import Change, HeadPower, Transient
 from benchlab.history.publish import SeriesHistory, SiteData
 from benchlab.notation import fmt_change, fmt_level, plural
-from benchlab.report.history_site.chart import overview, sparkline
+from benchlab.report.history_site.chart import overview, shown_text, sparkline, verdict_class
 from benchlab.report.html_format import esc, exact
 from benchlab.report.numbers import fmt_quantity
 from benchlab.units import Unit, make_unit
@@ -60,18 +60,19 @@ def commit_link(template: str | None, sha: str, text: str | None = None, prefix:
                 ) -> str:
     """The commit's id (shortened to 12 characters, the whole id in its title), a link when
     there is a template."""
-    shown = esc(text if text is not None else sha[:12])
+    shown = shown_text(text if text is not None else sha[:12])
     if template is None:
-        return f'<code title="{esc(sha)}">{shown}</code>'
+        return f'<code title="{shown_text(sha)}">{shown}</code>'
     href = template.replace("{sha}", quote(sha, safe=""))
-    return f'<a class="commit" href="{esc(href)}" title="{esc(sha)}"><code>{shown}</code></a>'
+    return (f'<a class="commit" href="{esc(href)}" title="{shown_text(sha)}"><code>{shown}'
+            '</code></a>')
 
 
 def script_json(value: object) -> str:
-    """JSON safe inside a <script> element: no `<`, `>` or `&` (written as \\u escapes)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    """JSON safe inside a <script> element: no `<`, `>` or `&` (written as \\u escapes), and
+    ASCII only (a control or a bidirectional override in a name is an escape in the file)."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _num(x: float | None) -> float | None:
@@ -88,18 +89,14 @@ def _mean_text(s: SeriesHistory, i: int) -> str:
     return fmt_quantity(float(s.mean[i]), _unit(s), half)
 
 
-def verdict_class(c: Change | None) -> str:
-    """worse, better or change (a series whose unit says no direction), none without one."""
-    if c is None:
-        return "none"
-    if c.verdict.regression is None:
-        return "change"
-    return "worse" if c.verdict.regression else "better"
-
-
 VERDICT_WORDS = {"worse": "regression", "better": "improvement", "change": "change",
                  "none": "no change"}
 VERDICT_ORDER = {"worse": 0, "change": 1, "better": 2, "none": 3}
+
+
+def _change_text(c: Change, unit: Unit) -> str:
+    """The change in words with its CI ("+5.0% (+4.5% .. +5.6%)"), as HTML text."""
+    return shown_text(fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high, unit))
 
 
 def _ratio(r) -> str:
@@ -117,7 +114,7 @@ def _head(title: str, depth: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<meta name=\"generator\" content=\"benchlab {esc(__version__)}\">"
-            f"<title>{esc(title)}</title>"
+            f"<title>{shown_text(title)}</title>"
             f"<link rel=\"stylesheet\" href=\"{depth}assets/site.css\"></head>\n")
 
 
@@ -139,12 +136,12 @@ def _index_row(s: SeriesHistory, data: SiteData, options: Options) -> str:
     mark = where[last.commit] if last is not None else None
     link = page_name(s)
     cells = [
-        f'<td class="name" data-sort="{esc(s.benchmark)}"><a href="{esc(link)}">'
-        f'{esc(s.benchmark)}</a></td>',
-        f'<td class="name" data-sort="{esc(s.metric)}">{esc(s.metric)}</td>',
-        f'<td class="name" data-sort="{esc(s.machine)}">{esc(s.machine)}</td>',
+        f'<td class="name" data-sort="{shown_text(s.benchmark)}"><a href="{esc(link)}">'
+        f'{shown_text(s.benchmark)}</a></td>',
+        f'<td class="name" data-sort="{shown_text(s.metric)}">{shown_text(s.metric)}</td>',
+        f'<td class="name" data-sort="{shown_text(s.machine)}">{shown_text(s.machine)}</td>',
         f'<td class="num" data-sort="{n}">{n}</td>',
-        f'<td class="num" data-sort="{exact(float(s.mean[-1]))}">{esc(_mean_text(s, n - 1))}'
+        f'<td class="num" data-sort="{exact(float(s.mean[-1]))}">{shown_text(_mean_text(s, n - 1))}'
         '</td>',
         f'<td class="trend">{sparkline(s.mean, mark, css)}</td>']
     if last is None:
@@ -152,12 +149,11 @@ def _index_row(s: SeriesHistory, data: SiteData, options: Options) -> str:
     else:
         since = n - where[last.commit]
         cells += [
-            f'<td class="change" data-sort="{where[last.commit]}" data-kind="{last.kind}" '
+            f'<td class="latest" data-sort="{where[last.commit]}" data-kind="{last.kind}" '
             f'data-commit="{esc(last.commit)}"{_ratio_attrs(last.ratio)}>'
             f'{esc(KIND_WORDS[last.kind])} at '
             f'{commit_link(options.commit_url, last.commit)}: '
-            f'{esc(fmt_change(last.ratio.estimate, last.ratio.low, last.ratio.high, _unit(s)))}'
-            '</td>',
+            f'{_change_text(last, _unit(s))}</td>',
             f'<td class="num" data-sort="{since}">{since}</td>']
     cells += [f'<td class="verdict {css}" data-sort="{VERDICT_ORDER[css]}">'
               f'{esc(VERDICT_WORDS[css])}{" (recent)" if last is not None and last.recent else ""}'
@@ -182,12 +178,12 @@ def index_page(data: SiteData, options: Options) -> str:
                      == k for s in data.series) for k in VERDICT_WORDS}
     latest = "" if last is None else (
         f"; latest commit {commit_link(options.commit_url, last.sha)}"
-        f"{f' ({esc(last.date)})' if last.date else ''}")
+        f"{f' ({shown_text(last.date)})' if last.date else ''}")
     notes = [n for s in data.series if s.findings.note for n in [s.findings.note]]
     return "".join([
         _head(options.title, ""),
         '<body class="index">\n',
-        f'<h1>{esc(options.title)}</h1>\n',
+        f'<h1>{shown_text(options.title)}</h1>\n',
         f'<p class="meta">{plural(len(data.series), "series", "series")} over '
         f'{plural(len(data.commits), "commit")}{latest}. {_settings(data)}.</p>\n',
         '<p class="meta">latest change per series: '
@@ -202,7 +198,7 @@ def index_page(data: SiteData, options: Options) -> str:
         '<span id="shown" aria-live="polite"></span></form>\n',
         f'<table class="series sortable" id="series"><thead><tr>{heads}</tr></thead>\n'
         f'<tbody>\n{rows}\n</tbody></table>\n',
-        "".join(f'<p class="note">note: {esc(n)}</p>\n' for n in notes),
+        "".join(f'<p class="note">note: {shown_text(n)}</p>\n' for n in notes),
         f'<p class="foot">published by benchlab {esc(__version__)} '
         '(<code>benchlab history publish</code>); no request leaves these files.</p>\n',
         '<script src="assets/site.js"></script>\n</body></html>\n'])
@@ -218,14 +214,13 @@ def _change_row(c: Change, where: dict[str, int], options: Options, unit: Unit) 
         f'<td>{commit_link(options.commit_url, c.previous_commit)}</td>',
         f'<td>{commit_link(options.commit_url, end) if end is not None else "—"}</td>',
         f'<td class="num ratio"{_ratio_attrs(c.ratio)}>{esc(_ratio(c.ratio))}</td>',
-        f'<td class="num">{esc(fmt_change(c.ratio.estimate, c.ratio.low, c.ratio.high, unit))}'
-        '</td>',
+        f'<td class="num">{_change_text(c, unit)}</td>',
         f'<td class="num">{c.commits_before} / {c.commits_after}</td>',
-        f'<td class="verdict {css}">{esc(c.verdict.text)}</td>']
+        f'<td class="verdict {css}">{shown_text(c.verdict.text)}</td>']
     if c.back is not None:
         cells[-1] = (f'<td class="verdict {css}"{_ratio_attrs(c.back, "back-")}>'
-                     f'{esc(c.verdict.text)}<br><span class="muted">back at the level before '
-                     f'it: ratio after/before {esc(_ratio(c.back))}</span></td>')
+                     f'{shown_text(c.verdict.text)}<br><span class="muted">back at the '
+                     f'level before it: ratio after/before {esc(_ratio(c.back))}</span></td>')
     return (f'<tr class="change-row" data-kind="{c.kind}" data-commit="{esc(c.commit)}" '
             f'data-start="{where[c.commit]}" data-end="{"" if end is None else where[end]}">'
             f'{"".join(cells)}</tr>')
@@ -248,7 +243,7 @@ def _transients_table(items: tuple[Transient, ...], options: Options) -> str:
         f'<tr class="transient-row" data-commit="{esc(t.commit)}">'
         f'<td>{commit_link(options.commit_url, t.commit)}</td>'
         f'<td class="num ratio"{_ratio_attrs(t.ratio)}>{esc(_ratio(t.ratio))}</td>'
-        f'<td class="num">{t.commits_compared}</td><td>{esc(t.verdict.text)}</td></tr>'
+        f'<td class="num">{t.commits_compared}</td><td>{shown_text(t.verdict.text)}</td></tr>'
         for t in items)
     return ('<h2>Transients</h2><p class="muted">one-commit spikes, never a change: each '
             "commit against the other commits of its segment.</p>"
@@ -301,18 +296,18 @@ def series_page(s: SeriesHistory, data: SiteData, options: Options) -> str:
     chart = overview(s.mean, s.low, s.high, shas, f.changes, doc["transients"],
                      lambda v: fmt_quantity(v, unit))
     title = f"{s.benchmark} ({s.metric}, {s.machine})"
-    note = f'<p class="note">note: {esc(f.note)}</p>' if f.note else ""
+    note = f'<p class="note">note: {shown_text(f.note)}</p>' if f.note else ""
     link = esc(options.commit_url or "")
     return "".join([
         _head(f"{title} · {options.title}", "../"),
         f'<body class="series-page" data-commit-url="{link}">\n',
-        f'<nav><a href="../index.html">← {esc(options.title)}</a></nav>\n',
-        f'<h1 class="name">{esc(s.benchmark)}</h1>\n',
-        f'<p class="meta">metric <b class="name">{esc(s.metric)}</b> · machine '
-        f'<b class="name">{esc(s.machine)}</b> · unit {esc(s.unit or "none")} · '
+        f'<nav><a href="../index.html">← {shown_text(options.title)}</a></nav>\n',
+        f'<h1 class="name">{shown_text(s.benchmark)}</h1>\n',
+        f'<p class="meta">metric <b class="name">{shown_text(s.metric)}</b> · machine '
+        f'<b class="name">{shown_text(s.machine)}</b> · unit {shown_text(s.unit or "none")} · '
         f'{plural(n, "commit")} from {commit_link(options.commit_url, shas[0])} to '
         f'{commit_link(options.commit_url, shas[-1])} · last mean '
-        f'{esc(_mean_text(s, n - 1))} · {plural(len(f.changes), "change")}. '
+        f'{shown_text(_mean_text(s, n - 1))} · {plural(len(f.changes), "change")}. '
         f'{_settings(data)}.</p>\n{note}\n',
         '<h2>Every commit</h2>\n<p class="muted">each commit\'s mean (line) and its '
         f"{fmt_level(data.confidence)} CI (band); a line at each step, a band over each "

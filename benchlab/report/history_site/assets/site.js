@@ -123,8 +123,18 @@
     function sha(i) { var c = commits[rows[i][0]]; return c ? c[0] : "?"; }
     function date(i) { var c = commits[rows[i][0]]; return c && c[1] ? c[1] : ""; }
 
+    function visible(text) {  // controls as escapes, as the pages' own text (escape.py)
+      return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+        function (c) {
+          var named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}, code = c.charCodeAt(0);
+          if (named[c]) return named[c];
+          return code < 256 ? "\\x" + ("0" + code.toString(16)).slice(-2)
+            : "\\u" + ("000" + code.toString(16)).slice(-4);
+        });
+    }
+
     function commitCell(i) {
-      var id = sha(i), code = el("code", {title: id}, id.slice(0, 12));
+      var id = sha(i), code = el("code", {title: visible(id)}, visible(id.slice(0, 12)));
       if (!template) return code;
       var a = el("a", {"class": "commit"});
       a.href = template.split("{sha}").join(encodeURIComponent(id));
@@ -184,7 +194,7 @@
       for (var t = a; t <= b; t += step) {
         var anchor = sx(t) < L + 30 ? "start" : (sx(t) > L + pw - 30 ? "end" : "middle");
         detail.appendChild(el("svg:text", {"class": "tick", x: sx(t).toFixed(1),
-          y: H - B + 16, "text-anchor": anchor}, sha(t).slice(0, 8)));
+          y: H - B + 16, "text-anchor": anchor}, visible(sha(t).slice(0, 8))));
       }
       var half = m > 0 ? pw / m / 2 : pw / 2;
       data.changes.forEach(function (c) {
@@ -203,7 +213,7 @@
       var dots = m <= 400, points = [];
       for (var k = a; k <= b; k++) {
         var row = rows[k], x = sx(k), g = el("svg:g", {"class": "commit"});
-        g.appendChild(el("svg:title", {}, sha(k) + ": mean " + show(row[2]) + ", " + row[1] +
+        g.appendChild(el("svg:title", {}, visible(sha(k)) + ": mean " + show(row[2]) + ", " + row[1] +
           " units" + (row[3] === null ? "" : ", CI " + show(row[3]) + " .. " + show(row[4]))));
         if (row[3] !== null && row[4] !== null) {
           g.appendChild(el("svg:line", {"class": "ci", x1: x.toFixed(1), x2: x.toFixed(1),
@@ -234,7 +244,7 @@
         var r = rows[i], tr = el("tr", {"data-index": i});
         tr.appendChild(el("td", {"class": "num"}, String(i + 1)));
         var c = el("td"); c.appendChild(commitCell(i)); tr.appendChild(c);
-        tr.appendChild(el("td", {}, date(i)));
+        tr.appendChild(el("td", {}, visible(date(i))));
         tr.appendChild(el("td", {"class": "num"}, String(r[1])));
         tr.appendChild(el("td", {"class": "num", "data-value": String(r[2])}, show(r[2])));
         tr.appendChild(el("td", {"class": "num"}, show(r[3])));
