@@ -64,7 +64,8 @@ class SiteData:
 class Published(Result):
     """What one `history publish` did: the site's directory, what it shows, and how many of
     its files were written (new or changed), kept (the same bytes) and removed (pages of
-    series the history no longer holds)."""
+    series the history no longer holds); the analysis' settings and its notes (a series
+    too short to judge)."""
 
     directory: str
     series: int
@@ -72,6 +73,10 @@ class Published(Result):
     written: tuple[str, ...]
     kept: int
     removed: tuple[str, ...]
+    threshold: float = 0.02
+    confidence: float = 0.95
+    seed: int | None = 0
+    notes: tuple[str, ...] = ()
 
 
 def unit_means(s: Series) -> tuple[np.ndarray, np.ndarray]:

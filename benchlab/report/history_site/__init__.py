@@ -39,5 +39,7 @@ def site_files(data: SiteData, options: Options) -> dict[str, bytes]:
 def publish(data: SiteData, directory: str, options: Options) -> Published:
     """Write the site of `data` into `directory`, only the files that changed."""
     outcome = write_tree(directory, site_files(data, options))
+    notes = tuple(s.findings.note for s in data.series if s.findings.note)
     return Published(directory, len(data.series), len(data.commits), outcome.written,
-                     outcome.kept, outcome.removed)
+                     outcome.kept, outcome.removed, data.threshold, data.confidence,
+                     data.seed, notes)

@@ -19,7 +19,7 @@ def published_text(result: Published, context: RenderContext) -> str:
     return (f"published {plural(result.series, 'series', 'series')} over "
             f"{plural(result.commits, 'commit')} to {terminal(index)}: wrote "
             f"{plural(len(result.written), 'file')}, kept {result.kept} unchanged, removed "
-            f"{len(result.removed)}\n")
+            f"{len(result.removed)}\n" + "".join(f"note: {terminal(n)}\n" for n in result.notes))
 
 
 @renders("json", Published)
@@ -27,4 +27,6 @@ def published_json(result: Published, context: RenderContext) -> dict[str, Any]:
     return {"benchlab_version": __version__, "command": "history publish",
             "directory": result.directory, "series": result.series,
             "commits": result.commits, "written": list(result.written), "kept": result.kept,
-            "removed": list(result.removed)}
+            "removed": list(result.removed), "seed": result.seed,
+            "threshold": result.threshold, "confidence": result.confidence,
+            "notes": list(result.notes)}
