@@ -63,7 +63,7 @@ import math
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -249,8 +249,11 @@ def vectorized(task: Task, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
         diff, part_b = c.mean(axis=-1) - b.mean(axis=-1), estimate**2 * vb
     else:  # the permutation test of Welch's t on the log unit medians (unit_median_test)
         estimate = np.exp(c.mean(axis=-1) - b.mean(axis=-1))
-        p = np.concatenate([permutation_pvalues(b[k:k + 20], c[k:k + 20])
-                            for k in range(0, b.shape[0], 20)])  # 20 suites at a time
+        # every split of every benchmark of `chunk` suites at once (splits: one 0/1 matrix),
+        # about 2 million t statistics (16 MB an array) at a time to bound the memory
+        chunk = max(1, 2_000_000 // (M * math.comb(b.shape[-1] + c.shape[-1], c.shape[-1])))
+        p = np.concatenate([permutation_pvalues(b[k:k + chunk], c[k:k + chunk])
+                            for k in range(0, b.shape[0], chunk)])
         return estimate, p
     u = vc / (vc + part_b)
     df = 1.0 / (u * u / (nc - 1) + (1.0 - u) ** 2 / (nb - 1))
@@ -350,9 +353,17 @@ def main() -> int:
             todo.append(Task(structure, statistic, kind, args.before, False, old,
                              args.bootstrap, old=True))
     started = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool:
-        done = list(pool.map(run, sorted(todo, key=lambda t: -(t.structure != "flat") * t.sims),
-                             chunksize=1))
+    done = []
+    with ProcessPoolExecutor(args.workers) as pool:  # the biggest rows with levels first
+        futures = [pool.submit(run, t) for t in sorted(
+            todo, key=lambda t: -(t.structure != "flat") * t.sims * _splits_of(t))]
+        for future in as_completed(futures):
+            done.append(future.result())
+            r = done[-1]
+            print(f"{len(done)}/{len(todo)} {r['task'].structure} {r['task'].statistic} "
+                  f"{r['task'].kind}{' power' if r['task'].power else ''}"
+                  f"{' before' if r['task'].old else ''}: {r['seconds']:.0f} s, "
+                  f"{time.perf_counter() - started:.0f} s so far", file=sys.stderr, flush=True)
     by = {(r["task"].structure, r["task"].statistic, r["task"].kind, r["task"].power,
            r["task"].old): r for r in done}
     print(f"Family-wise gate of {M}-benchmark A/A suites on other noise (compare_suite's "
@@ -404,6 +415,14 @@ def main() -> int:
           f"and were decided alike; seed {SEED}; {time.perf_counter() - started:.0f} s wall, "
           f"{cpu:.0f} s CPU")
     return 0 if ok_all else 1
+
+
+def _splits_of(task: Task) -> int:
+    """The splits a suite's permutation tests go through (1 for the other tests): the
+    rows' relative cost, to start the costliest first."""
+    if task.statistic != "median" or task.structure == "flat" or task.old:
+        return 1
+    return math.comb(2 * SHAPES[task.structure][0], SHAPES[task.structure][0])
 
 
 def _pct(p: float, n: int) -> str:
