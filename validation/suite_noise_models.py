@@ -52,6 +52,8 @@ Goal
 Run
     nice -n 10 python3 validation/suite_noise_models.py --flat-median-sims 100 \
         --before 40 --checked 1 | tee validation/suite_noise_models.out.txt
+    (98 rows, 872 s wall and 1,709 s CPU with 2 workers on a loaded 2-core machine; the
+    8-build median rows cost most: 12,870 splits per benchmark)
     python3 validation/suite_noise_models.py --sims 40      # quick look
     python3 validation/suite_noise_models.py --only builds:median
 """
