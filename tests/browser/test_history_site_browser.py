@@ -134,3 +134,58 @@ def test_brushing_the_overview_narrows_the_detail(browser, site):
     assert 3 <= len(rows) < 40 and rows == sorted(rows, reverse=True)
     assert len(browser.find_elements("css selector", "#detail g.commit")) == len(rows)
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+@pytest.fixture(scope="module")
+def long_series(tmp_path_factory) -> Path:
+    """One series of 1,000 commits (a step in the middle): its page."""
+    import numpy as np
+
+    from benchlab.history.store import CommitResults, History, SeriesData
+
+    tmp = tmp_path_factory.mktemp("long-site")
+    rng = np.random.default_rng(1000)
+    runs = np.arange(3).astype(str)
+    commits = [CommitResults(f"{c:040x}", None, None, (SeriesData(
+        "long", "time", "default", "s", False, ("run",),
+        (1.05 if c >= 500 else 1.0) * (1 + rng.normal(0, 0.01, 3)), (runs,)),))
+        for c in range(1000)]
+    with History.open_or_create(str(tmp / "h.db")) as h:
+        h.add(commits)
+    assert main(["history", "publish", "--db", str(tmp / "h.db"), "-o", str(tmp / "site")]) == 0
+    return next((tmp / "site" / "series").glob("long-*.html"))
+
+
+def _overlapping_ticks(driver, selector: str) -> list:
+    """The pairs of axis labels under the plot (those below it) whose boxes overlap."""
+    return driver.execute_script("""
+        const boxes = Array.from(document.querySelectorAll(arguments[0] + ' text.tick'))
+          .map(t => t.getBoundingClientRect()).filter(b => b.width > 0)
+          .sort((a, b) => a.left - b.left);
+        const rows = {};
+        boxes.forEach(b => (rows[Math.round(b.top)] = rows[Math.round(b.top)] || []).push(b));
+        const bad = [];
+        Object.values(rows).forEach(r => r.forEach((b, i) => {
+          if (i && b.left < r[i - 1].right) bad.push([r[i - 1].right, b.left]); }));
+        return bad;""", selector)
+
+
+def test_a_thousand_commits_stay_readable(browser, long_series):
+    severe, _ = _load(browser, long_series)
+    assert severe == []
+    points = browser.execute_script(
+        "return document.querySelector('#overview polyline.mean').getAttribute('points')"
+        ".trim().split(/\\s+/).length")
+    assert points == 1000  # every commit in the overview
+    assert browser.execute_script(
+        "return document.querySelectorAll('#overview line.step').length") == 1
+    rows = browser.execute_script("return document.querySelectorAll('#commits tbody tr').length")
+    assert rows == 200  # the detail starts at the last 200 commits
+    for window in ("all", "200", "50"):
+        browser.find_element("css selector", f"[data-window='{window}']").click()
+        assert _overlapping_ticks(browser, "#detail") == [], window
+        shown = browser.execute_script(
+            "return document.querySelectorAll('#detail g.commit').length")
+        assert shown == {"all": 1000, "200": 200, "50": 50}[window]
+    assert _overlapping_ticks(browser, "#overview") == []
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
