@@ -75,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
         from benchlab.cli.main import build_parser
     finally:
         sys.path.remove(str(ROOT))
-    built = build_parser()
+    built = build_parser(every_command=True)
     for group in built._action_groups:
         if any(isinstance(a, argparse._SubParsersAction) for a in group._group_actions):
             group.title = "commands"

@@ -100,5 +100,7 @@ def _without_command(parser: argparse.ArgumentParser, name: str) -> Iterator[Non
 
 
 def run(args: argparse.Namespace) -> int:
-    sys.stdout.write(script(args.parser, args.shell))
+    from benchlab.cli.commands import load_all
+
+    sys.stdout.write(script(load_all(args.parser), args.shell))
     return 0

@@ -12,18 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from benchlab.cli import commands
 from benchlab.errors import BenchlabError
 from benchlab.version import __version__
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
-COMMAND_MODULES = ("benchlab.cli.compare", "benchlab.cli.summary", "benchlab.cli.plan",
-                   "benchlab.cli.design", "benchlab.cli.test", "benchlab.cli.qreg",
-                   "benchlab.cli.warmup",
-                   "benchlab.cli.run", "benchlab.cli.env", "benchlab.cli.export",
-                   "benchlab.cli.anova", "benchlab.cli.report", "benchlab.cli.profile_diff",
-                   "benchlab.cli.history", "benchlab.cli.bisect", "benchlab.cli.worker",
-                   "benchlab.cli.cluster", "benchlab.cli.completion", "benchlab.cli.system")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +27,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"benchlab: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(every_command: bool = False) -> argparse.ArgumentParser:
+    """benchlab's parser. A command's options are built when the command is parsed (its
+    module imported then: cli/commands.py); `every_command` builds them all at once, for
+    what reads them (completion scripts, the man page)."""
     parser = _Parser(
         prog="benchlab",
         description="A laboratory for rigorous computer performance experiments.",
@@ -41,11 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
                "--unit s",
     )
     parser.add_argument("--version", action="version", version=f"benchlab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=_Parser)
-    import importlib
-
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).add_parser(sub)
+    commands.add_all(parser, _Parser)
+    if every_command:
+        commands.load_all(parser)
     parser.set_defaults(parser=parser)  # for `completion`, which writes a script from it
     return parser
 
@@ -56,9 +51,11 @@ def main(argv: Sequence[str] | None = None,
     its analysis passes its own: building every command's options again cost more than
     the rest of a short run's start)."""
     parser = parser or build_parser()
-    from benchlab.cli.compare import prepare_argv
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--bootstrap" in argv:  # compare's module only when its rewriting can apply
+        from benchlab.cli.compare import prepare_argv
 
-    argv = prepare_argv(list(sys.argv[1:] if argv is None else argv))
+        argv = prepare_argv(argv)
     parser.set_defaults(argv=list(argv))  # the command line as given, for the JSON envelope
     args = parser.parse_args(argv)
     if args.command is None:

@@ -133,7 +133,7 @@ def test_file_arguments_are_the_named_ones():
             where = f"{path} {action.option_strings[-1] if action.option_strings else ''}"
             (marked if names_a_file(action) else unmarked).add(where.strip())
 
-    walk(build_parser(), "benchlab")
+    walk(build_parser(every_command=True), "benchlab")
     assert {"benchlab compare", "benchlab compare --plot", "benchlab run",
             "benchlab run -o", "benchlab env --store", "benchlab history add --db",
             "benchlab worker --tls-key", "benchlab export"} <= marked

@@ -69,3 +69,34 @@ def test_confidence_levels_refused(text):
 
     with pytest.raises(UsageError, match="between 50% and 99.99%"):
         confidence(text)
+
+
+def test_command_list_is_what_the_modules_register():
+    """cli/commands.py lists each command's help for `benchlab --help` without importing its
+    module: the list must be what the modules register, in the same order, one each."""
+    import argparse
+
+    from benchlab.cli.commands import COMMANDS
+    from benchlab.cli.main import build_parser
+
+    parser = build_parser(every_command=True)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert [(a.dest, a.help) for a in sub._choices_actions] == \
+        [(name, text) for name, _, text in COMMANDS]
+    assert list(sub.choices) == [name for name, _, _ in COMMANDS]
+    assert all(p.format_help().count("\n") > 3 for p in sub.choices.values())
+
+
+def test_a_command_is_built_when_chosen(capsys):
+    """`benchlab --help` builds no command's options; a command parsed builds its own, and
+    lists its options in its help as before."""
+    from benchlab.cli.main import build_parser
+
+    parser = build_parser()
+    assert "profile-diff" in parser.format_help() and "--resume" not in parser.format_help()
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(["run", "--help"])
+    assert stop.value.code == 0
+    assert "--resume" in capsys.readouterr().out
+    args = parser.parse_args(["summary", "x.txt"])
+    assert args.command == "summary" and callable(args.run)

@@ -38,3 +38,20 @@ def test_quick_mode_imports_no_scipy(commands):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == "0 []", out
+
+
+def test_help_and_run_import_only_their_command():
+    """`benchlab --help` imports no command's module, and `benchlab run` only run's (and
+    quick mode's): each command's options are built when it is chosen (cli/commands.py)."""
+    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    with contextlib.suppress(SystemExit):\n"
+            "        main(['--help'])\n"
+            "    first = sorted(m for m in sys.modules if m.startswith('benchlab.cli.'))\n"
+            "    code = main(['run', '--dry-run', '--seed', '1', '--', 'true'])\n"
+            "print(code, first, sorted(m for m in sys.modules if m.startswith('benchlab.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == ("0 ['benchlab.cli.commands', 'benchlab.cli.main'] ['benchlab.cli.commands', "
+                   "'benchlab.cli.main', 'benchlab.cli.output_options', 'benchlab.cli.quick', "
+                   "'benchlab.cli.run', 'benchlab.cli.run_steps', 'benchlab.cli.tls_options']"), out
