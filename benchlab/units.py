@@ -25,7 +25,8 @@ TIME_SECONDS = {
 # whole value with no spread is exact and shown in full (2377153 instructions); otherwise
 # scaled by SI prefixes (2.38 M instructions, 41.7 MB). Lower is better: each is work done
 # or memory used.
-COUNT_UNITS = ("instructions", "cycles", "events", "allocs", "allocs/op", "B", "B/op")
+COUNT_UNITS = ("instructions", "cycles", "events", "misses", "allocs", "allocs/op", "B",
+               "B/op")
 # Rates of counted things, also shown with SI prefixes (655 GB/s, 264.1 k ops/s); higher
 # is better (make_unit's rate words).
 SI_RATES = ("B/s", "bits/s", "ops/s", "items/s", "elements/s")

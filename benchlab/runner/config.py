@@ -822,7 +822,7 @@ def _metrics(r: _Reader, doc: dict, measure: Measure, counter: str | None) -> Me
         raise r.fail((key,), f"{key} goes with a process timed whole; with [measure] regex "
                      "or json the metrics are the values the command prints")
     if "metrics" not in doc:
-        names: list[str] = [*sources.DEFAULT, *sources.COUNTED]
+        names: list[str] = [*sources.DEFAULT, "instructions"]
     else:
         names = r.kind(doc["metrics"], keys, list, "a list of metric names")
         if not names:
@@ -841,6 +841,10 @@ def _metrics(r: _Reader, doc: dict, measure: Measure, counter: str | None) -> Me
         if counter is not None and not any(n in sources.COUNTED for n in names):
             raise r.fail(("counter",), f"counter = \"{counter}\" counts instructions: add "
                          "\"instructions\" to metrics")
+        cache = next((n for n in names if n in sources.CACHE), None)
+        if cache is not None and counter is None:
+            raise r.fail(keys, f"metric {cache!r} is counted by Valgrind's cache simulation: "
+                         "add counter = \"cachegrind\"")
     return Measure("time", tuple(names), tuple(sources.unit_of(n) or "" for n in names))
 
 

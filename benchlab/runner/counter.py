@@ -11,6 +11,13 @@ Valgrind runs about 20-50 times slower than the program, so a counted
 execution's timeout is `COUNT_SLOWDOWN` times the execution timeout. callgrind
 counts the same Ir (with its call graph, at more cost).
 
+Cache misses (`i1-misses`, `d1-misses`, `ll-misses`: runner/metric_sources.py)
+switch on Valgrind's cache simulation (`--cache-sim=yes`, for cachegrind instead
+of `--cache-sim=no`), which adds the events I1mr, D1mr, D1mw, ILmr, DLmr, DLmw
+and slows the counted execution further; the simulated caches are Valgrind's
+model of this machine's (their sizes from CPUID), not the hardware's misses.
+The instruction count is the same with or without it.
+
 The out files are read here (the `events:` and `summary:`/`totals:` lines),
 not by data/readers/valgrind.py, which the runner layer must not import.
 
@@ -38,7 +45,15 @@ from benchlab.runner.execute import Outcome, run_process
 COUNT_SLOWDOWN = 50  # a counted execution may take this many times the execution timeout
 OPTIONS = {"cachegrind": ("--tool=cachegrind", "--cache-sim=no"),
            "callgrind": ("--tool=callgrind",)}
+CACHE_OPTIONS = {"cachegrind": ("--tool=cachegrind", "--cache-sim=yes"),
+                 "callgrind": ("--tool=callgrind", "--cache-sim=yes")}
 COMMON = ("-q", "--trace-children=yes")
+# The misses of Valgrind's simulated caches (--cache-sim=yes), each the sum of these events
+# of the out file (cachegrind's manual: I1mr instruction reads missing the first-level
+# instruction cache; D1mr, D1mw data reads and writes missing the first-level data cache;
+# ILmr, DLmr, DLmw instruction reads, data reads and writes missing the last level).
+CACHE_EVENTS = {"i1-misses": ("I1mr",), "d1-misses": ("D1mr", "D1mw"),
+                "ll-misses": ("ILmr", "DLmr", "DLmw")}
 PROFILES_PER_BUILD = 5  # counted executions per cell and build whose out files a store keeps
 
 
@@ -57,40 +72,49 @@ def version() -> str | None:
     return text if done.returncode == 0 and text else None
 
 
-def options(tool: str) -> list[str]:
-    """Valgrind's options for `tool`, as the store records them (without the out file)."""
-    return [*COMMON, *OPTIONS[tool]]
+def options(tool: str, metrics: tuple[str, ...] = ("instructions",)) -> list[str]:
+    """Valgrind's options for `tool` counting `metrics`, as the store records them (without
+    the out file): the cache simulation on when a cache metric is asked."""
+    return [*COMMON, *(CACHE_OPTIONS if cache_simulated(metrics) else OPTIONS)[tool]]
 
 
-def argv_for(tool: str, out_dir: str, command: list[str]) -> list[str]:
+def cache_simulated(metrics: tuple[str, ...]) -> bool:
+    """Whether the counter simulates the caches (--cache-sim=yes): a cache metric is asked."""
+    return any(m in CACHE_EVENTS for m in metrics)
+
+
+def argv_for(tool: str, out_dir: str, command: list[str],
+             metrics: tuple[str, ...] = ("instructions",)) -> list[str]:
     """The counted execution's argv: Valgrind, its options, an out file per process."""
     out = os.path.join(out_dir, "out.%p")
-    return ["valgrind", *options(tool), f"--{tool}-out-file={out}", *command]
+    return ["valgrind", *options(tool, metrics), f"--{tool}-out-file={out}", *command]
 
 
 def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str, str],
                 timeout: float | None, cpus: tuple[int, ...] | None,
-                keep_profiles: bool = False) -> Outcome:
-    """Run `command` under `tool` and return its outcome with `counts["instructions"]`
-    (and, with `keep_profiles`, its out files compressed in `profiles`, in process order);
-    an outcome with an error when it failed or Valgrind wrote no count."""
+                keep_profiles: bool = False,
+                metrics: tuple[str, ...] = ("instructions",)) -> Outcome:
+    """Run `command` under `tool` and return its outcome with `counts` of `metrics` (those a
+    counter yields: instructions and cache misses), summed over the processes (and, with
+    `keep_profiles`, its out files compressed in `profiles`, in process order); an outcome
+    with an error when it failed or Valgrind wrote no count of one of them."""
     out_dir = tempfile.mkdtemp(prefix="benchlab-count-")
     try:
-        outcome = run_process(argv_for(tool, out_dir, command), cwd=cwd, env=env,
+        outcome = run_process(argv_for(tool, out_dir, command, metrics), cwd=cwd, env=env,
                               timeout=None if timeout is None else timeout * COUNT_SLOWDOWN,
                               cpus=cpus)
         if not outcome.ok:
             return outcome
         names = sorted(os.listdir(out_dir), key=_process_order)
-        try:
-            total = sum(instructions(os.path.join(out_dir, name)) for name in names)
-        except ValueError as exc:
-            return replace(outcome, error=f"{tool}: {exc}")
         if not names:
             return replace(outcome, error=f"{tool} wrote no out file (is it Valgrind's?)")
+        try:
+            counts = counted(metrics, [totals(os.path.join(out_dir, n)) for n in names])
+        except ValueError as exc:
+            return replace(outcome, error=f"{tool}: {exc}")
         profiles = tuple(_compressed(os.path.join(out_dir, n)) for n in names) \
             if keep_profiles else ()
-        return replace(outcome, counts={"instructions": float(total)}, profiles=profiles)
+        return replace(outcome, counts=counts, profiles=profiles)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
@@ -106,8 +130,27 @@ def _compressed(path: str) -> bytes:
         return zlib.compress(handle.read(), 6)
 
 
-def instructions(path: str) -> int:
-    """The Ir total of one cachegrind or callgrind out file; ValueError when it has none."""
+def counted(metrics: tuple[str, ...], files: list[dict[str, int]]) -> dict[str, float]:
+    """The counts of `metrics` (instructions: Ir; a cache metric: the sum of its events)
+    over the out files' totals; ValueError naming an event a file lacks."""
+    events = {m: ("Ir",) if m == "instructions" else CACHE_EVENTS[m] for m in metrics
+              if m == "instructions" or m in CACHE_EVENTS}
+    out = {}
+    for metric, names in events.items():
+        total = 0
+        for found in files:
+            missing = next((e for e in names if e not in found), None)
+            if missing is not None:
+                raise ValueError(f"no {missing} total in an out file (events: "
+                                 f"{' '.join(found)})")
+            total += sum(found[e] for e in names)
+        out[metric] = float(total)
+    return out
+
+
+def totals(path: str) -> dict[str, int]:
+    """The event totals of one cachegrind or callgrind out file (its `events:` and first
+    `summary:`/`totals:` line; events left off the end are 0); ValueError when it has none."""
     events: list[str] | None = None
     total: list[str] | None = None
     with open(path, encoding="utf-8", errors="replace") as handle:
@@ -116,11 +159,12 @@ def instructions(path: str) -> int:
                 events = line[len("events:"):].split()
             elif line.startswith(("summary:", "totals:")) and total is None:
                 total = line.split(":", 1)[1].split()
-    if events is None or "Ir" not in events or total is None:
-        raise ValueError(f"no Ir total in {os.path.basename(path)}")
-    index = events.index("Ir")
+    if events is None or total is None:
+        raise ValueError(f"no totals in {os.path.basename(path)}")
     try:
-        return int(total[index]) if index < len(total) else 0
+        values = [int(v) for v in total]
     except ValueError:
-        raise ValueError(f"Ir total {total[index]!r} is not a number in "
+        raise ValueError(f"a total of {total!r} is not a number in "
                          f"{os.path.basename(path)}") from None
+    return {e: values[i] if i < len(values) else 0 for i, e in enumerate(events)}
+

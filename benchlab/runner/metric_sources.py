@@ -10,7 +10,9 @@ another:
   perf_event_open in the timed execution itself (runner/perf_event.py);
 - software events (`task-clock`, `page-faults`, ...): the kernel's, the same way;
 - `instructions` with `counter = "cachegrind"` (or `"callgrind"`): Valgrind's
-  count (Ir) in separate counted executions (runner/counter.py), never the PMU.
+  count (Ir) in separate counted executions (runner/counter.py), never the PMU;
+- cache misses (`i1-misses`, `d1-misses`, `ll-misses`): the counter's cache
+  simulation (`--cache-sim=yes`), which they switch on; no counter, no cache misses.
 
 Asking for a hardware event where the kernel exposes no PMU, with no counter
 chosen, is an error naming both ways out (`check_machine`).
@@ -20,12 +22,14 @@ from __future__ import annotations
 
 from benchlab.errors import InputError
 from benchlab.runner import perf_event
+from benchlab.runner.counter import CACHE_EVENTS
 
 TIMED = {"wall": ("s", "clock"), "cpu": ("s", "rusage"), "user": ("s", "rusage"),
          "sys": ("s", "rusage"), "maxrss": ("B", "rusage")}
 DEFAULT = ("wall", "user", "sys", "maxrss")  # a process timed whole, without `metrics`
 COUNTERS = ("cachegrind", "callgrind")
-COUNTED = ("instructions",)  # what a counter yields (Valgrind's Ir)
+CACHE = CACHE_EVENTS  # the misses of Valgrind's simulated caches (runner/counter.py)
+COUNTED = ("instructions", *CACHE)  # what a counter yields (Valgrind's Ir, its cache misses)
 
 
 def unit_of(name: str) -> str | None:
@@ -36,6 +40,8 @@ def unit_of(name: str) -> str | None:
         return "s"
     if name in ("instructions", "cycles"):
         return name
+    if name in CACHE:
+        return "misses"
     if name in perf_event.HARDWARE or name in perf_event.SOFTWARE:
         return "events"
     return None
@@ -43,7 +49,7 @@ def unit_of(name: str) -> str | None:
 
 def known() -> tuple[str, ...]:
     """Every metric name `metrics` accepts, in the order documented."""
-    return (*TIMED, *perf_event.HARDWARE, *perf_event.SOFTWARE)
+    return (*TIMED, *perf_event.HARDWARE, *perf_event.SOFTWARE, *CACHE)
 
 
 def source_of(name: str, counter: str | None) -> str:
@@ -59,7 +65,8 @@ def source_of(name: str, counter: str | None) -> str:
 
 def perf_events(metrics: tuple[str, ...], counter: str | None) -> tuple[str, ...]:
     """The metrics counted through perf_event_open in the timed executions."""
-    return tuple(m for m in metrics if source_of(m, counter) in ("pmu", "software"))
+    return tuple(m for m in metrics if m not in CACHE
+                 and source_of(m, counter) in ("pmu", "software"))
 
 
 def timed(metrics: tuple[str, ...], counter: str | None) -> bool:
@@ -71,11 +78,16 @@ def check_machine(metrics: tuple[str, ...], counter: str | None, where: str) -> 
     """Refuse, before anything runs, a metric this machine cannot measure: a hardware event
     without a PMU (naming both choices for instructions), a software event the kernel
     refuses, a counter whose tool is not installed. InputError at `where` (file:line)."""
+    for name in metrics:
+        if name in CACHE and counter is None:
+            raise InputError(f"metric {name!r} is counted by Valgrind's cache simulation: add "
+                             "counter = \"cachegrind\" (quick mode: --counter cachegrind)",
+                             where)
     for name in perf_events(metrics, counter):
         found = perf_event.probe(name)
         if found.ok:
             continue
-        if name in COUNTED:
+        if name == "instructions":
             raise InputError(f"metric {name!r} needs a hardware PMU, which this machine does "
                              f"not offer ({found.reason}), or a counting tool: counter = "
                              f"\"cachegrind\" (quick mode: --counter cachegrind)", where)

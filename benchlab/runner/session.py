@@ -85,7 +85,7 @@ def _sources_meta(e: Experiment) -> dict[str, str]:
     tool = None
     if e.counter is not None:
         tool = {"tool": e.counter, "version": counter.version() or "unknown",
-                "options": counter.options(e.counter)}
+                "options": counter.options(e.counter, e.measure.metrics)}
     sources = {}
     for m in e.measure.metrics:
         source = metric_sources.source_of(m, e.counter)

@@ -73,7 +73,8 @@ def run_trial(e: Experiment, trial: Trial, base_env: dict[str, str]) -> tuple[st
 
             return run_counted(e.counter or "cachegrind", argv, cwd=cwd, env=env,
                                timeout=e.timeout, cpus=cpus,
-                               keep_profiles=keeps_profile(e, trial))
+                               keep_profiles=keeps_profile(e, trial),
+                               metrics=e.measure.metrics)
         return run_process(argv, cwd=cwd, env=env, timeout=timeout, parser=parser, cpus=cpus,
                            executable=_resolve(argv[0], env.get("PATH"), cwd),
                            counters=counters_for(e) if trial.kind == "execution" else None)
