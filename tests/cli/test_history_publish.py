@@ -51,7 +51,7 @@ def test_a_bad_commit_url(tmp_path, run_cli, template):
     assert "--commit-url" in _one_line(err) and not (tmp_path / "site").exists()
 
 
-def test_a_series_too_short_to_judge_is_published_with_a_note(tmp_path, run_cli):
+def test_series_too_short_to_judge_are_published_with_a_note(tmp_path, run_cli):
     import json
 
     import numpy as np
@@ -62,16 +62,17 @@ def test_a_series_too_short_to_judge_is_published_with_a_note(tmp_path, run_cli)
     build(str(db), commits=12)
     with History.open(str(db), write=True) as h:
         h.add([CommitResults(f"new{i}", f"2024-02-01T00:00:0{i}Z", "main", (SeriesData(
-            "young", "time", "default", "s", False, (), np.array([1.0, 1.1]), ()),))
-            for i in range(2)])
+            "young", "time", "default", "s", False, (), np.array([1.0, 1.1]), ()),) + ((
+                SeriesData("once", "count", "default", "", None, (), np.array([3.0]), ()),)
+                if i else ())) for i in range(2)])
     _, out, _ = run_cli("history", "publish", "--db", db, "-o", tmp_path / "site", expect=0)
-    assert "published 6 series over 14 commits" in out
+    assert "published 7 series over 14 commits" in out  # one of a single commit
     assert "note: young (time, default): 2 commits;" in out
     _, out, _ = run_cli("history", "publish", "--db", db, "-o", tmp_path / "site", "--json",
                         expect=0)
     doc = json.loads(out)
-    assert doc["written"] == [] and doc["kept"] == 10 and doc["seed"] == 0
+    assert doc["written"] == [] and doc["kept"] == 11 and doc["seed"] == 0
     assert doc["threshold"] == 0.02 and doc["confidence"] == 0.95
-    assert len(doc["notes"]) == 1 and doc["notes"][0].startswith("young (time, default)")
+    assert len(doc["notes"]) == 2 and doc["notes"][1].startswith("young (time, default)")
     page = next((tmp_path / "site" / "series").glob("young-*.html")).read_text()
     assert "2 commits; finding a change needs" in page

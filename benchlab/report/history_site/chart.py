@@ -21,6 +21,7 @@ from benchlab.report.html_format import esc
 SPARK_W, SPARK_H, SPARK_POINTS = 120, 28, 100
 WIDTH, HEIGHT = 960, 260
 LEFT, RIGHT, TOP, BOTTOM = 78, 12, 12, 34
+POINTS = 100  # up to this many commits, each mean is also drawn as a dot
 
 
 def shown_text(value: object) -> str:
@@ -94,8 +95,9 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
     pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     dx = pw / (n - 1) if n > 1 else 0.0
 
-    def sx(i) -> np.ndarray:
-        return LEFT + (np.asarray(i, dtype=float) if n > 1 else pw / 2) * (dx if n > 1 else 1)
+    def sx(i) -> np.ndarray:  # one commit: in the middle
+        at = np.asarray(i, dtype=float)
+        return LEFT + (at * dx if n > 1 else np.full(at.shape, pw / 2))
 
     def sy(v) -> np.ndarray:
         return TOP + (y_hi - np.asarray(v, dtype=float)) / (y_hi - y_lo) * ph
@@ -114,7 +116,8 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
                    f'text-anchor="end">{shown_text(label(v))}</text>')
     for i in sorted({0, n - 1, *((n - 1) * k // 4 for k in range(1, 4))}):
         x = float(sx(i))
-        anchor = "start" if i == 0 else "end" if i == n - 1 else "middle"
+        anchor = "middle" if n == 1 else "start" if i == 0 else "end" if i == n - 1 \
+            else "middle"
         out.append(f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" '
                    f'text-anchor="{anchor}">{shown_text(shas[i][:8])}</text>')
     for c in changes:
@@ -126,7 +129,8 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
                        f'y2="{TOP + ph}"><title>{shown_text(_title(c))}</title></line>')
         else:
             end = where[c.end_commit] if c.end_commit is not None else n
-            a, b = float(sx(start - 0.5)), float(sx(end - 0.5))
+            a = max(float(sx(start - 0.5)), LEFT)
+            b = min(float(sx(end - 0.5)), LEFT + pw)
             out.append(f'<rect class="span {css}" x="{a:.1f}" y="{TOP}" '
                        f'width="{max(b - a, 1.0):.1f}" height="{ph}"><title>{shown_text(_title(c))}'
                        '</title></rect>')
@@ -137,6 +141,9 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
         out.append(f'<polygon class="band" points="{_coords(xs, sy(hi_line))} '
                    f'{_coords(xs[::-1], sy(lo_line)[::-1])}"/>')
     out.append(f'<polyline class="mean" points="{_coords(sx(index), sy(means))}"/>')
+    if n <= POINTS:  # few commits: each mean a dot too (one commit draws no line)
+        out += [f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="2.2"/>'
+                for x, y in zip(sx(index).tolist(), sy(means).tolist(), strict=True)]
     for i in transients:
         out.append(f'<circle class="transient" cx="{float(sx(i)):.1f}" '
                    f'cy="{float(sy(means[i])):.1f}" r="3"/>')

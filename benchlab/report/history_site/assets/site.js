@@ -230,6 +230,12 @@
         points.push(x.toFixed(1) + "," + sy(row[2]).toFixed(1));
       }
       detail.appendChild(el("svg:polyline", {"class": "mean", points: points.join(" ")}));
+      if (m < 100) {  // few commits: each mean a dot too (one commit draws no line)
+        points.forEach(function (p) {
+          var xy = p.split(",");
+          detail.appendChild(el("svg:circle", {"class": "point", cx: xy[0], cy: xy[1], r: 2.2}));
+        });
+      }
       data.transients.forEach(function (i) {
         if (i < a || i > b) return;
         detail.appendChild(el("svg:circle", {"class": "transient", cx: sx(i).toFixed(1),
