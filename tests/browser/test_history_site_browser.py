@@ -1,7 +1,8 @@
 """`history publish`'s site opened from file:// in headless Chromium: no console error, no
-request but its own files, every series page reachable from the index by its link, the
-filter and the sort working, the detail chart and table drawn, and hostile names shown as
-text (no script of theirs runs)."""
+request but its own files, every series page reachable from the index by its link, its
+changes with the ratios and bounds of `history check --json`, the filter and the sort
+working, the detail chart and table drawn, hostile names shown as text (no script of
+theirs runs), and a series of 1,000 commits readable."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def site(tmp_path_factory) -> Path:
     out = tmp / "site"
     assert main(["history", "publish", "--db", str(db), "-o", str(out),
                  "--commit-url", "https://example.org/c/{sha}"]) == 0
+    assert main(["history", "check", "--db", str(db), "--json", "-o",
+                 str(out.parent / "check.json")]) == 0
     return out
 
 
@@ -48,7 +51,7 @@ def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
         "return Array.from(document.querySelectorAll('#series tbody td:first-child a'))"
         ".map(a => a.href)")
     assert len(links) == len(KEYS)
-    names = set()
+    names, shown = set(), []
     for link in links:  # every series page, reached by following its link from the index
         browser.get_log("browser")
         browser.get_log("performance")
@@ -62,6 +65,12 @@ def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
                                                           "commits.js", "site.js"}, urls
         assert all(u.startswith("file://") for u in urls)
         names.add(browser.execute_script("return document.querySelector('h1').textContent"))
+        shown += browser.execute_script(
+            "const name = JSON.parse(document.getElementById('series-data').textContent)"
+            ".benchmark; return Array.from(document.querySelectorAll('tr.change-row')).map("
+            "r => { const c = r.querySelector('td.ratio'); return [name, r.dataset.commit, "
+            "r.dataset.kind, Number(c.dataset.estimate), Number(c.dataset.low), "
+            "Number(c.dataset.high)]; })")
         drawn = browser.execute_script(
             "return [document.querySelectorAll('#detail g.commit').length,"
             " document.querySelectorAll('#commits tbody tr').length,"
@@ -69,6 +78,11 @@ def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
             " document.querySelector('#overview').getBoundingClientRect().width]")
         assert drawn[0] == drawn[1] == drawn[2] == 40 and drawn[3] > 0
     assert names == {bench for bench, _ in KEYS}
+    # the changes the pages show, as the browser reads them, are history check --json's
+    doc = json.loads((site.parent / "check.json").read_text())
+    expected = sorted((c["benchmark"], c["commit"], c["kind"], c["ratio"]["estimate"],
+                       c["ratio"]["low"], c["ratio"]["high"]) for c in doc["changes"])
+    assert sorted(map(tuple, shown)) == expected and expected
 
 
 def test_hostile_names_are_text(browser, site):
