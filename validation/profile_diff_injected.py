@@ -20,17 +20,20 @@ What it does
     `metrics = ["instructions"]`, `counter = "callgrind"`, 3 counted executions of
     each (the store keeps their profiles). `benchlab profile-diff STORE --json`
     (the median profile of each alternative) must rank the regressed function
-    first by its exclusive change; the script also says where the inclusive
-    ranking puts it ("1 =5": first, tied with 5 others; a function's change is
-    its callers' inclusive change too, up to main and the C library's start-up
-    functions) and how close the measured extra
-    instructions are to the injected estimate.
+    first by its exclusive change. The script also says where the inclusive
+    ranking puts it ("5 =0": four functions above it, none tied): a function's
+    change is also in the inclusive count of each caller up to main and the C
+    library's start-up functions (4 of them), which hold the decoy's change too,
+    so they rank above it when the decoy adds work and below when it removes
+    some, and a caller of the regressed function ties with it. And how close the
+    measured extra instructions are to the injected estimate (iterations times
+    the instructions per iteration measured on the unchanged build).
 
 Checks (the script exits 1 when one fails)
     - the injected function is ranked first (exclusive) in every case.
 
 Run
-    nice -n 10 python3 validation/profile_diff_injected.py            # 20 cases, minutes
+    nice -n 10 python3 validation/profile_diff_injected.py   # 20 cases: 11 min at load 12
     python3 validation/profile_diff_injected.py --cases 5 --seed 100  # other seeds
 (last output: validation/profile_diff_injected.out.txt)
 """
