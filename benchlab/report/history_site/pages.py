@@ -265,7 +265,7 @@ def _head_power(h: HeadPower | None) -> str:
 def series_data(s: SeriesHistory) -> dict:
     """What the page's script draws from: per commit its position in commits.js, units,
     mean and CI (exact: `history show --json`'s numbers) and the units' means (dots, to
-    UNIT_DIGITS significant digits, which keeps a page of 1,000 commits × 5 runs near 100
+    UNIT_DIGITS significant digits, which keeps a page of 1,000 commits × 5 runs near 150
     kB); the changes and transients by series index."""
     unit = _unit(s)
     name, factor = unit.display(float(np.nanmedian(np.abs(s.mean))) if s.mean.size else 0.0)
