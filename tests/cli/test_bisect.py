@@ -213,19 +213,21 @@ def test_instructions_counted_by_cachegrind_decide_at_the_first_look(run_cli, tm
     decided at its first look of 2 executions, whatever the load."""
     shas = bisect_repo.make_repo(str(tmp_path / "repo"), commits=3, culprit=1,
                                  loops=100_000, factor=1.05)
-    store = tmp_path / "c.db"
-    _, out, _ = run_cli("bisect", "--repo", tmp_path / "repo", "--good", shas[0], "--bad",
-                        shas[2], "--build", bisect_repo.BUILD_STATIC, "--command",
-                        bisect_repo.COMMAND, "--cache", tmp_path / "cache", "--seed", "3",
-                        "--runs", "2", "--metric", "instructions", "--counter", "cachegrind",
-                        "-o", store, "--json", expect=0)
-    doc = json.loads(out)
+    store, document = tmp_path / "c.db", tmp_path / "c.json"
+    _, text, _ = run_cli("bisect", "--repo", tmp_path / "repo", "--good", shas[0], "--bad",
+                         shas[2], "--build", bisect_repo.BUILD_STATIC, "--command",
+                         bisect_repo.COMMAND, "--cache", tmp_path / "cache", "--seed", "3",
+                         "--runs", "2", "--metric", "instructions", "--counter", "cachegrind",
+                         "-o", store, "--export-json", document, expect=0)
+    doc = json.loads(document.read_text())
     assert doc["culprit"] == shas[1] and doc["parent"] == shas[0], doc["steps"]
     assert doc["metric"] == "instructions" and doc["status"] == "found"
     assert [(s["kind"], [x["runs"] for x in s["looks"]]) for s in doc["steps"]] == [
         ("ends", [2]), ("commit", [2])]
     r = doc["ratio"]
     assert r["low"] == r["estimate"] == r["high"] and 1.03 < r["estimate"] < 1.05
+    shown = f"{100 * (r['estimate'] - 1):.1f}%"
+    assert f"against its parent {shas[0]}: +{shown} (exact) at 95%" in text, text
     with sqlite3.connect(store) as conn:
         rows = conn.execute("SELECT sha, instructions FROM executions").fetchall()
     assert len(rows) == doc["executions"] == 2 * 2 + 3 * 2
