@@ -23,7 +23,7 @@ def _reference(good, mid, bad, level):
     parts = [(v_m, mid.size), (rho**2 * v_g / 4, good.size), (rho**2 * v_b / 4, bad.size)]
     df = sum(p for p, _ in parts) ** 2 / sum(p * p / (n - 1) for p, n in parts)
     t = stats.t.ppf(0.5 + level / 2, df)
-    grid = np.linspace(rho * 0.5, rho * 1.5, 2_000_001)
+    grid = np.linspace(rho * 0.5, rho * 1.5, 400_001)
     inside = np.abs(m - grid * c) <= t * np.sqrt(v_m + grid**2 * (v_g + v_b) / 4)
     return grid[inside][0], grid[inside][-1], grid[1] - grid[0]
 
