@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from benchlab.runner import stopping
 from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import Trial, build_key, command_for
@@ -181,6 +180,7 @@ def should_stop(e: Experiment, store) -> str | None:
 
         return f"max_time reached ({format_seconds(e.stop.max_time)} of trials)"
     if e.stop.halfwidth is not None:
+        from benchlab.runner import stopping  # its statistics only for a stopping rule
         from benchlab.runner.blas import load_single_threaded
 
         load_single_threaded(scipy=True)  # its t quantiles, with no idle BLAS threads
@@ -196,6 +196,8 @@ def _stop_groups(store, e: Experiment, metric: str) -> dict:
     """Top-level unit means per cell of the measurements so far (builds, else executions),
     from the execution means SQLite computes, so a round costs one pass over executions."""
     import numpy as np
+
+    from benchlab.runner import stopping
 
     cells: dict[tuple, list] = {}
     for alternative, factors, build, execution, mean in store.execution_means(metric):

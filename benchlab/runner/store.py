@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 import json
 import math
 import os
@@ -273,6 +272,8 @@ class Store:
         old = self.meta.get("experiment_text", "")
         if old == text:
             return
+        import difflib
+
         a, b = old.split("\n"), text.split("\n")
         for tag, i1, _, j1, _ in difflib.SequenceMatcher(a=a, b=b).get_opcodes():
             if tag != "equal":

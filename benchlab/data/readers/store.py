@@ -125,33 +125,37 @@ def combination_column(factor_names) -> str:
 def levels_of(columns) -> tuple[str, ...]:
     """The level columns a store's data can estimate (see the module docstring), from the
     columns `read` makes: the cell (`case`, else `alternative`), `machine` (when present),
-    `build`, `execution` and `trial` (one trial is one execution)."""
-    import numpy as np
+    `build`, `execution` and `trial` (one trial is one execution). Counted with sets of
+    tuples (numpy's unique of joined strings and np.char cost more than the rest of a small
+    store's summary: tens of ms of imports and sorting)."""
+    from collections import Counter
 
-    cell = np.asarray(columns["case" if "case" in columns else "alternative"]).astype(str)
-    build = np.asarray(columns["build"]).astype(str)
-    execution = np.asarray(columns["execution"]).astype(str)
-    if not cell.size:
+    cell = _values(columns["case" if "case" in columns else "alternative"])
+    if not cell:
         return ()
+    build = _values(columns["build"])
+    execution = _values(columns["execution"])
 
-    def most(groups: np.ndarray, units: np.ndarray) -> int:
+    def most(groups: list, units: list) -> int:
         """The largest number of distinct units in one group."""
-        pairs = np.unique(np.stack([groups, units], axis=1), axis=0)
-        return int(np.unique(pairs[:, 0], return_counts=True)[1].max())
-
-    def join(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.char.add(np.char.add(a, "\x1f"), b)
+        return max(Counter(g for g, _ in set(zip(groups, units, strict=True))).values())
 
     levels = []
-    parent = cell
+    parent: list = cell
     if "machine" in columns:  # a factor column in the cell (role "factor") has one per cell
-        machine = np.asarray(columns["machine"]).astype(str)
+        machine = _values(columns["machine"])
         if most(cell, machine) >= 2:
             levels.append("machine")
-            parent = join(cell, machine)
+            parent = list(zip(cell, machine, strict=True))
     if most(parent, build) >= 2:
         levels.append("build")
-    per_trial = np.unique(np.asarray(columns["trial"]).astype(str), return_counts=True)[1]
-    if most(join(parent, build), execution) >= 2 and per_trial.max() >= 2:
+    per_trial = max(Counter(_values(columns["trial"])).values())
+    if most(list(zip(parent, build, strict=True)), execution) >= 2 and per_trial >= 2:
         levels.append("execution")
     return tuple(levels)
+
+
+def _values(column) -> list[str]:
+    """A column's values as text, as Python objects (a set of them is hashed in C)."""
+    values = column.tolist() if hasattr(column, "tolist") else list(column)
+    return values if all(type(v) is str for v in values) else [str(v) for v in values]
