@@ -43,8 +43,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -55,59 +53,24 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-BENCHLAB = [sys.executable, "-m", "benchlab"]
+sys.path.insert(0, str(ROOT))  # this checkout's benchlab, and tests/support
+from tests.support.dask_processes import BENCHLAB, ENV, NotReady, Processes  # noqa: E402
+
 GOAL = 1.05
 
 
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Pair:
-    """A `dask scheduler` and one worker process (`benchlab worker` or `dask worker`), each in
-    its own process group, killed (whole group) by close()."""
-
-    def __init__(self, tmp: Path, kind: str) -> None:
-        self.address = f"tcp://127.0.0.1:{free_port()}"
-        port = self.address.rsplit(":", 1)[1]
-        self.procs: list[subprocess.Popen] = []
-        self.logs = tmp
-        self._start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port",
-                     port, "--no-dashboard"], f"scheduler-{kind}", "Scheduler at:")
-        if kind == "benchlab":
-            argv = [*BENCHLAB, "worker", self.address, "--machine", "m1"]
-            ready = "connected to"
-        else:
-            argv = [sys.executable, "-m", "dask", "worker", self.address, "--nthreads", "1",
-                    "--no-nanny", "--no-dashboard", "--memory-limit", "0"]
-            ready = "Registered to"
-        self._start(argv, f"worker-{kind}", ready)
-
-    def _start(self, argv: list[str], name: str, ready: str, timeout: float = 30.0) -> None:
-        log_path = self.logs / f"{name}.log"
-        with open(log_path, "w") as log:
-            self.procs.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                               env=ENV, start_new_session=True))
-        deadline = time.monotonic() + timeout
-        while ready not in log_path.read_text(errors="replace"):
-            if time.monotonic() > deadline or self.procs[-1].poll() is not None:
-                self.close()
-                raise SystemExit(f"{name} did not start: {log_path.read_text()[-400:]}")
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            p.wait(timeout=10)
+def pair(procs: Processes, kind: str) -> str:
+    """A `dask scheduler` and one worker process (`benchlab worker` or, for context, a plain
+    `dask worker`) in their own process groups; the scheduler's address."""
+    address = procs.scheduler(name=f"scheduler-{kind}")
+    if kind == "benchlab":
+        procs.worker(address, "m1")
+    else:
+        worker = procs.start([sys.executable, "-m", "dask", "worker", address, "--nthreads",
+                              "1", "--no-nanny", "--no-dashboard", "--memory-limit", "0"],
+                             "worker-dask")
+        procs.wait_for("worker-dask", "Registered to", process=worker)
+    return address
 
 
 def experiment(tmp: Path, runs: int) -> Path:
@@ -193,14 +156,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="benchlab-cluster-overhead-") as name:
         tmp = Path(name)
         exp = experiment(tmp, args.runs)
-        pairs = {kind: Pair(tmp, kind) for kind in ("benchlab", "dask")}
+        procs = Processes(tmp)
         try:
+            pairs = {kind: pair(procs, kind) for kind in ("benchlab", "dask")}
             modes = {
                 "local": lambda: benchlab_run(exp, tmp / "l.db", None),
                 "local:1": lambda: benchlab_run(exp, tmp / "l1.db", "local:1"),
-                "worker": lambda: benchlab_run(exp, tmp / "w.db", pairs["benchlab"].address),
-                "dask worker": lambda: benchlab_run(exp, tmp / "d.db", pairs["dask"].address),
-                "in worker": lambda: in_worker(pairs["benchlab"].address, args.runs),
+                "worker": lambda: benchlab_run(exp, tmp / "w.db", pairs["benchlab"]),
+                "dask worker": lambda: benchlab_run(exp, tmp / "d.db", pairs["dask"]),
+                "in worker": lambda: in_worker(pairs["benchlab"], args.runs),
             }
             walls: dict[str, list[list[float]]] = {m: [] for m in modes}
             for block in range(args.blocks):
@@ -208,9 +172,10 @@ def main() -> int:
                     walls[mode].append(modes[mode]())
                 if not args.json:
                     print(f"block {block + 1}/{args.blocks} done", file=sys.stderr)
+        except NotReady as exc:
+            raise SystemExit(str(exc)) from None
         finally:
-            for pair in pairs.values():
-                pair.close()
+            procs.close()
     summary = summarize(walls)
     meta = {"runs": args.runs, "blocks": args.blocks, "cpus": os.cpu_count(),
             "load_before": [round(x, 2) for x in load_before],

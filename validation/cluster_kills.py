@@ -47,7 +47,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -60,51 +59,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-BENCHLAB = [sys.executable, "-m", "benchlab"]
+sys.path.insert(0, str(ROOT))  # this checkout's benchlab, and tests/support
+from tests.support.dask_processes import BENCHLAB, ENV, NotReady, Processes  # noqa: E402
+
 MACHINES = ("m1", "m2")
 ALTERNATIVES = {"a": 1, "b": 2}
 NS = (1, 2)
 ITERATIONS = 3  # plus 1 warm-up iteration: 4 values per execution
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Processes:
-    """Subprocesses in their own sessions, logging to files; every one killed at the end."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.tmp, self.procs = tmp, []
-
-    def start(self, argv: list[str], name: str, env: dict | None = None) -> subprocess.Popen:
-        with open(self.tmp / f"{name}.log", "a") as log:
-            p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or ENV,
-                                 cwd=self.tmp, start_new_session=True)
-        self.procs.append(p)
-        return p
-
-    def wait_for(self, name: str, text: str, count: int = 1, timeout: float = 30.0) -> None:
-        """Until `text` is in the log `name` at least `count` times."""
-        deadline = time.monotonic() + timeout
-        path = self.tmp / f"{name}.log"
-        while path.read_text(errors="replace").count(text) < count:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{name} did not say {text!r} within {timeout:g} s: "
-                                 f"{path.read_text(errors='replace')[-400:]}")
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            p.wait(timeout=10)
 
 
 def value(machine: str, n: int, alternative: str, iteration: int) -> int:
@@ -166,10 +127,9 @@ class Chaos:
     def start(self, machine: str) -> None:
         name = f"worker-{machine}"
         self.starts[machine] += 1
-        self.workers[machine] = self.procs.start(
-            [*BENCHLAB, "worker", self.address, "--machine", machine], name,
-            dict(ENV, WHO=str(MACHINES.index(machine) + 1)))
-        self.procs.wait_for(name, "connected to", count=self.starts[machine])
+        self.workers[machine] = self.procs.worker(  # its log appended to at each start
+            self.address, machine, name=name, env=dict(ENV, WHO=str(MACHINES.index(machine) + 1)),
+            count=self.starts[machine], append=True)
 
     def kill_one(self, db: Path, began: float) -> None:
         """SIGKILL a random machine's worker; start it again after 0.1-1.5 s."""
@@ -187,11 +147,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     rng = np.random.default_rng(args.seed)
     procs = Processes(tmp)
     try:
-        port = free_port()
-        address = f"tcp://127.0.0.1:{port}"
-        procs.start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
-                     "--port", str(port), "--no-dashboard"], "scheduler")
-        procs.wait_for("scheduler", "Scheduler at:")
+        address = procs.scheduler()
         chaos = Chaos(procs, address, rng)
         for m in MACHINES:
             chaos.start(m)
@@ -310,7 +266,10 @@ def main() -> int:
               file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="benchlab-cluster-kills-") as name:
-        result = run(args, Path(name))
+        try:
+            result = run(args, Path(name))
+        except NotReady as exc:
+            raise SystemExit(str(exc)) from None
         print(f"experiment: 2 machines x 2 alternatives x 2 n x (1 warm-up + "
               f"{args.executions}) executions = {result['planned']} trials, "
               f"{ITERATIONS + 1} values each (seed {args.seed})")

@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import textwrap
 import time
 from collections import Counter
@@ -23,55 +21,18 @@ import pytest
 from benchlab.errors import InputError, UsageError
 from benchlab.runner.config import parse_experiment
 
+from ..support.dask_processes import BENCHLAB, ENV, NotReady, Processes, free_port
+
 distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed "
                                   "(pip install benchlab[cluster])")
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-BENCHLAB = [sys.executable, "-m", "benchlab"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Processes:
-    """Subprocesses started in their own sessions, killed (whole group) at the end."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.tmp, self.procs = tmp, []
-
-    def start(self, argv: list[str], name: str, env: dict | None = None) -> subprocess.Popen:
-        log = open(self.tmp / f"{name}.log", "w")  # noqa: SIM115 (closed with the process)
-        # SIGINT's default action restored: a shell starts background jobs (a test run with
-        # `&`) with SIGINT ignored, and a driver would then never see the test's Ctrl-C
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or ENV,
-                             cwd=self.tmp, start_new_session=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        log.close()
-        self.procs.append(p)
-        return p
-
-    def wait_for(self, name: str, text: str, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        path = self.tmp / f"{name}.log"
-        while time.monotonic() < deadline:
-            if text in path.read_text(errors="replace"):
-                return
-            time.sleep(0.05)
-        pytest.skip(f"a Dask process did not start here within {timeout:g} s "
-                    f"({name}: {path.read_text(errors='replace')[-300:]!r})")
-
-    def close(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            p.wait(timeout=10)
+def _started(start, *args, **kwargs):
+    """`start(...)`; a Dask process that does not start here (a loaded machine can take
+    minutes) skips the test rather than failing it."""
+    try:
+        return start(*args, **kwargs)
+    except NotReady as exc:
+        pytest.skip(f"a Dask process did not start here: {exc}")
 
 
 @pytest.fixture
@@ -84,18 +45,26 @@ def procs(tmp_path):
 @pytest.fixture
 def scheduler(procs):
     """A `dask scheduler` on a free port of 127.0.0.1; its address."""
-    port = _free_port()
-    procs.start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port",
-                 str(port), "--no-dashboard"], "scheduler")
-    procs.wait_for("scheduler", "Scheduler at:")
-    return f"tcp://127.0.0.1:{port}"
+    return _started(procs.scheduler)
 
 
 def start_worker(procs: Processes, address: str, machine: str, tag: str = "") -> subprocess.Popen:
-    p = procs.start([*BENCHLAB, "worker", address, "--machine", machine],
-                    f"worker-{machine}{tag}", dict(ENV, WHO=machine))
-    procs.wait_for(f"worker-{machine}{tag}", "connected to")
-    return p
+    return _started(procs.worker, address, machine, name=f"worker-{machine}{tag}",
+                    env=dict(ENV, WHO=machine))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A scheduler with workers m1 and m2 that tests which kill nothing share (starting
+    three Dask processes takes seconds); its address."""
+    shared = Processes(tmp_path_factory.mktemp("cluster"))
+    try:
+        address = _started(shared.scheduler)
+        for m in ("m1", "m2"):
+            start_worker(shared, address, m)
+        yield address
+    finally:
+        shared.close()
 
 
 def experiment(tmp: Path, names: str = '"m1", "m2"', executions: int = 3,
@@ -136,9 +105,8 @@ def check_store(db: Path, tmp: Path, planned: int) -> None:
     assert lines and all(len(w) == 4 and w[0] == w[1] for w in lines), lines
 
 
-def test_two_machines_end_to_end(procs, scheduler, tmp_path):
-    start_worker(procs, scheduler, "m1")
-    start_worker(procs, scheduler, "m2")
+def test_two_machines_end_to_end(cluster, tmp_path):
+    scheduler = cluster
     exp = experiment(tmp_path)
     db = tmp_path / "s.db"
     done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db),
@@ -159,16 +127,16 @@ def test_two_machines_end_to_end(procs, scheduler, tmp_path):
     conn.close()
 
 
-def test_missing_machine_and_dead_scheduler(procs, scheduler, tmp_path):
+def test_missing_machine_and_dead_scheduler(cluster, tmp_path):
     from benchlab.runner.cluster import connect
 
-    start_worker(procs, scheduler, "m1")
+    scheduler = cluster
     e = parse_experiment(experiment(tmp_path, '"m1", "m3"').read_text(),
                          str(tmp_path / "exp.toml"))
     with pytest.raises(UsageError, match=r"machine m3 is not connected to .* \(connected "
-                       r"machines: m1\)"):
+                       r"machines: m1, m2\)"):
         connect(scheduler, e, machine_wait=0.2)
-    nobody = f"tcp://127.0.0.1:{_free_port()}"
+    nobody = f"tcp://127.0.0.1:{free_port()}"
     began = time.monotonic()
     with pytest.raises(UsageError, match="no Dask scheduler answers at .* within 1 s"):
         connect(nobody, e, timeout=1.0)
@@ -219,15 +187,14 @@ def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
     assert all(line.startswith("m1 ") for line in extra), extra
 
 
-def test_local_cluster_without_machines(tmp_path):
+def test_local_cluster_without_machines(tmp_path, run_cli):
     exp = tmp_path / "plain.toml"
     exp.write_text('seed = 1\nexecutions = 2\n[alternatives.a]\ncommand = ["true"]\n'
                    '[alternatives.b]\ncommand = ["true"]\n')
     db = tmp_path / "p.db"
-    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
-                           "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    _, out, _ = run_cli("run", exp, "--cluster", "local:2", "-o", db, "--quiet", "--json",
+                        expect=0)  # in-process: the driver's start-up once less
+    assert json.loads(out)["status"] == "finished"
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (4, 4)
     assert conn.execute("SELECT COUNT(*) FROM measurements").fetchone()[0] == 16
@@ -280,10 +247,10 @@ def test_bad_cluster_address():
 
 def test_killed_driver_then_resume(procs, tmp_path):
     exp = tmp_path / "slow.toml"
-    exp.write_text('seed = 3\nexecutions = 40\n[alternatives.a]\ncommand = ["sleep", "0.05"]\n'
+    exp.write_text('seed = 3\nexecutions = 20\n[alternatives.a]\ncommand = ["sleep", "0.05"]\n'
                    '[alternatives.b]\ncommand = ["sleep", "0.05"]\n')
-    db = tmp_path / "r.db"
-    argv = [*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db), "--quiet"]
+    db = tmp_path / "r.db"  # one worker: the driver's kill and resume are the point
+    argv = [*BENCHLAB, "run", str(exp), "--cluster", "local:1", "-o", str(db), "--quiet"]
     driver = procs.start(argv, "driver")
     deadline, ok = time.monotonic() + 120, 0  # polled
     while ok < 5 and time.monotonic() < deadline and driver.poll() is None:
@@ -302,9 +269,9 @@ def test_killed_driver_then_resume(procs, tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (80, 80)
+    assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (40, 40)
     per_trial = conn.execute("SELECT COUNT(*), COUNT(DISTINCT trial) FROM measurements")
-    assert per_trial.fetchone() == (320, 80)
+    assert per_trial.fetchone() == (160, 40)
     assert len(conn.execute("SELECT id FROM sessions").fetchall()) == 2
     conn.close()
 
@@ -337,7 +304,7 @@ def level_experiment(tmp: Path, builds: int = 2, fail_on: str | None = None,
     return path
 
 
-def test_level_role_on_a_local_cluster(tmp_path):
+def test_level_role_on_a_local_cluster(tmp_path, run_cli):
     """role = "level" with build steps on local:2: every machine builds its own builds,
     numbered across machines, and runs every execution on its own builds; the store's machine
     column, the reader's machine level, summary's machine component and plan's machine row."""
@@ -364,16 +331,12 @@ def test_level_role_on_a_local_cluster(tmp_path):
         assert (built_on, built_build) == (machine, build) and build_pid == pid
         assert worker_of.setdefault(machine, pid) == pid
     assert len(set(worker_of.values())) == 2
-    summary = subprocess.run([*BENCHLAB, "summary", str(db), "--metric", "wall", "--json"],
-                             cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
-    assert summary.returncode == 0, summary.stderr
-    groups = json.loads(summary.stdout)["groups"]
+    _, out, _ = run_cli("summary", db, "--metric", "wall", "--json", expect=0)  # in-process
+    groups = json.loads(out)["groups"]
     assert [lv["level"] for lv in groups[0]["levels"]] == ["machine", "build", "measurement"]
-    plan = subprocess.run([*BENCHLAB, "plan", str(db), "--budget", "10h", "--cost",
-                           "machine=1h", "--cost", "build=1s"], cwd=tmp_path, env=ENV,
-                          capture_output=True, text=True, timeout=300)
-    assert plan.returncode == 0, plan.stderr
-    assert "\n  machine " in plan.stdout and "per machine" in plan.stdout
+    _, out, _ = run_cli("plan", db, "--budget", "10h", "--cost", "machine=1h", "--cost",
+                        "build=1s", expect=0)
+    assert "\n  machine " in out and "per machine" in out
 
 
 def test_factor_role_builds_per_machine_and_a_build_failing_on_one(tmp_path):

@@ -12,32 +12,22 @@ import asyncio
 import json
 import logging
 import os
-import re
-import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from ..support.dask_processes import BENCHLAB, NotReady, Processes
+from ..support.dask_processes import ENV as BASE_ENV
+
 distributed = pytest.importorskip("distributed", reason="pip install benchlab[cluster]")
 pytest.importorskip("cryptography", reason="pip install benchlab[cluster]")
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("BENCHLAB_TLS_")}
-ENV["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
-BENCHLAB = [sys.executable, "-m", "benchlab"]
+ENV = {k: v for k, v in BASE_ENV.items() if not k.startswith("BENCHLAB_TLS_")}
 START = 180.0  # s: a Dask process starting on a loaded 2-core machine (polled)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _tls(d: Path, name: str) -> list[str]:
@@ -45,43 +35,15 @@ def _tls(d: Path, name: str) -> list[str]:
             "--tls-key", str(d / f"{name}.key")]
 
 
-class Lab:
+class Lab(Processes):
     """The owner's certificates, an outsider's, a TLS scheduler and workers m1 and m2."""
 
     def __init__(self, tmp: Path) -> None:
-        self.tmp, self.procs = tmp, []
+        super().__init__(tmp, ENV, timeout=START)
+        self.tmp = tmp
         self.certs, self.foreign = tmp / "certs", tmp / "foreign"
         self.address = ""
         self.workers: dict[str, str] = {}  # machine -> the worker's own address
-
-    def start(self, argv: list[str], name: str, env: dict | None = None) -> subprocess.Popen:
-        with open(self.tmp / f"{name}.log", "w") as log:
-            p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env or ENV,
-                                 cwd=self.tmp, start_new_session=True)
-        self.procs.append(p)
-        return p
-
-    def wait_for(self, name: str, pattern: str, p: subprocess.Popen) -> re.Match:
-        deadline = time.monotonic() + START
-        path = self.tmp / f"{name}.log"
-        while time.monotonic() < deadline:
-            m = re.search(pattern, path.read_text(errors="replace"))
-            if m:
-                return m
-            if p.poll() is not None:
-                break
-            time.sleep(0.1)
-        pytest.fail(f"a Dask process did not start within {START:g} s ({name}: "
-                    f"{path.read_text(errors='replace')[-300:]!r})")
-
-    def close(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            p.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -92,20 +54,21 @@ def lab(tmp_path_factory):
         done = subprocess.run([*BENCHLAB, "cluster", "certs", str(d), *machines], env=ENV,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-    port = _free_port()
     try:
-        s = lab.start([sys.executable, "-m", "dask", "scheduler", "--host", "tls://127.0.0.1",
-                       "--port", str(port), "--tls-ca-file", str(lab.certs / "ca.pem"),
-                       "--tls-cert", str(lab.certs / "scheduler.pem"),
-                       "--tls-key", str(lab.certs / "scheduler.key"),
-                       "--dashboard-address", "127.0.0.1:0", "--no-dashboard"], "scheduler")
-        lab.address = lab.wait_for("scheduler", r"Scheduler at:\s+(tls://\S+)", s).group(1)
-        started = {m: lab.start([*BENCHLAB, "worker", lab.address, "--machine", m,
-                                 *_tls(lab.certs, m)], f"worker-{m}", dict(ENV, WHO=m))
-                   for m in ("m1", "m2")}
+        lab.address = lab.scheduler("--tls-ca-file", str(lab.certs / "ca.pem"),
+                                    "--tls-cert", str(lab.certs / "scheduler.pem"),
+                                    "--tls-key", str(lab.certs / "scheduler.key"),
+                                    "--dashboard-address", "127.0.0.1:0",
+                                    host="tls://127.0.0.1")
+        started = {m: lab.worker(lab.address, m, *_tls(lab.certs, m), env=dict(ENV, WHO=m),
+                                 ready=None) for m in ("m1", "m2")}
         for m, p in started.items():
             lab.workers[m] = lab.wait_for(f"worker-{m}", r"listening on (tls://\S+) with TLS;",
-                                          p).group(1)
+                                          process=p).group(1)
+    except NotReady as exc:
+        lab.close()
+        pytest.fail(f"a Dask process did not start: {exc}")
+    try:
         yield lab
     finally:
         lab.close()
@@ -151,16 +114,14 @@ def _experiment(tmp: Path) -> Path:
     return path
 
 
-def test_an_experiment_runs_through_tls_workers(lab):
+def test_an_experiment_runs_through_tls_workers(lab, run_cli, monkeypatch):
     """The driver's TLS files from the environment; every trial on its own machine; the TLS
     workers listen on loopback (where the scheduler is) with their HTTP server."""
     exp = _experiment(lab.tmp)
-    env = dict(ENV, BENCHLAB_TLS_CA_FILE=str(lab.certs / "ca.pem"),
-               BENCHLAB_TLS_CERT=str(lab.certs / "client.pem"),
-               BENCHLAB_TLS_KEY=str(lab.certs / "client.key"))
-    done = _run(["run", str(exp), "--cluster", lab.address, "-o", str(lab.tmp / "tls.db"),
-                 "--quiet"], env, cwd=lab.tmp)
-    assert done.returncode == 0, done.stderr
+    for name, file in (("CA_FILE", "ca.pem"), ("CERT", "client.pem"), ("KEY", "client.key")):
+        monkeypatch.setenv(f"BENCHLAB_TLS_{name}", str(lab.certs / file))
+    run_cli("run", exp, "--cluster", lab.address, "-o", lab.tmp / "tls.db", "--quiet",
+            expect=0)  # in-process: the driver's start-up once less
     conn = sqlite3.connect(lab.tmp / "tls.db")
     rows = conn.execute("SELECT status, factors FROM trials").fetchall()
     conn.close()
@@ -173,21 +134,27 @@ def test_an_experiment_runs_through_tls_workers(lab):
         assert _listening(p.pid) == {"127.0.0.1"}
 
 
-def test_a_driver_without_the_clusters_certificate_is_refused(lab):
+def test_a_driver_without_the_clusters_certificate_is_refused(lab, run_cli, monkeypatch):
+    for name in ("BENCHLAB_TLS_CA_FILE", "BENCHLAB_TLS_CERT", "BENCHLAB_TLS_KEY"):
+        monkeypatch.delenv(name, raising=False)  # as ENV: no TLS files but the options'
+
+    def one_line(*args: str, text: str) -> None:  # in-process: no start-up of a driver each
+        code, _, err = run_cli("run", exp, "--cluster", *args, "-o", lab.tmp / "refused.db")
+        assert code == 2 and text in err, (code, err)
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+
     exp = _experiment(lab.tmp)
-    out = ["-o", str(lab.tmp / "refused.db")]
-    _one_line(_run(["run", str(exp), "--cluster", lab.address, *out]),
-              f"{lab.address} is a TLS address: give --tls-ca-file (or BENCHLAB_TLS_CA_FILE)")
-    _one_line(_run(["run", str(exp), "--cluster", lab.address, *_tls(lab.foreign, "client"),
-                    *out]), f"the TLS handshake with {lab.address} failed: the scheduler "
-                            "refused certificate")
+    one_line(lab.address,
+             text=f"{lab.address} is a TLS address: give --tls-ca-file (or BENCHLAB_TLS_CA_FILE)")
+    one_line(lab.address, *_tls(lab.foreign, "client"),
+             text=f"the TLS handshake with {lab.address} failed: the scheduler refused "
+                  "certificate")
     # the owner's own certificate with an outsider's CA file: caught before connecting
-    _one_line(_run(["run", str(exp), "--cluster", lab.address, "--tls-ca-file",
-                    str(lab.foreign / "ca.pem"), "--tls-cert", str(lab.certs / "client.pem"),
-                    "--tls-key", str(lab.certs / "client.key"), *out]),
-              "is not accepted by --tls-ca-file")
-    _one_line(_run(["run", str(exp), "--cluster", lab.address.replace("tls://", "tcp://"),
-                    *out]), "closed the connection at once: a scheduler started with --tls-*")
+    one_line(lab.address, "--tls-ca-file", str(lab.foreign / "ca.pem"), "--tls-cert",
+             str(lab.certs / "client.pem"), "--tls-key", str(lab.certs / "client.key"),
+             text="is not accepted by --tls-ca-file")
+    one_line(lab.address.replace("tls://", "tcp://"),
+             text="closed the connection at once: a scheduler started with --tls-*")
     assert not (lab.tmp / "refused.db").exists()
 
 
