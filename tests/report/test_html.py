@@ -157,6 +157,24 @@ def test_report_of_a_store(run_cli, tmp_path):
         assert (ROOT / "docs" / path.rsplit("/", 1)[1]).is_file() and fragment, href
 
 
+def test_figures_inline_in_one_page_have_ids_of_their_own(run_cli, tmp_path):
+    """matplotlib numbers ids per figure (axes_1, patch_1, ...): several figures inline in
+    one page repeated them, and a reference could reach another figure's element. Every id
+    of the page is unique, and every reference inside a figure names one of its own ids."""
+    pytest.importorskip("matplotlib")
+    text = _report(run_cli, tmp_path, STORE)
+    page = Page(text)
+    ids = [a["id"] for _, a in page.tags if a.get("id")]
+    assert len(ids) == len(set(ids)), sorted(i for i in set(ids) if ids.count(i) > 1)[:5]
+    figures = re.findall(r"<svg xmlns:xlink=.*?</svg>", text, re.S)  # matplotlib's
+    assert len(figures) == 3  # loop.db's page: the overview and a panel per benchmark
+    for svg in figures:
+        own = set(re.findall(r'\bid="([^"]+)"', svg))
+        assert {"figure_1", "axes_1"} <= {i.split("-", 1)[1] for i in own}
+        references = re.findall(r'(?:href="#|url\(#)([^")]+)', svg)
+        assert references and set(references) <= own
+
+
 def test_run_order_marks_warmup_and_keeps_time_order():
     from benchlab.report.figures.run_order import run_order_svg, run_orders
     from benchlab.runner.store import Store

@@ -9,6 +9,7 @@ file; `svg_text` gives the inline SVG that the HTML report embeds.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from benchlab.errors import UsageError
@@ -76,7 +77,8 @@ def _metadata(path: str) -> dict[str, Any] | None:
 
 
 def svg_text(result: Any, context: RenderContext | None = None) -> str:
-    """The figure of `result` as an SVG document (for embedding in HTML)."""
+    """The figure of `result` as an SVG document (for embedding in HTML), its ids made its
+    own (`unique_ids`): a page holds several figures."""
     import io
 
     import matplotlib.pyplot as plt
@@ -85,6 +87,25 @@ def svg_text(result: Any, context: RenderContext | None = None) -> str:
     try:
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None})
-        return out.getvalue()
+        return unique_ids(out.getvalue())
     finally:
         plt.close(fig)
+
+
+# an id, or a reference to one: href="#x", xlink:href="#x", url(#x)
+_ID_OR_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)([^")]+)')
+
+
+def unique_ids(svg: str) -> str:
+    """`svg` with every id (and every reference to it) prefixed by one of the figure's own,
+    from a hash of its text: matplotlib numbers ids per figure (axes_1, patch_1, ...) and
+    salts its hashed ones with one salt, so two figures inline in one page repeat ids, and a
+    reference may reach the other figure's element. The same figure keeps the same bytes."""
+    import hashlib
+
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    prefix = "f" + hashlib.sha256(svg.encode()).hexdigest()[:10] + "-"
+    return _ID_OR_REFERENCE.sub(
+        lambda m: m.group(1) + prefix + m.group(2) if m.group(2) in ids else m.group(0), svg)
