@@ -177,13 +177,17 @@ def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
     assert driver.wait(timeout=300) == 0, (tmp_path / "driver.log").read_text()
     planned = 2 * 2 * 2 * 4
     check_store(db, tmp_path, planned)
-    # only the trial m1's worker was running ran again: a worker returns a trial whole, so
-    # its executions before the kill (at most 3 of 4, the 4th cut short) are run again;
-    # every other trial ran its 4 executions once
+    # only what m1's worker held ran again: the trial it was running (cut short by the kill)
+    # and any it had finished whose outcome the driver had not fetched yet (a loaded driver
+    # is late: two cells with one execution more each were seen), so at most the WINDOW
+    # tasks a machine is sent, of one execution each (0.15 s executions are not batched);
+    # each is recorded once (check_store). A line of ran.log is a cell: 4 executions each
+    from benchlab.runner.cluster import WINDOW
+
     ran = Counter((tmp_path / "ran.log").read_text().splitlines())
     extra = {line: count - 4 for line, count in ran.items() if count != 4}
     assert len(ran) == planned // 4
-    assert len(extra) <= 1 and all(0 < more <= 4 for more in extra.values()), extra
+    assert all(more > 0 for more in extra.values()) and sum(extra.values()) <= WINDOW, extra
     assert all(line.startswith("m1 ") for line in extra), extra
 
 
