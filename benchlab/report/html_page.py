@@ -407,31 +407,28 @@ def _footer(page: PageInput, context: RenderContext) -> str:
 
 def overview_html(page: PageInput) -> str:
     """Several metrics: the side-by-side table (report/metrics.overview_rows), each metric
-    linked to its section; "" for one metric, or metrics whose analyses are suites."""
+    linked to its section (a suite's with a benchmark column); "" for one metric."""
     if page.overview is None:
         return ""
-    from benchlab.report.metrics import OVERVIEW_HEAD, overview_rows
+    from benchlab.report.metrics import (
+        overview_cells,
+        overview_head,
+        overview_metrics,
+        overview_rows,
+    )
 
     rows = overview_rows(page.overview)
     if not rows:
         return ""
     anchors = dict(zip([p.metric for p in (page, *page.metrics)],
                        metric_ids([p.metric for p in (page, *page.metrics)]), strict=True))
-    head = [*OVERVIEW_HEAD[:5],
-            f"{fmt_level(getattr(page.result, 'confidence', 0.95))} CI", OVERVIEW_HEAD[6]]
+    head = overview_head(page.overview, getattr(page.result, "confidence", 0.95))
     body = []
-    for row, metric in zip(rows, _row_metrics(page), strict=True):
+    for row, metric in zip(rows, overview_metrics(page.overview), strict=True):
         link = f'<a href="#{hf.esc(anchors[metric])}">{hf.esc(row[0])}</a>'
-        body.append([hf.cell(link, raw=True, cls="name"), hf.cell(row[1], cls="name"),
-                     *(hf.cell(c, cls="num") for c in row[2:5]), hf.cell(row[5]),
-                     hf.cell(row[6])])
+        body.append(overview_cells(row, hf.cell(link, raw=True, cls="name")))
     return ('<h2 id="metrics">metrics side by side</h2>'
             + hf.table(head, body, cls="metrics"))
-
-
-def _row_metrics(page: PageInput) -> list[str | None]:
-    """The metric of each row of the side-by-side table (one per comparison)."""
-    return [p.metric for p in (page, *page.metrics) for _ in p.result.comparisons]
 
 
 def metric_ids(names: Sequence[str | None]) -> list[str]:

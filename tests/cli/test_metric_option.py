@@ -192,3 +192,36 @@ def test_side_by_side_says_unbounded_not_exact(run_cli):
     rows = {line.split()[0]: line for line in out.splitlines()[2:4]}
     assert "exact" in rows["instructions"] and "worse" in rows["instructions"]
     assert "exact" not in rows["wall"]
+
+
+def test_suites_side_by_side_carry_each_suites_decisions(run_cli, tmp_path):
+    """--metric ns/op,B/op on go test files (suites): a row per metric and benchmark with the
+    interval the suite's (family-wise) verdict used and its level, then the geometric mean;
+    the same numbers in the text, Markdown, HTML and the report page."""
+    from benchlab.notation import change_parts, fmt_level
+    from benchlab.units import make_unit
+
+    files = [str(ROOT / "docs/examples" / f) for f in ("go-old.txt", "go-new.txt")]
+    args = [*files, "--seed", "1", "--metric", "ns/op,B/op"]
+    _, out, _ = run_cli("compare", *args, "--json", expect=0)
+    docs = {d["metric"]: d for d in json.loads(out)["metrics"]}
+    _, text, _ = run_cli("compare", *args, "--no-diagnostics", expect=0)
+    head, *rows = text.split("\n\n")[0].splitlines()[1:]
+    assert head.split()[:3] == ["metric", "benchmark", "comparison"]
+    benchmarks = {m: [d["benchmark"] for d in docs[m]["decisions"]] for m in docs}
+    assert [r.split()[:2] for r in rows] == [
+        [m, b] for m in ("ns/op", "B/op") for b in [*benchmarks[m], "geomean"]]
+    slow = next(d for d in docs["ns/op"]["decisions"] if d["benchmark"] == "Join/n=100")
+    parts = change_parts(slow["estimate"], slow["low"], slow["high"], make_unit("ns/op"))
+    level = fmt_level(slow["level"])
+    row = next(r for r in rows if r.split()[:2] == ["ns/op", "Join/n=100"])
+    assert f"{parts.low} .. {parts.high} at {level}" in row and row.endswith("faster")
+    _, markdown, _ = run_cli("compare", *args, "--format", "markdown", expect=0)
+    assert f"| {parts.low} .. {parts.high} at {level} | faster |" in markdown
+    page = tmp_path / "go.html"
+    run_cli("report", *args, "--no-figures", "-o", page, expect=0)
+    html = page.read_text()
+    table = html[html.index('<h2 id="metrics">'):html.index("</table>",
+                                                             html.index('<h2 id="metrics">'))]
+    assert f"<td>{parts.low} .. {parts.high} at {level}</td>" in table
+    assert '<a href="#metric-B-op">B/op</a>' in table
