@@ -116,9 +116,10 @@ def _suite_rows(metric: str, suite: SuiteResult) -> list[tuple[str, ...]]:
     from benchlab.notation import change_parts
     from benchlab.report.compare.suite import suite_rows
     from benchlab.report.numbers import fmt_quantity, fmt_row
+    from benchlab.stats.spec import statistic_of
 
     decided = {(d.benchmark, d.candidate): d for d in suite.decisions}
-    median = suite.statistic == "median"
+    median = statistic_of(suite).resamples  # the headline is of medians
     table = suite_rows(suite)
     rows = []
     k = 0
