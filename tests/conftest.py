@@ -188,3 +188,102 @@ def refreshed_page():
         return doc["documented"], doc["now"]
 
     return get
+
+
+class PostgresServer:
+    """A PostgreSQL server of this test session: `url(db)` names a database on it with the
+    password in the URL, `database(name)` creates one (empty) and gives its URL."""
+
+    def __init__(self, port: int, user: str, password: str) -> None:
+        self.port, self.user, self.password = port, user, password
+
+    def url(self, db: str = "postgres", password: str | None = None) -> str:
+        return (f"postgresql://{self.user}:{self.password if password is None else password}"
+                f"@127.0.0.1:{self.port}/{db}")
+
+    def database(self, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+def _postgres_bin(tool: str) -> str | None:
+    """PostgreSQL's `tool` on PATH, or in Debian's /usr/lib/postgresql/VERSION/bin."""
+    import glob
+    import shutil
+
+    found = shutil.which(tool)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{tool}"))
+    return candidates[-1] if candidates else None
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL server for the session: `initdb` into a temporary directory and
+    `pg_ctl start` on a free loopback port, password authentication (scram-sha-256).
+    initdb refuses root, so as root the server runs as the unprivileged user `nobody`
+    (through runuser). Skipped, saying why, only where psycopg or PostgreSQL's programs
+    are not installed, or root has no unprivileged user to run it as."""
+    import pwd
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip('psycopg is not installed (pip install "benchlab[postgres]", or .[test])')
+    initdb, pg_ctl = _postgres_bin("initdb"), _postgres_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed (apt-get install "
+                    "postgresql; .ci/run does)")
+    prefix: list[str] = []
+    owner = None
+    if os.geteuid() == 0:
+        runuser = shutil.which("runuser")
+        try:
+            owner = pwd.getpwnam("nobody")
+        except KeyError:
+            owner = None
+        if runuser is None or owner is None:
+            pytest.skip("running as root, and initdb refuses root: no runuser(1) or no "
+                        "user 'nobody' to run PostgreSQL as")
+        prefix = [runuser, "-u", owner.pw_name, "--"]
+    folder = Path(tempfile.mkdtemp(prefix="benchlab-pg-"))
+    password = "s3cret-Pw"
+    (folder / "pw").write_text(password + "\n")
+    if owner is not None:
+        for path in (folder, folder / "pw"):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data, log = folder / "data", folder / "log"
+    try:
+        subprocess.run([*prefix, initdb, "-D", str(data), "-U", "bench", "-E", "UTF8",
+                        "--auth=scram-sha-256", f"--pwfile={folder / 'pw'}", "--no-sync",
+                        "--no-instructions"],
+                       check=True, capture_output=True, text=True, env=_c_locale())
+        started = subprocess.run(
+            [*prefix, pg_ctl, "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
+             f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+             "-c synchronous_commit=off -c full_page_writes=off", "start"],
+            capture_output=True, text=True, env=_c_locale())
+        if started.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {started.stderr}\n"
+                               f"{log.read_text() if log.exists() else ''}")
+        yield PostgresServer(port, "bench", password)
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, env=_c_locale())
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _c_locale() -> dict[str, str]:
+    return dict(os.environ, LC_ALL="C", LANG="C")

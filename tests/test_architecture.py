@@ -11,6 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "benchlab"
 
 BASE = {"errors", "units", "notation", "escape", "output_file", "result", "limits", "progress",
+        "conninfo",
         "warnings_capture", "version", "sqlite_file"}
 # Each layer and the layers it may import (docs/architecture.md, "Layers").
 ALLOWED = {

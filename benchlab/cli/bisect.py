@@ -68,7 +68,8 @@ def add_history_parser(inner: argparse._SubParsersAction) -> None:
                     "`benchlab bisect` does (docs/bisect.md).",
         epilog=HISTORY_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("what to bisect")
-    g.add_argument("--db", required=True, metavar="FILE", help="the history")
+    g.add_argument("--db", required=True, metavar="DB", help="the history: a SQLite file or "
+                   "postgresql://USER@HOST:PORT/NAME")
     g.add_argument("--benchmark", required=True, metavar="NAME",
                    help="the benchmark whose change to bisect")
     g.add_argument("--machine", metavar="NAME", help="its series of this machine (needed "
@@ -236,6 +237,7 @@ def resumed_settings(args: argparse.Namespace, stored: dict[str, object]):
 def history_range(args: argparse.Namespace) -> tuple[str, str, str]:
     """(good, bad, what) of the change `history check` reports for --benchmark: the last
     commit measured before it and its first commit (an episode's start)."""
+    from benchlab.conninfo import shown
     from benchlab.history.check import check
     from benchlab.history.store import History
 
@@ -245,14 +247,14 @@ def history_range(args: argparse.Namespace) -> tuple[str, str, str]:
         series = [x for x in history.series() if x.benchmark == args.benchmark
                   and (args.machine is None or x.machine == args.machine)]
     if not series:
-        raise UsageError(f"--benchmark {args.benchmark}: no such series in {args.db}"
+        raise UsageError(f"--benchmark {args.benchmark}: no such series in {shown(args.db)}"
                          + (f" on machine {args.machine}" if args.machine else ""))
     found = check(series, commits, threshold=threshold).changes
     order = {c.sha: i for i, c in enumerate(commits)}
     changes = sorted(found, key=lambda c: order[c.commit])
     if not changes:
         raise UsageError(f"history check finds no change of {args.benchmark} beyond "
-                         f"{100 * threshold:g}% in {args.db}: nothing to bisect")
+                         f"{100 * threshold:g}% in {shown(args.db)}: nothing to bisect")
     listed = "; ".join(f"{k}: {c.kind} at {c.commit} (after {c.previous_commit}, "
                        f"machine {c.machine}, metric {c.metric})"
                        for k, c in enumerate(changes, start=1))

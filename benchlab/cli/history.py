@@ -6,6 +6,7 @@ import argparse
 
 from benchlab.cli import common, output_options, warmup
 from benchlab.cli.option_types import text as utf8
+from benchlab.conninfo import shown
 from benchlab.errors import UsageError
 from benchlab.warnings_capture import noting
 
@@ -20,10 +21,15 @@ EXAMPLE = """examples (from the repository root, on its example history):
 """
 
 
+DB_HELP = ("the history: a SQLite file, or a PostgreSQL database as "
+           "postgresql://USER@HOST:PORT/NAME (libpq's PG* variables and service file apply)")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "history", help="results across commits: add them, find changes, check a head commit",
-        description="A history of benchmark results across commits, in one SQLite file: "
+        description="A history of benchmark results across commits, in one SQLite file or "
+                    "a PostgreSQL database: "
                     "add a commit's results, find the changes along every series, compare a "
                     "head commit with its branch's baseline.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -47,7 +53,7 @@ def _add_add(inner: argparse._SubParsersAction) -> None:
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_table_input(p)
     h = p.add_argument_group("history")
-    h.add_argument("--db", required=True, metavar="FILE", help="the history (created if absent)")
+    h.add_argument("--db", required=True, metavar="DB", help=DB_HELP + " (created if absent)")
     h.add_argument("--commit", metavar="SHA", type=utf8,
                    help="the commit these results are of")
     h.add_argument("--date", metavar="ISO", help="the commit's date (ISO 8601); with dates on "
@@ -92,7 +98,7 @@ def _series_of(args: argparse.Namespace, series: list) -> list:
     held = list(dict.fromkeys(s.metric for s in series))
     missing = [n for n in names if n not in held]
     if missing:
-        raise UsageError(f"no metric {missing[0]!r} in {args.db} (metrics: "
+        raise UsageError(f"no metric {missing[0]!r} in {shown(args.db)} (metrics: "
                          f"{', '.join(held) or 'none: the history is empty'})")
     return [s for s in series if s.metric in names]
 
@@ -104,7 +110,7 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
                     "segment after each one to the segment before it; only changes whose CI "
                     "clears --threshold are reported.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
     a = _analysis_group(p, "random seed (default 0; E-Divisive's default t-test draws none)")
     w = a.add_mutually_exclusive_group()
     w.add_argument("--since", metavar="COMMIT", type=utf8,
@@ -134,7 +140,7 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
                     "unknown). A benchmark without a baseline gets a row 'new benchmark, no "
                     "baseline'.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
     p.add_argument("--head", required=True, metavar="SHA", type=utf8,
                    help="the commit to check")
     _analysis_group(p)
@@ -151,7 +157,7 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
                     "check` confirms: a sparkline in text and Markdown, every commit in JSON "
                     "and CSV, a timeline per benchmark with --plot and in --format html.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
     p.add_argument("--benchmark", metavar="NAME", type=utf8,
                    help="show this benchmark only")
     p.add_argument("--last", type=int, metavar="N", help="show the last N commits only (the "
@@ -220,7 +226,7 @@ def _run_add(args: argparse.Namespace) -> int:
         return f"{n} {word}{'s' if n != 1 else ''}"
 
     print(f"added {plural(written, 'measurement')} of {plural(len(bench), 'benchmark')} for "
-          f"{what} to {args.db} (now {plural(counts['commits'], 'commit')}, "
+          f"{what} to {shown(args.db)} (now {plural(counts['commits'], 'commit')}, "
           f"{counts['series']} series)")
     for note in cut_notes:
         print(f"note: {note}")
@@ -369,7 +375,7 @@ def _run_check(args: argparse.Namespace) -> int:
     if not 2 <= args.min_segment <= MAX_LENGTH:
         raise UsageError(f"--min-segment must be between 2 and {MAX_LENGTH}, not "
                          f"{args.min_segment}")
-    output_options.check(args, [args.db])
+    output_options.check(args, [shown(args.db)])
     with History.open(args.db) as history:
         commits = history.commits()
         series = _series_of(args, history.series())
@@ -377,14 +383,14 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.since is not None:
         found = [i for i, c in enumerate(commits) if c.sha == args.since]
         if not found:
-            raise UsageError(f"--since: no commit {args.since!r} in {args.db}")
+            raise UsageError(f"--since: no commit {args.since!r} in {shown(args.db)}")
         since = found[0]
     elif args.last is not None:
         since = max(0, len(commits) - args.last)
     result = check(series, commits, threshold=args.threshold, confidence=confidence,
                    since=since, seed=args.seed, min_segment=args.min_segment)
     output_options.emit(args, result, output_options.context(args, "history check",
-                                                             [args.db]), [args.db])
+                                                             [shown(args.db)]), [shown(args.db)])
     from benchlab.stats.verdict import trips
 
     return 1 if trips((c.verdict for c in result.changes), args.fail_on) else 0
@@ -397,20 +403,20 @@ def _run_compare(args: argparse.Namespace) -> int:
     from benchlab.history.store import History
 
     confidence = common.confidence(args.confidence)
-    output_options.check(args, [args.db])
+    output_options.check(args, [shown(args.db)])
     with History.open(args.db) as history:
         commits = history.commits()
         series = _series_of(args, history.series())
     if args.head not in {c.sha for c in commits}:
-        raise UsageError(f"--head: no commit {args.head!r} in {args.db}")
+        raise UsageError(f"--head: no commit {args.head!r} in {shown(args.db)}")
     try:
         result = compare_head(series, commits, args.head, threshold=args.threshold,
                               confidence=confidence, seed=args.seed)
     except InputError as exc:
-        exc.where = exc.where or args.db
+        exc.where = exc.where or shown(args.db)
         raise
     output_options.emit(args, result, output_options.context(args, "history compare",
-                                                             [args.db]), [args.db])
+                                                             [shown(args.db)]), [shown(args.db)])
     if not isinstance(result, HistoryCompare):
         return 0
     from benchlab.stats.verdict import trips
@@ -427,16 +433,17 @@ def _run_show(args: argparse.Namespace) -> int:
     confidence = common.confidence(args.confidence)
     if args.last is not None and args.last < 1:
         raise UsageError(f"--last must be 1 or more, not {args.last}")
-    output_options.check(args, [args.db])
+    output_options.check(args, [shown(args.db)])
     with History.open(args.db) as history:
         commits = history.commits()
         series = _series_of(args, history.series())
     if args.benchmark is not None and args.benchmark not in {s.benchmark for s in series}:
-        raise UsageError(f"--benchmark: no benchmark {args.benchmark!r} in {args.db}")
+        raise UsageError(f"--benchmark: no benchmark {args.benchmark!r} in "
+                         f"{shown(args.db)}")
     result = show(series, commits, benchmark=args.benchmark, last=args.last,
                   threshold=args.threshold, confidence=confidence, seed=args.seed)
     output_options.emit(args, result, output_options.context(args, "history show",
-                                                             [args.db]), [args.db])
+                                                             [shown(args.db)]), [shown(args.db)])
     return 0
 
 

@@ -89,9 +89,11 @@ def internal_error(exc: BaseException, argv: Sequence[str]) -> int:
     import os
     import traceback
 
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    saved = _save_traceback(text, argv)
-    what = str(exc).strip().splitlines()
+    from benchlab.conninfo import hidden
+
+    text = hidden("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), argv)
+    saved = _save_traceback(text, [hidden(a, argv) for a in argv])
+    what = hidden(str(exc), argv).strip().splitlines()
     kind = "out of memory" if isinstance(exc, MemoryError) else type(exc).__name__
     detail = f"{kind}: {what[0][:200]}" if what else kind
     where = f"traceback saved in {saved}" if saved else "traceback (it could not be saved)"

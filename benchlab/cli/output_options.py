@@ -83,9 +83,10 @@ def check(args: argparse.Namespace, inputs: list[str]) -> None:
 def context(args: argparse.Namespace, command: str, inputs: list[str],
             notes: tuple[str, ...] = (), **options: Any) -> RenderContext:
     """What renderers need beyond the result: provenance (inputs hashed) and options."""
+    from benchlab.conninfo import masked
     from benchlab.report.envelope import file_sha256
 
-    argv = tuple(getattr(args, "argv", None) or sys.argv[1:])
+    argv = tuple(masked(a) for a in (getattr(args, "argv", None) or sys.argv[1:]))
     hashed = tuple((path, file_sha256(path)) for path in inputs)
     return RenderContext(command=command, argv=argv, inputs=hashed, notes=notes,
                          options=options)

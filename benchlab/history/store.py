@@ -1,67 +1,44 @@
-"""The history store: every measurement of every commit, in one SQLite file (WAL).
+"""The history store: every measurement of every commit, in one SQLite file (WAL) or a
+PostgreSQL database.
 
 A measurement is kept with its levels (runs, builds, forks: whatever the input
 recorded), keyed by series (benchmark, metric, machine) and commit. Commits are
 in the order they were added, or by date when every commit has one. An `add`
 is one transaction, so a process killed at any moment leaves either all of a
-commit's results or none; the file is created as the runner's store is
-(benchlab/sqlite_file.py `create`): built under a temporary name, locked
-through its descriptor and published with link(2), so it is complete from the
-moment its name exists. WAL with synchronous=NORMAL survives the death of the
-process; a power cut may lose the last add, never corrupt the file.
+commit's results or none. Where the tables live is a backend behind one interface
+(schema.Database): store_sqlite.py, a file (the default, needing nothing), and
+store_postgres.py, a server many CI runners write to at once (`--db postgresql://...`).
+This module writes its SQL once, for both.
 
 Schema 2 keeps a series' results of one commit as one row (the values as
 little-endian float64 bytes, the level values as one JSON list per level), so
 reading a history is one query of (series × commits) rows gathered with numpy
 instead of a row and a JSON parse per measurement. A schema-1 history (a row
-per measurement) is read as it is and migrated in one transaction when opened
-to write.
+per measurement, SQLite only) is read as it is and migrated in one transaction when
+opened to write.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
 
-from benchlab import sqlite_file
+from benchlab.conninfo import is_server
 from benchlab.data.samples import conversion
 from benchlab.errors import InputError, UsageError
-from benchlab.sqlite_file import timestamp, transaction
-
-FORMAT = "benchlab-history"
-HISTORY = sqlite_file.Kind("history", "free space and add again (this add wrote nothing)")
-SCHEMA_VERSION = 2
-_BASE_TABLES = {"history_meta", "commits", "series"}
-_RESULTS = {1: "measurements", 2: "results"}  # the table of the values, per schema version
-
-_BASE_SCHEMA = """
-CREATE TABLE history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE commits (
-    id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, date TEXT, branch TEXT,
-    added TEXT NOT NULL);
-CREATE TABLE series (
-    id INTEGER PRIMARY KEY, benchmark TEXT NOT NULL, metric TEXT NOT NULL,
-    machine TEXT NOT NULL, unit TEXT NOT NULL, higher_is_better INTEGER,
-    levels TEXT NOT NULL, UNIQUE (benchmark, metric, machine));
-"""
-# Version 2: one row per series and commit, its values as little-endian float64 bytes
-# and its level values as one JSON list per level name (a run's labels are the same
-# in every commit, so the few distinct strings are parsed once when read).
-_RESULTS_SCHEMA = """
-CREATE TABLE results (
-    series INTEGER NOT NULL REFERENCES series(id),
-    commit_id INTEGER NOT NULL REFERENCES commits(id),
-    n INTEGER NOT NULL, data BLOB NOT NULL, levels TEXT NOT NULL,
-    PRIMARY KEY (series, commit_id));
-CREATE INDEX results_by_commit ON results (commit_id, series);
-"""
-_SCHEMA = _BASE_SCHEMA + _RESULTS_SCHEMA
+from benchlab.history.schema import (
+    BASE_TABLES,
+    FORMAT,
+    RESULTS,
+    SCHEMA_VERSION,
+    Database,
+    results_schema,
+)
+from benchlab.sqlite_file import timestamp
 
 
 @dataclass(frozen=True)
@@ -133,66 +110,47 @@ def normalize_date(text: str | None, what: str = "date") -> str | None:
 
 
 class History:
-    """An open history store: `open` an existing file, or `open_or_create`."""
+    """An open history store: `open` an existing one, or `open_or_create`. `where` is a
+    file's path or a PostgreSQL URL (postgresql://...; conninfo.is_server)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str, version: int = SCHEMA_VERSION
-                 ) -> None:
-        self.conn, self.path, self.version = conn, path, version
+    def __init__(self, db: Database, version: int = SCHEMA_VERSION) -> None:
+        self.db, self.version = db, version
+
+    @property
+    def path(self) -> str:
+        """The history's name in messages: the file's path, or the URL without password."""
+        return self.db.where
 
     # -- opening -----------------------------------------------------------------
     @classmethod
-    def open_or_create(cls, path: str) -> History:
-        """The store at `path`, created (empty) if no file has that name."""
-        if not os.path.lexists(path):
-            _create(path)
-        return cls.open(path, write=True)
+    def open_or_create(cls, where: str) -> History:
+        """The store `where` names, created (empty) if there is none yet."""
+        return cls.open(where, write=True, create=True)
 
     @classmethod
-    def open(cls, path: str, *, write: bool = False) -> History:
-        """An existing history; a one-line InputError when `path` is not one. Nothing is
-        written to a file before it is known to be a history."""
-        if not os.path.exists(path):
-            raise InputError("no such file (benchlab history add creates it)", path)
-        conn, tables = sqlite_file.connect(path, HISTORY, write=write)
+    def open(cls, where: str, *, write: bool = False, create: bool = False) -> History:
+        """An existing history; a one-line InputError when `where` is not one. Nothing is
+        written before it is known to be a history."""
+        if is_server(where):
+            from benchlab.history import store_postgres as backend
+        else:
+            from benchlab.history import store_sqlite as backend
+        db = backend.connect(where, write=write, create=create)
         try:
-            if {"benchlab_meta", "trials"} <= tables:
-                raise InputError("a store of `benchlab run`, not a history: give it to "
-                                 "`benchlab history add` as an input", path)
-            if not _BASE_TABLES <= tables:
-                raise InputError("not a benchlab history (a SQLite database without its "
-                                 "tables)", path)
-            meta = dict(conn.execute("SELECT key, value FROM history_meta"))
-            if meta.get("format") != FORMAT:
-                raise InputError("not a benchlab history (no benchlab format mark)", path)
-            text = meta.get("schema_version", "0")
-            if not isinstance(text, str) or not text.strip().isdigit():
-                raise InputError(f"a damaged history: table history_meta, schema_version is "
-                                 f"{text!r}, not a whole number", path)
-            version = int(text)
-            if version > SCHEMA_VERSION:
-                raise InputError(f"history schema version {meta['schema_version']} is newer "
-                                 "than this benchlab reads; upgrade benchlab", path)
-            if _RESULTS.get(version) not in tables:
-                raise InputError("not a benchlab history (a SQLite database without its "
-                                 "tables)", path)
+            with db.reading("history_meta"):
+                version = _version(db)
             if write:
-                with sqlite_file.writing(path, HISTORY):
-                    conn.execute("PRAGMA journal_mode=WAL")
-                    conn.execute("PRAGMA synchronous=NORMAL")
-                    if version < SCHEMA_VERSION:
-                        _migrate(conn)
-                        version = SCHEMA_VERSION
-        except sqlite3.Error as exc:
-            conn.close()
-            raise sqlite_file.failure(exc, path, HISTORY, writing=False,
-                                      table="history_meta") from None
+                db.prepare_write()
+                if version < SCHEMA_VERSION:
+                    _migrate(db)
+                    version = SCHEMA_VERSION
         except BaseException:
-            conn.close()
+            db.close()
             raise
-        return cls(conn, path, version)
+        return cls(db, version)
 
     def close(self) -> None:
-        self.conn.close()
+        self.db.close()
 
     def __enter__(self) -> History:
         return self
@@ -213,18 +171,18 @@ class History:
         if len(set(shas)) != len(shas):
             raise InputError(f"commit {_first_twice(shas)!r} is given twice")
         written = 0
-        with sqlite_file.writing(self.path, HISTORY), transaction(self.conn) as conn:
+        with self.db.write():
             for c in commits:
-                written += self._add_one(conn, c, replace)
+                written += self._add_one(self.db, c, replace)
         return written
 
-    def _add_one(self, conn: sqlite3.Connection, c: CommitResults, replace: bool) -> int:
+    def _add_one(self, conn: Database, c: CommitResults, replace: bool) -> int:
         date = normalize_date(c.date)
         row = conn.execute("SELECT id, date, branch FROM commits WHERE sha = ?",
                            (c.sha,)).fetchone()
         if row is None:
-            cid = conn.execute("INSERT INTO commits (sha, date, branch, added) VALUES "
-                               "(?, ?, ?, ?)", (c.sha, date, c.branch, timestamp())).lastrowid
+            cid = conn.insert("INSERT INTO commits (sha, date, branch, added) VALUES "
+                              "(?, ?, ?, ?)", (c.sha, date, c.branch, timestamp()))
         else:
             cid = row[0]
             if date is not None and row[1] is not None and date != row[1]:
@@ -255,18 +213,18 @@ class History:
             written += values.size
         return written
 
-    def _series_id(self, conn: sqlite3.Connection, s: SeriesData) -> tuple[int, float]:
+    def _series_id(self, conn: Database, s: SeriesData) -> tuple[int, float]:
         """The series' id (created on first use) and the factor into its stored unit."""
         row = conn.execute("SELECT id, unit, levels FROM series WHERE benchmark = ? AND "
                            "metric = ? AND machine = ?",
                            (s.benchmark, s.metric, s.machine)).fetchone()
         if row is None:
             hib = None if s.higher_is_better is None else int(s.higher_is_better)
-            sid = conn.execute(
+            sid = conn.insert(
                 "INSERT INTO series (benchmark, metric, machine, unit, higher_is_better, "
                 "levels) VALUES (?, ?, ?, ?, ?, ?)",
                 (s.benchmark, s.metric, s.machine, s.unit, hib,
-                 json.dumps(list(s.level_names)))).lastrowid
+                 json.dumps(list(s.level_names))))
             return sid, 1.0
         sid, unit, names = row
         factor = conversion(s.unit, unit)
@@ -283,8 +241,8 @@ class History:
     # -- reading -----------------------------------------------------------------
     def commits(self) -> list[Commit]:
         """Every commit, oldest first: by date when every commit has one, else as added."""
-        with sqlite_file.reading(self.path, HISTORY, "commits"):
-            rows = self.conn.execute("SELECT sha, date, branch, id FROM commits ORDER BY id"
+        with self.db.reading("commits"):
+            rows = self.db.execute("SELECT sha, date, branch, id FROM commits ORDER BY id"
                                      ).fetchall()
         found = [(Commit(sha, date, branch), cid) for sha, date, branch, cid in rows]
         if found and all(c.date is not None for c, _ in found):
@@ -301,7 +259,7 @@ class History:
         (SQLite's errors, or rows that do not fit together) is one InputError."""
         commits = self.commits()
         try:
-            with sqlite_file.reading(self.path, HISTORY, _RESULTS[self.version]):
+            with self.db.reading(RESULTS[self.version]):
                 return self._series(commits)
         except (ValueError, KeyError, IndexError) as exc:
             raise InputError(f"a damaged history: its rows do not fit together ("
@@ -309,14 +267,14 @@ class History:
 
     def _series(self, commits: list[Commit]) -> list[Series]:
         order = {sha: i for i, sha in enumerate(c.sha for c in commits)}
-        ids = self.conn.execute("SELECT id, sha FROM commits").fetchall()
+        ids = self.db.execute("SELECT id, sha FROM commits").fetchall()
         position = np.full(max((cid for cid, _ in ids), default=0) + 1, -1, dtype=np.int64)
         for cid, sha in ids:
             position[cid] = order[sha]
-        meta = {sid: rest for sid, *rest in self.conn.execute(
+        meta = {sid: rest for sid, *rest in self.db.execute(
             "SELECT id, benchmark, metric, machine, unit, higher_is_better, levels "
             "FROM series")}
-        rows = _rows_v1(self.conn) if self.version < 2 else _rows_v2(self.conn)
+        rows = _rows_v1(self.db) if self.version < 2 else _rows_v2(self.db)
         if rows is None:
             return []
         sid, cid, values, levels = rows
@@ -336,13 +294,13 @@ class History:
 
     def counts(self) -> dict[str, int]:
         """How many commits, series and measurements the store holds."""
-        one = self.conn.execute
-        with sqlite_file.reading(self.path, HISTORY, _RESULTS[self.version]):
+        one = self.db.execute
+        with self.db.reading(RESULTS[self.version]):
             return {"commits": one("SELECT COUNT(*) FROM commits").fetchone()[0],
                     "series": one("SELECT COUNT(*) FROM series").fetchone()[0],
                     "measurements": one(
                         f"SELECT {'COUNT(*)' if self.version < 2 else 'SUM(n)'} "
-                        f"FROM {_RESULTS[self.version]}").fetchone()[0] or 0}
+                        f"FROM {RESULTS[self.version]}").fetchone()[0] or 0}
 
 
 def _codes(texts: Sequence[str]) -> tuple[np.ndarray, list]:
@@ -374,7 +332,7 @@ def _level_columns(per_row: list[list[list[str]]], code: np.ndarray, counts: np.
     return tuple(columns)
 
 
-def _rows_v2(conn: sqlite3.Connection):
+def _rows_v2(conn: Database):
     """(series ids, commit ids, values, level columns) per measurement, in the order of
     (series, commit_id, position); None for an empty history."""
     rows = conn.execute("SELECT series, commit_id, n, data, levels FROM results "
@@ -392,7 +350,7 @@ def _rows_v2(conn: sqlite3.Connection):
             values, levels)
 
 
-def _rows_v1(conn: sqlite3.Connection):
+def _rows_v1(conn: Database):
     """As _rows_v2 for a history of schema 1: one row per measurement, its level values
     a JSON list (each distinct string parsed once)."""
     rows = conn.execute("SELECT series, commit_id, value, levels FROM measurements "
@@ -410,14 +368,14 @@ def _rows_v1(conn: sqlite3.Connection):
             tuple(table[code, j] for j in range(depth)))
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
+def _migrate(conn: Database) -> None:
     """A history of schema 1 to schema 2, in one transaction (a process killed during it
     leaves schema 1): each series' and commit's measurements into one row."""
-    with transaction(conn):
+    with conn.write():
         if conn.execute("SELECT value FROM history_meta WHERE key = 'schema_version'"
                         ).fetchone()[0] != "1":
             return  # another process migrated it first
-        for statement in filter(str.strip, _RESULTS_SCHEMA.split(";")):
+        for statement in results_schema(conn.dialect):
             conn.execute(statement)
         rows = _rows_v1(conn)
         if rows is not None:
@@ -439,6 +397,33 @@ def _migrate(conn: sqlite3.Connection) -> None:
                      (str(SCHEMA_VERSION),))
 
 
+def _version(db: Database) -> int:
+    """The schema version of the history `db` holds; a one-line InputError when it holds
+    none, or one newer than this benchlab reads."""
+    tables, kind = db.tables(), db.dialect.name
+    if {"benchlab_meta", "trials"} <= tables:
+        raise InputError("a store of `benchlab run`, not a history: give it to "
+                         "`benchlab history add` as an input", db.where)
+    if not BASE_TABLES <= tables:
+        raise InputError(f"not a benchlab history (a {kind} database without its tables)",
+                         db.where)
+    meta = dict(db.execute("SELECT key, value FROM history_meta"))
+    if meta.get("format") != FORMAT:
+        raise InputError("not a benchlab history (no benchlab format mark)", db.where)
+    text = meta.get("schema_version", "0")
+    if not isinstance(text, str) or not text.strip().isdigit():
+        raise InputError(f"a damaged history: table history_meta, schema_version is "
+                         f"{text!r}, not a whole number", db.where)
+    version = int(text)
+    if version > SCHEMA_VERSION:
+        raise InputError(f"history schema version {meta['schema_version']} is newer "
+                         "than this benchlab reads; upgrade benchlab", db.where)
+    if RESULTS.get(version) not in tables:
+        raise InputError(f"not a benchlab history (a {kind} database without its tables)",
+                         db.where)
+    return version
+
+
 def _first_twice(items: Sequence[str]) -> str:
     seen: set[str] = set()
     for item in items:
@@ -446,21 +431,3 @@ def _first_twice(items: Sequence[str]) -> str:
             return item
         seen.add(item)
     return ""
-
-
-def _create(path: str) -> None:
-    """An empty history at `path`, built aside and published whole (sqlite_file.create);
-    when another process creates it first, theirs is kept."""
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UsageError(f"cannot create the history: directory {parent} does not exist", path)
-
-    def fill(conn: sqlite3.Connection) -> None:
-        conn.executemany("INSERT INTO history_meta VALUES (?, ?)",
-                         [("format", FORMAT), ("schema_version", str(SCHEMA_VERSION)),
-                          ("created", timestamp())])
-
-    try:
-        sqlite_file.create(path, HISTORY, _SCHEMA, fill).close()
-    except FileExistsError:
-        pass  # another process published its history first: that one is used

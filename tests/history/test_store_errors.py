@@ -187,7 +187,7 @@ class _FullAtCommit(sqlite_file.transaction):
 
 def test_a_full_disk_injected_at_the_add(run_cli, history, monkeypatch):
     """Where no file system can be filled: SQLITE_FULL at the add's commit."""
-    monkeypatch.setattr("benchlab.history.store.transaction", _FullAtCommit)
+    monkeypatch.setattr("benchlab.history.store_sqlite.transaction", _FullAtCommit)
     _, _, err = run_cli("history", "add", tmp_table(history.parent), "--value", "time",
                         "--unit", "s", "--commit-column", "commit", "--db", history, expect=2)
     assert _errors(err) == [f"benchlab: disk full while writing {history}; nothing was lost; "
