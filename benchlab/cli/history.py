@@ -1,4 +1,5 @@
-"""`benchlab history add|check|compare|show`: results across commits (docs/history.md)."""
+"""`benchlab history add|check|compare|show`: results across commits (docs/history.md);
+export and import are history_exchange.py."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_compare(inner)
     _add_show(inner)
     _add_publish(inner)
+    from benchlab.cli import history_exchange
+
+    history_exchange.add_parsers(inner, DB_HELP)  # export, import: history_exchange.py
     from benchlab.cli import bisect
 
     bisect.add_history_parser(inner)  # history bisect: its options are bisect's
@@ -177,7 +181,7 @@ def _add_publish(inner: argparse._SubParsersAction) -> None:
                     "script ships with benchlab) and works from the file system; publishing "
                     "again rewrites only the files that changed.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="FILE", help="the history")
+    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
     p.add_argument("-o", "--output", dest="directory", required=True, metavar="DIR",
                    help="the site's directory (created; an existing one must hold a site "
                    "benchlab published)")
@@ -195,9 +199,8 @@ def _add_publish(inner: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "history_run", None) is None:
-        raise UsageError("history needs a subcommand: add, check, compare, show, publish or "
-                         "bisect (see "
-                         "benchlab history --help)")
+        raise UsageError("history needs a subcommand: add, check, compare, show, publish, "
+                         "bisect, export or import (see benchlab history --help)")
     return args.history_run(args)
 
 
@@ -471,10 +474,10 @@ def _run_publish(args: argparse.Namespace) -> int:
         series = _series_of(args, history.series())
     if not series:
         raise UsageError("the history holds no series yet (benchlab history add fills it)",
-                         args.db)
+                         shown(args.db))
     data = site_data(series, commits, threshold=args.threshold, confidence=confidence,
                      seed=args.seed, min_segment=args.min_segment)
     result = publish(data, args.directory, Options(args.title, url))
     output_options.emit(args, result, output_options.context(args, "history publish",
-                                                             [args.db]), stdout=True)
+                                                             [shown(args.db)]), stdout=True)
     return 0

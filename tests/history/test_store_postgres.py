@@ -61,7 +61,6 @@ def _document(run_cli, *args) -> dict:
 
 @pytest.mark.parametrize("command", [
     ("history", "check", "--json"),
-    ("history", "check", "--json", "--last", "5", "--threshold", "1%"),
     ("history", "show", "--json", "--benchmark", "sort"),
     ("history", "compare", "--json", "--head", "9b1e004"),
 ])
@@ -220,3 +219,27 @@ def test_masking(text, shown):
     from benchlab.conninfo import masked
 
     assert masked(text, text) == shown
+
+
+def test_export_and_import_move_a_history_both_ways(run_cli, both, postgres_server, tmp_path):
+    """SQLite -> file -> PostgreSQL -> file -> SQLite: the files' commits and series are
+    the same lines, and check gives the same document on all three."""
+    sqlite, _ = both
+    url = postgres_server.database("imported")
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    back = str(tmp_path / "back.db")
+    run_cli("history", "export", "--db", sqlite, "-o", first, expect=0)
+    _, out, _ = run_cli("history", "import", first, "--db", url, expect=0)
+    assert out.startswith("imported 372 measurements of 2 series and 31 commits")
+    run_cli("history", "export", "--db", url, "-o", second, expect=0)
+    a, b = first.read_text().splitlines(), second.read_text().splitlines()
+    assert a[1:] == b[1:] and json.loads(b[0])["source"].startswith("postgresql://bench:***@")
+    assert "s3cret" not in second.read_text()
+    run_cli("history", "import", second, "--db", back, expect=0)
+    check = ("history", "check", "--json")
+    reference = _document(run_cli, *check, "--db", sqlite)
+    for db in (url, back):
+        _same(reference, _document(run_cli, *check, "--db", db))
+    _, _, err = run_cli("history", "import", first, "--db", url, expect=2)
+    assert "already has results" in err and err.count("\n") == 1
+    run_cli("history", "import", first, "--db", url, "--replace", expect=0)
