@@ -130,14 +130,19 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
         conn.read_only = True
     db = PostgresDatabase(conn, url)
     try:
-        if create:
-            with db.write():
+        if create and not db.tables() & (BASE_TABLES | set(RESULTS.values())):
+            with db.write():  # under the writers' lock: one of many first adds creates
                 _create(db)
         with db.reading("pg_tables"):
             tables = db.tables()
         if not tables & (BASE_TABLES | set(RESULTS.values())):
             raise InputError("no benchlab history in this database (benchlab history add "
                              "creates it)", shown)
+        if "history_meta" not in tables:
+            named = ", ".join(sorted(tables & (BASE_TABLES | set(RESULTS.values()))))
+            raise InputError(f"tables named as a history's ({named}) but no benchlab history: "
+                             "give benchlab its own database, or a schema "
+                             "(?options=-csearch_path%3DNAME)", shown)
     except BaseException:
         db.close()
         raise

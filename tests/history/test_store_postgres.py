@@ -243,3 +243,16 @@ def test_export_and_import_move_a_history_both_ways(run_cli, both, postgres_serv
     _, _, err = run_cli("history", "import", first, "--db", url, expect=2)
     assert "already has results" in err and err.count("\n") == 1
     run_cli("history", "import", first, "--db", url, "--replace", expect=0)
+
+
+def test_a_database_with_other_tables_of_those_names_is_left_alone(run_cli, postgres_server):
+    import psycopg
+
+    url = postgres_server.database("foreign")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE commits (x INTEGER)")
+    _, _, err = run_cli(*ADD_HEAD, "--db", url, expect=2)
+    assert "tables named as a history's (commits) but no benchlab history" in err
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public'"
+                            ).fetchone() == (1,)
