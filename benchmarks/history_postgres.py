@@ -76,7 +76,8 @@ def server():
     env = dict(os.environ, LC_ALL="C")
     try:
         subprocess.run([*prefix, _tool("initdb"), "-D", str(folder / "data"), "-U", "bench",
-                        "--auth=scram-sha-256", f"--pwfile={folder / 'pw'}", "--no-sync"],
+                        "-E", "UTF8", "--auth=scram-sha-256", f"--pwfile={folder / 'pw'}",
+                        "--no-sync"],
                        check=True, capture_output=True, env=env)
         subprocess.run([*prefix, _tool("pg_ctl"), "-D", str(folder / "data"), "-l",
                         str(folder / "log"), "-w", "-o",
@@ -175,6 +176,10 @@ def run(url: str, writers: int, commits: int) -> dict:
                 os.close(gate_write)
                 writer_main(db, w, writers, commits, gate_read, folder / f"{w}.json")
                 code = 0
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
             finally:
                 os._exit(code)
         pids.append(pid)

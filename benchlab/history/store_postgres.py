@@ -116,6 +116,8 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
 
     psycopg = _driver()
     options: dict[str, Any] = {"autocommit": write, "application_name": "benchlab"}
+    if "client_encoding" not in url and not os.environ.get("PGCLIENTENCODING"):
+        options["client_encoding"] = "UTF8"  # text as str even from a SQL_ASCII database
     if "connect_timeout" not in url and not os.environ.get("PGCONNECT_TIMEOUT"):
         options["connect_timeout"] = CONNECT_TIMEOUT
     shown = masked(url, url)

@@ -256,3 +256,19 @@ def test_a_database_with_other_tables_of_those_names_is_left_alone(run_cli, post
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public'"
                             ).fetchone() == (1,)
+
+
+def test_a_sql_ascii_database_reads_as_text(run_cli, postgres_server):
+    """A database created with ENCODING 'SQL_ASCII' (an old cluster's default) still gives
+    text, not bytes: benchlab asks for UTF-8 on the connection."""
+    import psycopg
+
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        conn.execute('DROP DATABASE IF EXISTS "ascii"')
+        conn.execute("CREATE DATABASE ascii ENCODING 'SQL_ASCII' TEMPLATE template0 "
+                     "LC_COLLATE 'C' LC_CTYPE 'C'")
+    url = postgres_server.url("ascii")
+    run_cli(*ADD_HEAD, "--db", url, expect=0)
+    run_cli(*ADD_HEAD, "--db", url, "--replace", expect=0)
+    _, out, _ = run_cli("history", "show", "--db", url, expect=0)
+    assert "sort" in out and "parse" in out
