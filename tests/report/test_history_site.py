@@ -235,3 +235,20 @@ def test_the_assets_ship_with_the_package():
     assets = root / "benchlab" / "report" / "history_site" / "assets"
     names = [f"assets/{p.name}" for p in assets.iterdir()]
     assert names and all(any(fnmatch(n, p) for p in patterns) for n in names)
+
+
+def test_a_postgresql_history_publishes_the_same_site(site, postgres_server, tmp_path):
+    """The same history in PostgreSQL (read through the same History interface) gives the
+    same files, byte for byte."""
+    from benchlab.history.store import History
+
+    url = postgres_server.database("publish_site")
+    with History.open_or_create(url) as h:
+        h.add([commit(c) for c in range(40)])
+    out = tmp_path / "pg"
+    assert main(["history", "publish", "--db", url, "-o", str(out), "--commit-url", URL,
+                 "--title", "<i>team</i>"]) == 0
+    first = {p.relative_to(site["dir"]): p.read_bytes() for p in site["dir"].rglob("*")
+             if p.is_file()}
+    second = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert first == second
