@@ -17,6 +17,11 @@ Two kinds of example are refreshed:
   and the text block is replaced by what it prints.
 
 Nothing else in a page is touched.
+
+The pages' scratch files are under /tmp/ as a reader would write them; each
+refresh of a page runs its examples with /tmp/ standing for a new folder of
+its own (and the folder's name shown as /tmp again), so two refreshes at once
+(two checkouts' test runs) never share a file.
 """
 
 from __future__ import annotations
@@ -40,18 +45,32 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_shell(command: str) -> str:
-    script = ("benchlab() { python3 -m benchlab \"$@\"; }\nexec 2>&1\n" + command + "\n")
+SCRATCH = "/tmp"  # where the pages' examples write their files, as the reader sees it
+
+
+def _in(scratch: str | None, text: str) -> str:
+    """An example's text with /tmp/ made the refresh's own folder."""
+    return text if scratch is None else text.replace(SCRATCH + "/", scratch + "/")
+
+
+def _out(scratch: str | None, text: str) -> str:
+    """What an example printed, its own folder shown as /tmp again."""
+    return text if scratch is None else text.replace(scratch, SCRATCH)
+
+
+def run_shell(command: str, scratch: str | None = None) -> str:
+    script = ("benchlab() { python3 -m benchlab \"$@\"; }\nexec 2>&1\n" + _in(scratch, command)
+              + "\n")
     done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, text=True, check=False)
-    return done.stdout
+    return _out(scratch, done.stdout)
 
 
-def run_python(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
+def run_python(code: str, scratch: str | None = None) -> str:
+    done = subprocess.run([sys.executable, "-c", _in(scratch, code)], cwd=ROOT, env=_env(),
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, check=False)
-    return done.stdout
+    return _out(scratch, done.stdout)
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, int]]:
@@ -70,27 +89,36 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, int]]:
     return out
 
 
-def _console(body: list[str]) -> list[str]:
+def _console(body: list[str], scratch: str | None = None) -> list[str]:
     out: list[str] = []
     for line in body:
         if line.startswith("$ "):
             out.append(line)
-            text = run_shell(line[2:])
+            text = run_shell(line[2:], scratch)
             out.extend(text.splitlines())
     return out
 
 
 def refresh(text: str) -> str:
+    """The page `text` with every example's output as it is now (its /tmp/ files in a
+    folder of this refresh's own, removed after)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="benchlab-docs-") as scratch:
+        return _refresh(text, scratch)
+
+
+def _refresh(text: str, scratch: str) -> str:
     lines = text.split("\n")
     blocks = _blocks(lines)
     replacements: list[tuple[int, int, list[str]]] = []
     for k, (info, start, end) in enumerate(blocks):
         if info == "console":
-            replacements.append((start + 1, end, _console(lines[start + 1:end])))
+            replacements.append((start + 1, end, _console(lines[start + 1:end], scratch)))
         elif info == "python" and k + 1 < len(blocks) and blocks[k + 1][0] == "text":
             between = [x.strip() for x in lines[end + 1:blocks[k + 1][1]]]
             if all(x == "" or x.endswith(":") for x in between):
-                output = run_python("\n".join(lines[start + 1:end]))
+                output = run_python("\n".join(lines[start + 1:end]), scratch)
                 _, s2, e2 = blocks[k + 1]
                 replacements.append((s2 + 1, e2, output.splitlines()))
     for start, end, new in reversed(replacements):
