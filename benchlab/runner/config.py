@@ -844,7 +844,7 @@ def _metrics(r: _Reader, doc: dict, measure: Measure, counter: str | None) -> Me
         cache = next((n for n in names if n in sources.CACHE), None)
         if cache is not None and counter is None:
             raise r.fail(keys, f"metric {cache!r} is counted by Valgrind's cache simulation: "
-                         "add counter = \"cachegrind\"")
+                         "add counter = \"cachegrind\" (quick mode: --counter cachegrind)")
     return Measure("time", tuple(names), tuple(sources.unit_of(n) or "" for n in names))
 
 

@@ -52,7 +52,8 @@ def test_a_cache_metric_without_a_counter_is_refused_at_its_line():
         parse_experiment('seed = 1\nmetrics = ["wall", "d1-misses"]\n'
                          '[alternatives.a]\ncommand = ["true"]\n', "exp.toml")
     assert str(caught.value) == ("exp.toml:2: metric 'd1-misses' is counted by Valgrind's "
-                                 "cache simulation: add counter = \"cachegrind\"")
+                                 "cache simulation: add counter = \"cachegrind\" (quick "
+                                 "mode: --counter cachegrind)")
 
 
 def test_counted_sums_the_events_and_names_a_missing_one():
