@@ -301,7 +301,6 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
             store.set_meta(status=status, stop_reason=reason or "")
-            store.settle()
         outcome_text = status
         return replace(_result(store, seed, status, recorder.ran,
                                warnings + recorder.warnings, reason),
@@ -312,6 +311,8 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
             switcher.leave_all()  # every level in force torn down, however the run ends
         finally:
             store.finish_session(session, outcome_text)
+        if outcome_text in ("finished", "stopped"):  # after the last commit: one checkpoint
+            store.settle()
 
 
 def _result(store: Store, seed: int, status: str, ran: int, warnings: list[str],
