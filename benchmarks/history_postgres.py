@@ -15,7 +15,9 @@ What it does
 
       rows    COUNT of commits, results and measurements in PostgreSQL against what was
               added (nothing lost, nothing twice), and the refused retries;
-      add     per add: connect + one transaction + close, median / p90 / max (wall);
+      add     per add: connect + one transaction + close, median / p90 / max (wall)
+              with every writer running, the writers' CPU time per add, and one writer
+              alone (20 adds into another database, the first one not counted);
       check   the same commits added to a SQLite file in date order; `benchlab history
               check --json` on both, equal but the envelope's store name (numbers within
               1e-12 relative), with the time of each.
@@ -186,8 +188,10 @@ def run(url: str, writers: int, commits: int) -> dict:
     os.close(gate_read)
     start = time.perf_counter()
     os.close(gate_write)
-    failed = [pid for pid in pids if os.waitpid(pid, 0)[1] != 0]
+    waited = [os.wait4(pid, 0) for pid in pids]
     wall = time.perf_counter() - start
+    failed = [w for w in waited if w[1] != 0]
+    cpu = sum(w[2].ru_utime + w[2].ru_stime for w in waited)
     if failed:
         sys.exit(f"{len(failed)} writers failed")
     reports = [json.loads((folder / f"{w}.json").read_text()) for w in range(writers)]
@@ -196,6 +200,16 @@ def run(url: str, writers: int, commits: int) -> dict:
         stored_commits, distinct = conn.execute(
             "SELECT COUNT(*), COUNT(DISTINCT sha) FROM commits").fetchone()
         rows, measurements = conn.execute("SELECT COUNT(*), SUM(n) FROM results").fetchone()
+    alone = []  # one writer alone: the cost of an add without waiting for the others
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS bench_alone")
+        conn.execute("CREATE DATABASE bench_alone")
+    for k in range(20):
+        c = commit(0, k, 1, 20)
+        begin = time.perf_counter()
+        with History.open_or_create(url.rsplit("/", 1)[0] + "/bench_alone") as h:
+            h.add([c])
+        alone.append(time.perf_counter() - begin)
     sqlite = str(folder / "same.db")
     with History.open_or_create(sqlite) as h:
         h.add([commit(w, k, writers, writers * commits) for k in range(commits)
@@ -213,6 +227,8 @@ def run(url: str, writers: int, commits: int) -> dict:
         "add_s": {"median": float(np.median(times)), "p90": float(np.quantile(times, 0.9)),
                   "max": float(times.max()), "n": int(times.size)},
         "adds_per_s": times.size / wall,
+        "cpu_per_add_s": cpu / times.size,
+        "add_alone_s": {"median": float(np.median(alone[1:])), "n": len(alone) - 1},
         "check": {"postgresql_s": pg_time, "sqlite_s": sq_time,
                   "changes": len(pg_doc.get("changes", [])),
                   "differences": differences(sq_doc, pg_doc)},
@@ -246,6 +262,9 @@ def main() -> None:
     a = f["add_s"]
     print(f"  one add (connect, transaction, close): median {1000 * a['median']:.0f} ms, "
           f"p90 {1000 * a['p90']:.0f} ms, max {1000 * a['max']:.0f} ms over {a['n']}")
+    print(f"  one add alone (no other writer): median {1000 * f['add_alone_s']['median']:.0f} "
+          f"ms over {f['add_alone_s']['n']} (after the first, which creates the tables); "
+          f"writers' CPU {1000 * f['cpu_per_add_s']:.0f} ms per add")
     c = f["check"]
     print(f"  history check --json: PostgreSQL {c['postgresql_s']:.2f} s, SQLite "
           f"{c['sqlite_s']:.2f} s, {c['changes']} change(s); documents "

@@ -272,3 +272,29 @@ def test_a_sql_ascii_database_reads_as_text(run_cli, postgres_server):
     run_cli(*ADD_HEAD, "--db", url, "--replace", expect=0)
     _, out, _ = run_cli("history", "show", "--db", url, expect=0)
     assert "sort" in out and "parse" in out
+
+
+def test_a_crash_report_hides_the_password(run_cli, monkeypatch, tmp_path):
+    """No server needed: a bug while the URL is in the command line and the error."""
+    from benchlab.history.store import History
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("lost postgresql://u:pw123@h/db")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(History, "open", boom)
+    _, _, err = run_cli("history", "check", "--db", "postgresql://u:pw123@h/db", expect=3)
+    saved = list((tmp_path / "benchlab" / "crashes").iterdir())
+    assert "internal error" in err and "pw123" not in err and len(saved) == 1
+    text = saved[0].read_text()
+    assert "pw123" not in text and "postgresql://u:***@h/db" in text
+
+
+def test_a_file_history_needs_no_psycopg(run_cli, monkeypatch, tmp_path):
+    """SQLite stays the default and needs nothing: with psycopg unimportable, add, check
+    and export of a file work."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    db = str(tmp_path / "h.db")
+    run_cli(*ADD_HEAD, "--db", db, expect=0)
+    run_cli("history", "check", "--db", db, expect=0)
+    run_cli("history", "export", "--db", db, "-o", tmp_path / "h.jsonl", expect=0)
