@@ -67,7 +67,7 @@ def server():
     if os.geteuid() == 0:
         owner = pwd.getpwnam("nobody")
         prefix = ["runuser", "-u", "nobody", "--"]
-    folder = Path(tempfile.mkdtemp(prefix="benchlab-pgbench-"))
+    folder = Path(tempfile.mkdtemp(prefix="benchlab-pgbench-", dir="/tmp" if owner else None))
     (folder / "pw").write_text("bench-pw\n")
     if owner:
         for p in (folder, folder / "pw"):

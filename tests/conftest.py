@@ -255,7 +255,8 @@ def postgres_server():
             pytest.skip("running as root, and initdb refuses root: no runuser(1) or no "
                         "user 'nobody' to run PostgreSQL as")
         prefix = [runuser, "-u", owner.pw_name, "--"]
-    folder = Path(tempfile.mkdtemp(prefix="benchlab-pg-"))
+    # as root, in /tmp: the unprivileged user must reach it, and TMPDIR may be root's own
+    folder = Path(tempfile.mkdtemp(prefix="benchlab-pg-", dir="/tmp" if owner else None))
     password = "s3cret-Pw"
     (folder / "pw").write_text(password + "\n")
     if owner is not None:

@@ -142,21 +142,24 @@ def _add_at_once(commands: list[list[str]], folder: Path) -> list[tuple[int, str
             for k, code in enumerate(codes)]
 
 
-def test_ten_writers_at_once_lose_and_duplicate_nothing(postgres_server, tmp_path):
+def test_ten_writers_at_once_lose_and_duplicate_nothing(run_cli, postgres_server, tmp_path):
     """10 processes add at once into a new database (so they also race to create its
     tables): 8 distinct commits and a retry of two of them; the 8 are stored once each,
-    the 2 retries are refused, nothing is half-written."""
+    the 2 retries are refused, nothing is half-written, and `history check --json` gives
+    what the same commits added one by one to a SQLite file give."""
     url = postgres_server.database("ten_writers")
     shas = [f"c{k}" for k in range(8)] + ["c0", "c1"]
-    inputs = []
+    commands = []
     for k, sha in enumerate(shas):
+        i = int(sha[1:])  # a retry carries its commit's own results and date
         path = tmp_path / f"{k}.csv"
         path.write_text("benchmark,run,time\n" + "".join(
-            f"{b},{r},{1 + 0.01 * k + 0.001 * r}\n" for b in ("a", "b") for r in range(3)))
-        inputs.append((path, sha))
-    outcomes = _add_at_once([
-        ["history", "add", str(path), "--by", "benchmark", "--value", "time", "--unit", "s",
-         "--levels", "run", "--commit", sha, "--db", url] for path, sha in inputs], tmp_path)
+            f"{b},{r},{(1.05 if i >= 4 and b == 'a' else 1.0) * (1 + 0.002 * ((r + i) % 3))}\n"
+            for b in ("a", "b") for r in range(3)))
+        commands.append(["history", "add", str(path), "--by", "benchmark", "--value", "time",
+                         "--unit", "s", "--levels", "run", "--commit", sha, "--date",
+                         f"2024-05-0{i + 1}"])
+    outcomes = _add_at_once([c + ["--db", url] for c in commands], tmp_path)
     codes = sorted(code for code, _, _ in outcomes)
     assert codes == [0] * 8 + [2] * 2, outcomes
     for code, out, err in outcomes:
@@ -170,6 +173,13 @@ def test_ten_writers_at_once_lose_and_duplicate_nothing(postgres_server, tmp_pat
             == (8, 8)
         assert conn.execute("SELECT COUNT(*), SUM(n) FROM results").fetchone() == (16, 48)
         assert conn.execute("SELECT COUNT(*) FROM series").fetchone() == (2,)
+    sqlite = str(tmp_path / "same.db")
+    for c in commands[:8]:
+        run_cli(*c, "--db", sqlite, expect=0)
+    check = ("history", "check", "--json", "--min-segment", "3")
+    reference = _document(run_cli, *check, "--db", sqlite)
+    _same(reference, _document(run_cli, *check, "--db", url))
+    assert [(c["benchmark"], c["commit"]) for c in reference["changes"]] == [("a", "c4")]
 
 
 @pytest.mark.parametrize("how, said", [
