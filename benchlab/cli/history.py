@@ -151,6 +151,10 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
     o = output_options.add(p, plot=False)
     o.add_argument("--fail-on", choices=["change", "regression"],
                    help="exit 1 if a verdict is a change / a change in the bad direction")
+    p.add_argument("--store", action="store_true",
+                   help="also keep this result in the history (a PR check; `history "
+                   "publish` gives it a page); a check of the same head and machine is "
+                   "replaced")
     p.set_defaults(history_run=_run_compare)
 
 
@@ -418,14 +422,38 @@ def _run_compare(args: argparse.Namespace) -> int:
     except InputError as exc:
         exc.where = exc.where or shown(args.db)
         raise
-    output_options.emit(args, result, output_options.context(args, "history compare",
-                                                             [shown(args.db)]), [shown(args.db)])
+    context = output_options.context(args, "history compare", [shown(args.db)])
+    if args.store:
+        _store_check(args, result, context, series)
+    output_options.emit(args, result, context, [shown(args.db)])
     if not isinstance(result, HistoryCompare):
         return 0
     from benchlab.stats.verdict import trips
 
     verdicts = [c.verdict for _, r in result.benchmarks for c in r.comparisons]
     return 1 if trips(verdicts, args.fail_on) else 0
+
+
+def _store_check(args: argparse.Namespace, result, context, series: list) -> None:
+    """Keep the comparison in the history (history/checks.py): the document `--json`
+    prints, with the settings; says on standard error what it stored or replaced."""
+    import json
+    import sys
+
+    from benchlab.history.checks import check_of
+    from benchlab.history.compare import series_names
+    from benchlab.history.store import History
+    from benchlab.sqlite_file import timestamp
+
+    document = json.loads(output_options.rendered(result, "json", context))
+    settings = {"confidence": document["confidence"], "threshold": args.threshold,
+                "seed": args.seed, "metrics": common.metric_names(args) or None}
+    check = check_of(document, series_names(series), timestamp(), settings)
+    with History.open(args.db, write=True) as history:
+        replaced = history.store_check(check)
+    said = "" if replaced is None else f", replacing the one recorded {replaced}"
+    print(f"stored the check of head {check.head} on machine {check.machine} in "
+          f"{shown(args.db)}{said}", file=sys.stderr)
 
 
 # -- show ------------------------------------------------------------------------------
@@ -472,11 +500,12 @@ def _run_publish(args: argparse.Namespace) -> int:
     with History.open(args.db) as history:
         commits = history.commits()
         series = _series_of(args, history.series())
+        checks = history.checks()
     if not series:
         raise UsageError("the history holds no series yet (benchlab history add fills it)",
                          shown(args.db))
     data = site_data(series, commits, threshold=args.threshold, confidence=confidence,
-                     seed=args.seed, min_segment=args.min_segment)
+                     seed=args.seed, min_segment=args.min_segment, checks=tuple(checks))
     result = publish(data, args.directory, Options(args.title, url))
     output_options.emit(args, result, output_options.context(args, "history publish",
                                                              [shown(args.db)]), stdout=True)

@@ -160,6 +160,18 @@ class HeadWithoutBaseline(Result):
     seed: int | None = None
 
 
+def shown_name(s: Series, several: bool) -> str:
+    """A benchmark's name in the comparison: with its metric and machine when the compared
+    series are of several (metric, machine) pairs."""
+    return f"{s.benchmark} ({s.metric}, {s.machine})" if several else s.benchmark
+
+
+def series_names(series: list[Series]) -> dict[str, tuple[str, str, str]]:
+    """Each series' (benchmark, metric, machine) by its name in a comparison of `series`."""
+    several = len({(s.metric, s.machine) for s in series}) > 1
+    return {shown_name(s, several): s.key for s in series}
+
+
 def top_units(s: Series, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The top-level units of the rows in `mask`: each one's commit position and mean
     (its runs with levels, else the measurements themselves)."""
@@ -278,7 +290,7 @@ def compare_head(series: list[Series], history: list[Commit], head_sha: str, *,
     parents: list[ParentOnly] = []
     units = set()
     for s in series:
-        name = f"{s.benchmark} ({s.metric}, {s.machine})" if several else s.benchmark
+        name = shown_name(s, several)
         if not np.any(s.commit_index == head):
             continue
         base_at = baseline_commits(s, history, head, threshold=threshold,

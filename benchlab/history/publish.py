@@ -8,8 +8,8 @@ random stream per series), so every number on the site is the one `history check
 --json` and `history show --json` give. Laying the pages out and writing them is
 report/history_site/; this module computes and writes nothing.
 
-`history compare` results are not stored in the history (a PR check is computed
-when asked), so the site has no pages of them.
+The PR checks `history compare --store` kept (history/checks.py) are shown as stored:
+their numbers are those `history compare --json` printed when they were recorded.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchlab.history.check import MIN_SEGMENT, Findings, confirmed_changes
+from benchlab.history.checks import StoredCheck
 from benchlab.history.show import commit_intervals
 from benchlab.history.store import Commit, Series
 from benchlab.result import Result
@@ -50,7 +51,8 @@ class SeriesHistory:
 
 @dataclass(frozen=True)
 class SiteData:
-    """Every series of a history with the commits they index and the analysis' settings."""
+    """Every series of a history with the commits they index, the analysis' settings, and
+    the stored PR checks."""
 
     commits: tuple[Commit, ...]
     series: tuple[SeriesHistory, ...]
@@ -58,6 +60,7 @@ class SiteData:
     confidence: float
     seed: int | None
     min_segment: int
+    checks: tuple[StoredCheck, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Published(Result):
     confidence: float = 0.95
     seed: int | None = 0
     notes: tuple[str, ...] = ()
+    checks: int = 0
 
 
 def unit_means(s: Series) -> tuple[np.ndarray, np.ndarray]:
@@ -109,11 +113,12 @@ def series_history(s: Series, findings: Findings, confidence: float) -> SeriesHi
 
 def site_data(series: list[Series], history: list[Commit], *, threshold: float = 0.02,
               confidence: float = 0.95, seed: int | None = 0,
-              min_segment: int = MIN_SEGMENT) -> SiteData:
+              min_segment: int = MIN_SEGMENT, checks: tuple[StoredCheck, ...] = ()
+              ) -> SiteData:
     """Every series with its findings, as `history check` finds them with the same
-    settings (its defaults are check's)."""
+    settings (its defaults are check's), and the stored checks."""
     found = confirmed_changes(series, history, threshold=threshold, confidence=confidence,
                               seed=seed, min_segment=min_segment)
     return SiteData(tuple(history),
                     tuple(series_history(s, f, confidence) for s, f in found),
-                    threshold, confidence, seed, min_segment)
+                    threshold, confidence, seed, min_segment, tuple(checks))

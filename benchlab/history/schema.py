@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 FORMAT = "benchlab-history"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BASE_TABLES = {"history_meta", "commits", "series"}
-RESULTS = {1: "measurements", 2: "results"}  # the table of the values, per schema version
+# the table of the values, per schema version (3 added the stored PR checks: CHECK_TABLES)
+RESULTS = {1: "measurements", 2: "results", 3: "results"}
+CHECK_TABLES = {"checks", "check_results"}
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,27 @@ def results_schema(d: Dialect) -> list[str]:
     ]
 
 
+def checks_schema(d: Dialect) -> list[str]:
+    """Version 3: the `history compare --store` results (history/checks.py), one per head
+    and machine(s): its settings and the document `--json` printed, and a row per
+    benchmark with its baseline, verdict and ratio CI (DOUBLE PRECISION: PostgreSQL's
+    REAL is 4 bytes; SQLite reads the name as its 8-byte REAL)."""
+    return [
+        f"CREATE TABLE checks (id {d.id_column}, head TEXT NOT NULL, machine TEXT NOT NULL, "
+        "recorded TEXT NOT NULL, confidence DOUBLE PRECISION NOT NULL, "
+        "threshold DOUBLE PRECISION NOT NULL, seed INTEGER, settings TEXT NOT NULL, "
+        "document TEXT NOT NULL, UNIQUE (head, machine))",
+        "CREATE TABLE check_results (check_id INTEGER NOT NULL REFERENCES checks(id), "
+        "position INTEGER NOT NULL, name TEXT NOT NULL, benchmark TEXT NOT NULL, "
+        "metric TEXT NOT NULL, machine TEXT NOT NULL, baseline TEXT, "
+        "baseline_commits INTEGER NOT NULL, outcome TEXT NOT NULL, judgement TEXT NOT NULL, "
+        "estimate DOUBLE PRECISION, low DOUBLE PRECISION, high DOUBLE PRECISION, "
+        "level DOUBLE PRECISION, verdict TEXT NOT NULL, PRIMARY KEY (check_id, position))",
+    ]
+
+
 def schema(d: Dialect) -> list[str]:
-    return base_schema(d) + results_schema(d)
+    return base_schema(d) + results_schema(d) + checks_schema(d)
 
 
 class Database(Protocol):

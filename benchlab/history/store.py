@@ -36,6 +36,7 @@ from benchlab.history.schema import (
     RESULTS,
     SCHEMA_VERSION,
     Database,
+    checks_schema,
     results_schema,
 )
 from benchlab.sqlite_file import timestamp
@@ -159,8 +160,29 @@ class History:
         self.close()
 
     # -- writing -----------------------------------------------------------------
-    def add(self, commits: Sequence[CommitResults], *, replace: bool = False) -> int:
-        """Add every commit's results in one transaction; the number of measurements.
+    def store_check(self, check) -> str | None:
+        """Store a `history compare` (a history.checks.StoredCheck) in one transaction,
+        replacing the check of the same head and machine; when the replaced one was
+        recorded (None: there was none). Nothing else is changed."""
+        from benchlab.history import checks
+
+        with self.db.write():
+            return checks.write(self.db, check)
+
+    def checks(self) -> list:
+        """Every stored check (history.checks.StoredCheck), by head and machine; none in a
+        history of schema 2 (its tables come with schema 3)."""
+        from benchlab.history import checks
+
+        if self.version < 3:
+            return []
+        with self.db.reading("checks"):
+            return checks.read(self.db)
+
+    def add(self, commits: Sequence[CommitResults], *, replace: bool = False,
+            checks: Sequence = ()) -> int:
+        """Add every commit's results, and `checks` (history.checks.StoredCheck, as an
+        import carries them), in one transaction; the number of measurements.
 
         A commit that already has results of one of the series added is refused
         unless `replace` (then its old results of those series are deleted first).
@@ -174,6 +196,11 @@ class History:
         with self.db.write():
             for c in commits:
                 written += self._add_one(self.db, c, replace)
+            if checks:
+                from benchlab.history.checks import write
+
+                for check in checks:
+                    write(self.db, check, replace=replace)
         return written
 
     def _add_one(self, conn: Database, c: CommitResults, replace: bool) -> int:
@@ -369,32 +396,42 @@ def _rows_v1(conn: Database):
 
 
 def _migrate(conn: Database) -> None:
-    """A history of schema 1 to schema 2, in one transaction (a process killed during it
-    leaves schema 1): each series' and commit's measurements into one row."""
+    """An older history to the current schema, in one transaction (a process killed
+    during it leaves the old one): 1 to 2 puts each series' and commit's measurements
+    into one row; 2 to 3 adds the empty tables of the stored PR checks."""
     with conn.write():
-        if conn.execute("SELECT value FROM history_meta WHERE key = 'schema_version'"
-                        ).fetchone()[0] != "1":
+        version = int(conn.execute("SELECT value FROM history_meta WHERE key = "
+                                   "'schema_version'").fetchone()[0])
+        if version >= SCHEMA_VERSION:
             return  # another process migrated it first
-        for statement in results_schema(conn.dialect):
+        if version == 1:
+            _migrate_v1(conn)
+        for statement in checks_schema(conn.dialect):
             conn.execute(statement)
-        rows = _rows_v1(conn)
-        if rows is not None:
-            sid, cid, values, levels = rows
-            starts = np.flatnonzero(np.r_[True, (sid[1:] != sid[:-1]) | (cid[1:] != cid[:-1])])
-            ends = np.r_[starts[1:], sid.size]
-            depth = [len(json.loads(x)) for (x,) in conn.execute(
-                "SELECT levels FROM series ORDER BY id")]
-            names = dict(zip([i for (i,) in conn.execute("SELECT id FROM series ORDER BY id")],
-                             depth, strict=True))
-            conn.executemany(
-                "INSERT INTO results (series, commit_id, n, data, levels) VALUES "
-                "(?, ?, ?, ?, ?)",
-                [(int(sid[a]), int(cid[a]), b - a, values[a:b].astype("<f8").tobytes(),
-                  json.dumps([lv[a:b].tolist() for lv in levels[:names[int(sid[a])]]]))
-                 for a, b in zip(starts.tolist(), ends.tolist(), strict=True)])
-        conn.execute("DROP TABLE measurements")
         conn.execute("UPDATE history_meta SET value = ? WHERE key = 'schema_version'",
                      (str(SCHEMA_VERSION),))
+
+
+def _migrate_v1(conn: Database) -> None:
+    """Schema 1's rows (one per measurement) into schema 2's (one per series and commit)."""
+    for statement in results_schema(conn.dialect):
+        conn.execute(statement)
+    rows = _rows_v1(conn)
+    if rows is not None:
+        sid, cid, values, levels = rows
+        starts = np.flatnonzero(np.r_[True, (sid[1:] != sid[:-1]) | (cid[1:] != cid[:-1])])
+        ends = np.r_[starts[1:], sid.size]
+        depth = [len(json.loads(x)) for (x,) in conn.execute(
+            "SELECT levels FROM series ORDER BY id")]
+        names = dict(zip([i for (i,) in conn.execute("SELECT id FROM series ORDER BY id")],
+                         depth, strict=True))
+        conn.executemany(
+            "INSERT INTO results (series, commit_id, n, data, levels) VALUES "
+            "(?, ?, ?, ?, ?)",
+            [(int(sid[a]), int(cid[a]), b - a, values[a:b].astype("<f8").tobytes(),
+              json.dumps([lv[a:b].tolist() for lv in levels[:names[int(sid[a])]]]))
+             for a, b in zip(starts.tolist(), ends.tolist(), strict=True)])
+    conn.execute("DROP TABLE measurements")
 
 
 def _version(db: Database) -> int:

@@ -216,12 +216,12 @@ def test_a_schema_1_history_reads_as_it_is_and_migrates_when_written(tmp_path):
     meta = dict(sqlite3.connect(db).execute("SELECT key, value FROM history_meta"))
     assert meta["schema_version"] == "1"
     with History.open(db, write=True) as h:
-        assert h.version == 2
+        assert h.version == 3 and h.checks() == []
         _check_against(h.series(), expected)
         h.add([commit("d", series("sort", (1.2, 1.3)), date="2024-01-04")])
         assert h.counts() == {"commits": 4, "series": 3, "measurements": 22}
     conn = sqlite3.connect(db)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "measurements" not in tables and "results" in tables
-    assert dict(conn.execute("SELECT key, value FROM history_meta"))["schema_version"] == "2"
+    assert "measurements" not in tables and {"results", "checks", "check_results"} <= tables
+    assert dict(conn.execute("SELECT key, value FROM history_meta"))["schema_version"] == "3"
     assert _rows_one_by_one(db)[("sort", "m1")][1] == expected[("sort", "m1")][1] + [1.2, 1.3]

@@ -1,21 +1,24 @@
-"""`history publish`'s static site: pages (pages.py), charts (chart.py), the incremental
-writer (files.py), its script and style (assets/, package data) and the command's own
-output (formats.py). The site works from the file system and from any web server and
-fetches nothing beyond its own files: its script and style are copied from this package,
-never linked from elsewhere."""
+"""`history publish`'s static site: pages (pages.py), charts (chart.py), the PR checks'
+pages (check_pages.py), the incremental writer (files.py), its script and style
+(assets/, package data) and the command's own output (formats.py). The site works from
+the file system and from any web server and fetches nothing beyond its own files: its
+script and style are copied from this package, never linked from elsewhere."""
 
 from __future__ import annotations
 
 from importlib import resources
 
 from benchlab.history.publish import Published, SiteData
+from benchlab.report.history_site.check_pages import check_page, check_page_name
 from benchlab.report.history_site.files import write_tree
 from benchlab.report.history_site.pages import (
     ASSETS,
     COMMITS,
     Options,
+    commit_link,
     commits_script,
     index_page,
+    page_head,
     page_name,
     series_page,
 )
@@ -31,8 +34,14 @@ def site_files(data: SiteData, options: Options) -> dict[str, bytes]:
     files = {"index.html": index_page(data, options).encode(),
              COMMITS: commits_script(data).encode()}
     files.update({f"assets/{name}": asset(name) for name in ASSETS})
+    pages = {}
     for s in data.series:
+        pages[s.key] = page_name(s)
         files[page_name(s)] = series_page(s, data, options).encode()
+    for c in data.checks:
+        files[check_page_name(c)] = check_page(
+            c, data, options.title, lambda sha: commit_link(options.commit_url, sha),
+            page_head, pages).encode()
     return files
 
 
@@ -42,4 +51,4 @@ def publish(data: SiteData, directory: str, options: Options) -> Published:
     notes = tuple(s.findings.note for s in data.series if s.findings.note)
     return Published(directory, len(data.series), len(data.commits), outcome.written,
                      outcome.kept, outcome.removed, data.threshold, data.confidence,
-                     data.seed, notes)
+                     data.seed, notes, len(data.checks))

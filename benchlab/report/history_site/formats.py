@@ -16,8 +16,9 @@ from benchlab.version import __version__
 @renders("text", Published)
 def published_text(result: Published, context: RenderContext) -> str:
     index = os.path.join(result.directory, "index.html")
+    checks = f" and {plural(result.checks, 'PR check')}" if result.checks else ""
     return (f"published {plural(result.series, 'series', 'series')} over "
-            f"{plural(result.commits, 'commit')} to {terminal(index)}: wrote "
+            f"{plural(result.commits, 'commit')}{checks} to {terminal(index)}: wrote "
             f"{plural(len(result.written), 'file')}, kept {result.kept} unchanged, removed "
             f"{len(result.removed)}\n" + "".join(f"note: {terminal(n)}\n" for n in result.notes))
 
@@ -26,7 +27,8 @@ def published_text(result: Published, context: RenderContext) -> str:
 def published_json(result: Published, context: RenderContext) -> dict[str, Any]:
     return {"benchlab_version": __version__, "command": "history publish",
             "directory": result.directory, "series": result.series,
-            "commits": result.commits, "written": list(result.written), "kept": result.kept,
+            "commits": result.commits, "checks": result.checks,
+            "written": list(result.written), "kept": result.kept,
             "removed": list(result.removed), "seed": result.seed,
             "threshold": result.threshold, "confidence": result.confidence,
             "notes": list(result.notes)}

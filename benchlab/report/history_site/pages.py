@@ -25,6 +25,7 @@ from benchlab.history.check import Change, HeadPower, Transient
 from benchlab.history.publish import SeriesHistory, SiteData
 from benchlab.notation import fmt_change, fmt_level, plural
 from benchlab.report.history_site.chart import overview, shown_text, sparkline, verdict_class
+from benchlab.report.history_site.check_pages import index_section, series_section
 from benchlab.report.html_format import esc, exact
 from benchlab.report.numbers import fmt_quantity
 from benchlab.units import Unit, make_unit
@@ -110,7 +111,8 @@ def _ratio_attrs(r, prefix: str = "") -> str:
             f'data-{prefix}high="{exact(r.high)}" data-{prefix}confidence="{exact(r.confidence)}"')
 
 
-def _head(title: str, depth: str) -> str:
+def page_head(title: str, depth: str) -> str:
+    """A page's doctype and head: its title and the site's style at `depth` ("" or "../")."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<meta name=\"generator\" content=\"benchlab {esc(__version__)}\">"
@@ -181,7 +183,7 @@ def index_page(data: SiteData, options: Options) -> str:
         f"{f' ({shown_text(last.date)})' if last.date else ''}")
     notes = [n for s in data.series if s.findings.note for n in [s.findings.note]]
     return "".join([
-        _head(options.title, ""),
+        page_head(options.title, ""),
         '<body class="index">\n',
         f'<h1>{shown_text(options.title)}</h1>\n',
         f'<p class="meta">{plural(len(data.series), "series", "series")} over '
@@ -198,6 +200,7 @@ def index_page(data: SiteData, options: Options) -> str:
         '<span id="shown" aria-live="polite"></span></form>\n',
         f'<table class="series sortable" id="series"><thead><tr>{heads}</tr></thead>\n'
         f'<tbody>\n{rows}\n</tbody></table>\n',
+        index_section(data, lambda sha: commit_link(options.commit_url, sha)),
         "".join(f'<p class="note">note: {shown_text(n)}</p>\n' for n in notes),
         f'<p class="foot">published by benchlab {esc(__version__)} '
         '(<code>benchlab history publish</code>); no request leaves these files.</p>\n',
@@ -299,7 +302,7 @@ def series_page(s: SeriesHistory, data: SiteData, options: Options) -> str:
     note = f'<p class="note">note: {shown_text(f.note)}</p>' if f.note else ""
     link = esc(options.commit_url or "")
     return "".join([
-        _head(f"{title} · {options.title}", "../"),
+        page_head(f"{title} · {options.title}", "../"),
         f'<body class="series-page" data-commit-url="{link}">\n',
         f'<nav><a href="../index.html">← {shown_text(options.title)}</a></nav>\n',
         f'<h1 class="name">{shown_text(s.benchmark)}</h1>\n',
@@ -326,6 +329,7 @@ def series_page(s: SeriesHistory, data: SiteData, options: Options) -> str:
         f"<h2>Changes</h2>\n{_changes_table(s, where, options)}\n",
         _transients_table(f.transients, options), "\n",
         _head_power(f.head), "\n",
+        series_section(s, data),
         '<h2>Commits in the window</h2>\n<table class="commits" id="commits"><thead><tr>'
         '<th>#</th><th>commit</th><th>date</th><th>units</th><th>mean</th><th>CI low</th>'
         '<th>CI high</th></tr></thead><tbody></tbody></table>\n',

@@ -1,0 +1,161 @@
+"""Stored PR checks on SQLite: `history compare --store` keeps what `--json` printed and
+replaces only the check of the same head and machine; a schema-2 history reads as having
+none and gains the tables when written; `history publish` gives each check a page whose
+numbers are `history compare --json`'s, linked from the index and the series pages, and
+rewrites only what a new check changes (PostgreSQL's side: test_store_postgres.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from benchlab.cli.main import main
+from benchlab.history.store import History
+from benchlab.report.history_site.pages import page_name
+from tests.report.site_history import HOSTILE, build
+
+HEAD, OTHER = "0039abcdef", "0038abcdef"
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory) -> tuple[Path, dict]:
+    """The publish tests' history (hostile names included) with the check of HEAD stored,
+    and the document `history compare --json --store` printed."""
+    tmp = tmp_path_factory.mktemp("checks")
+    db = tmp / "history.db"
+    build(str(db))
+    out = tmp / "compare.json"
+    assert main(["history", "compare", "--db", str(db), "--head", HEAD, "--store", "--json",
+                 "-o", str(out)]) == 0
+    return db, json.loads(out.read_text())
+
+
+def _copy(stored, tmp_path: Path) -> str:
+    target = tmp_path / "history.db"
+    shutil.copy(stored[0], target)
+    return str(target)
+
+
+class Attributes(HTMLParser):
+    """Every start tag's attributes (unescaped), in document order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+
+def _tags(path: Path) -> list[tuple[str, dict[str, str]]]:
+    parser = Attributes()
+    parser.feed(path.read_text())
+    return parser.tags
+
+
+def test_the_stored_check_is_what_json_printed(stored):
+    db, doc = stored
+    with History.open(str(db)) as h:
+        (check,) = h.checks()
+    assert check.head == HEAD and check.document["decisions"] == doc["decisions"]
+    assert check.settings == {"confidence": 0.95, "threshold": 0.02, "seed": 0,
+                              "metrics": None}
+    machines = {s["benchmark"].rsplit(", ", 1)[1][:-1] for s in doc["benchmarks"]}
+    assert check.machine == ",".join(sorted(machines))
+    decided = {d["benchmark"]: d for d in doc["decisions"]}
+    assert [r.name for r in check.rows] == [b["benchmark"] for b in doc["benchmarks"]]
+    for r in check.rows:  # exact: the same doubles
+        d = decided[r.name]
+        assert (r.estimate, r.low, r.high, r.level) == (d["estimate"], d["low"], d["high"],
+                                                       d["level"])
+        assert r.name == f"{r.benchmark} ({r.metric}, {r.machine})"
+    assert {r.judgement for r in check.rows} <= {"worse", "better", "change", "none"}
+
+
+def test_a_rerun_replaces_the_check_and_nothing_else(stored, run_cli, tmp_path):
+    db = _copy(stored, tmp_path)
+    _, before, _ = run_cli("history", "export", "--db", db, expect=0)
+    run_cli("history", "compare", "--db", db, "--head", OTHER, "--store", expect=0)
+    _, _, err = run_cli("history", "compare", "--db", db, "--head", HEAD, "--store",
+                        "--threshold", "5%", expect=0)
+    assert f"stored the check of head {HEAD}" in err and "replacing the one recorded" in err
+    with History.open(db) as h:
+        checks = h.checks()
+    assert [(c.head, c.threshold) for c in checks] == [(OTHER, 0.02), (HEAD, 0.05)]
+    _, after, _ = run_cli("history", "export", "--db", db, expect=0)
+    strip = lambda text: [x for x in text.splitlines()[1:] if '"check"' not in x[:10]]  # noqa: E731
+    assert strip(after) == strip(before)
+
+
+def test_a_schema_2_history_has_no_checks_until_written(stored, run_cli, tmp_path):
+    db = _copy(stored, tmp_path)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("DROP TABLE check_results")
+        conn.execute("DROP TABLE checks")
+        conn.execute("UPDATE history_meta SET value = '2' WHERE key = 'schema_version'")
+    conn.close()
+    with History.open(db) as h:
+        assert h.version == 2 and h.checks() == []
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", tmp_path / "site", expect=0)
+    assert "PR check" not in out
+    assert 'id="pr-checks"' not in (tmp_path / "site" / "index.html").read_text()
+    run_cli("history", "compare", "--db", db, "--head", HEAD, "--store", expect=0)
+    with History.open(db) as h:
+        assert h.version == 3 and [c.head for c in h.checks()] == [HEAD]
+
+
+def test_the_check_page_shows_compare_json_s_numbers(stored, run_cli, tmp_path):
+    db, doc = stored
+    site = tmp_path / "site"
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", expect=0)
+    assert json.loads(out)["checks"] == 1
+    index = _tags(site / "index.html")
+    (link,) = [a["href"] for tag, a in index if tag == "a" and a.get("class") == "check"]
+    page = site / link
+    tags = _tags(page)
+    rows = [a for tag, a in tags if tag == "tr" and a.get("class") == "check-row"]
+    assert HOSTILE in [r["data-benchmark"] for r in rows]  # escaped, read back whole
+    cells = [a for tag, a in tags if tag == "td" and "ratio" in a.get("class", "")]
+    decided = {d["benchmark"]: d for d in doc["decisions"]}
+    assert len(rows) == len(cells) == len(decided) == len(doc["benchmarks"])
+    for cell, b in zip(cells, doc["benchmarks"], strict=True):  # in the document's order
+        d = decided[b["benchmark"]]
+        assert [float(cell[k]) for k in ("data-estimate", "data-low", "data-high",
+                                          "data-level")] == [d["estimate"], d["low"],
+                                                             d["high"], d["level"]]
+    text = page.read_text()
+    assert HOSTILE not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    # each row links its series' page, and that page links back to the check
+    series = [a["href"] for tag, a in tags if tag == "a" and a["href"].startswith("../series/")]
+    assert len(series) == len(rows)
+    for href in series:
+        back = [a["href"] for tag, a in _tags(page.parent / href)
+                if tag == "a" and a.get("class") == "check"]
+        assert back == [f"../{link}"]
+
+
+def test_publishing_a_new_check_rewrites_only_what_it_changes(stored, run_cli, tmp_path):
+    db = _copy(stored, tmp_path)
+    site = tmp_path / "site"
+    run_cli("history", "publish", "--db", db, "-o", site, expect=0)
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", expect=0)
+    assert json.loads(out)["written"] == []
+    run_cli("history", "compare", "--db", db, "--head", OTHER, "--store", expect=0)
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", expect=0)
+    written = json.loads(out)["written"]
+    with History.open(db) as h:
+        (other,) = [c for c in h.checks() if c.head == OTHER]
+    linked = {page_name(SimpleNamespace(benchmark=r.benchmark, metric=r.metric,
+                                        machine=r.machine, key=r.key)) for r in other.rows}
+    pages = [w for w in written if w.startswith("checks/")]
+    assert len(pages) == 1 and linked  # the new check's page, the index, its series' pages
+    assert set(written) - {"benchlab-site.json"} == {"index.html", pages[0]} | linked
+    manifest = json.loads((site / "benchlab-site.json").read_text())["files"]
+    assert pages[0] in manifest
