@@ -32,13 +32,15 @@ def add_parsers(inner: argparse._SubParsersAction, db_help: str) -> None:
     p = inner.add_parser(
         "import", help="add a file `history export` wrote to a history (created if absent)",
         description="Add every commit of an export file, in its order, in one transaction: "
-                    "a commit that already has results of one of its series is refused "
-                    "(nothing is added) unless --replace.",
+                    "a commit that already has results of one of its series, or a PR check of "
+                    "a head and machine already checked, is refused (nothing is added) unless "
+                    "--replace.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="the export file (- for standard input)")
     p.add_argument("--db", required=True, metavar="DB", help=db_help + " (created if absent)")
     p.add_argument("--replace", action="store_true",
-                   help="replace the results a commit already has (else refused)")
+                   help="replace the results a commit already has, and the checks of the "
+                   "same head and machine (else refused)")
     p.set_defaults(history_run=run_import)
 
 
@@ -65,8 +67,9 @@ def run_export(args: argparse.Namespace) -> int:
     import json
 
     header = json.loads(lines[0])
+    checks = f" and {_plural(header['checks'], 'PR check')}" if header["checks"] else ""
     print(f"exported {_plural(header['commits'], 'commit')}, {header['series']} series and "
-          f"{_plural(header['measurements'], 'measurement')} of {shown(args.db)} to "
+          f"{_plural(header['measurements'], 'measurement')}{checks} of {shown(args.db)} to "
           f"{'standard output' if to_stdout else args.output}", file=sys.stderr)
     return 0
 
@@ -86,11 +89,12 @@ def run_import(args: argparse.Namespace) -> int:
                          "history export --db FILE -o EXPORT", source.name)
     export = read_export(source.text or "", source.name)
     with History.open_or_create(args.db) as history:
-        written = history.add(export.commits, replace=args.replace)
+        written = history.add(export.commits, replace=args.replace, checks=export.checks)
         counts = history.counts()
     series = {(s.benchmark, s.metric, s.machine) for c in export.commits for s in c.series}
+    checks = f" and {_plural(len(export.checks), 'PR check')}" if export.checks else ""
     print(f"imported {_plural(written, 'measurement')} of {len(series)} series and "
-          f"{_plural(len(export.commits), 'commit')} from {source.name} into "
+          f"{_plural(len(export.commits), 'commit')}{checks} from {source.name} into "
           f"{shown(args.db)} (now {_plural(counts['commits'], 'commit')}, "
           f"{counts['series']} series)")
     return 0

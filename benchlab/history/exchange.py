@@ -2,47 +2,59 @@
 so a history moves between SQLite and PostgreSQL (or between machines) whole.
 
 The file is JSON Lines (UTF-8, one JSON object per line), format
-"benchlab-history-export" version 1:
+"benchlab-history-export" version 2 (version 1, without checks, is read too):
 
 1. a header: {"format", "version", "history_schema", "benchlab_version", "source" (the
    history it came from, a URL without its password), "commits", "series",
-   "measurements"};
+   "measurements", "checks"};
 2. one line per commit, oldest first as `history` orders them:
    {"commit": SHA, "date": ISO 8601 UTC or null, "branch": NAME or null};
 3. one line per series: {"series": {"benchmark", "metric", "machine", "unit",
    "higher_is_better" (true, false or null), "levels": [level names]}, "results":
-   [{"commit": SHA, "values": [numbers], "levels": [[level values] per level name]}]}.
+   [{"commit": SHA, "values": [numbers], "levels": [[level values] per level name]}]};
+4. one line per stored PR check (history/checks.py): {"check": {"head", "machine",
+   "recorded", "confidence", "threshold", "seed", "settings", "document" (what `history
+   compare --json` printed), "rows": [{"name", "benchmark", "metric", "machine",
+   "baseline", "baseline_commits", "outcome", "judgement", "estimate", "low", "high",
+   "level", "verdict"}]}}.
 
 Values are in the series' stored unit, written as Python writes a float (the shortest
 text that reads back to the same double, so a round trip is exact). Importing adds the
 commits in the file's order in one transaction, as `history add` of each commit would:
-a commit that already has results of one of the series is refused unless --replace.
+a commit that already has results of one of the series, or a check of a head and
+machine already checked, is refused unless --replace.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.history.checks import CheckRow, StoredCheck
 from benchlab.history.store import Commit, CommitResults, History, SeriesData
 from benchlab.version import __version__
 
 FORMAT = "benchlab-history-export"
-VERSION = 1
+VERSION = 2
+CHECK_KEYS = ("head", "machine", "recorded", "confidence", "threshold", "seed", "settings",
+              "document")
+ROW_KEYS = tuple(f.name for f in fields(CheckRow))
 
 
 def export_lines(history: History) -> Iterator[str]:
     """The history as the lines of an export file (each ending in a newline)."""
     commits = history.commits()
     series = history.series()
+    checks = history.checks()
     yield _line({"format": FORMAT, "version": VERSION, "history_schema": history.version,
                  "benchlab_version": __version__, "source": history.path,
                  "commits": len(commits), "series": len(series),
-                 "measurements": int(sum(s.values.size for s in series))})
+                 "measurements": int(sum(s.values.size for s in series)),
+                 "checks": len(checks)})
     for c in commits:
         yield _line({"commit": c.sha, "date": c.date, "branch": c.branch})
     for s in series:
@@ -57,6 +69,9 @@ def export_lines(history: History) -> Iterator[str]:
                                 "higher_is_better": s.higher_is_better,
                                 "levels": list(s.level_names)},
                      "results": results})
+    for check in checks:
+        doc = {key: getattr(check, key) for key in CHECK_KEYS}
+        yield _line({"check": {**doc, "rows": [asdict(r) for r in check.rows]}})
 
 
 def _line(document: dict) -> str:
@@ -69,6 +84,7 @@ class Export:
 
     header: dict
     commits: list[CommitResults]
+    checks: list[StoredCheck]
 
     @property
     def measurements(self) -> int:
@@ -89,6 +105,7 @@ def read_export(text: str, name: str) -> Export:
         raise InputError(f"export format version {header.get('version')!r} is not one this "
                          f"benchlab reads (up to {VERSION}); upgrade benchlab", name)
     order: list[Commit] = []
+    checks: list[StoredCheck] = []
     known: dict[str, int] = {}
     per_commit: list[list[SeriesData]] = []
     for number, line in enumerate(lines[1:], start=2):
@@ -110,10 +127,45 @@ def read_export(text: str, name: str) -> Export:
                     raise InputError(f"results of commit {sha!r}, which no line before "
                                      "lists", where)
                 per_commit[known[sha]].append(data)
+        elif "check" in doc:
+            checks.append(_check(doc["check"], where))
         else:
-            raise InputError("a line with neither \"commit\" nor \"series\"", where)
+            raise InputError("a line with neither \"commit\", \"series\" nor \"check\"",
+                             where)
     return Export(header, [CommitResults(c.sha, c.date, c.branch, tuple(s))
-                           for c, s in zip(order, per_commit, strict=True)])
+                           for c, s in zip(order, per_commit, strict=True)], checks)
+
+
+def _check(doc: object, where: str) -> StoredCheck:
+    """A "check" line's object as a StoredCheck; anything missing or of the wrong type is
+    one InputError naming the line."""
+    if not isinstance(doc, dict) or not all(k in doc for k in (*CHECK_KEYS, "rows")):
+        raise InputError(f"a check line needs an object with {', '.join(CHECK_KEYS)} and "
+                         "rows", where)
+    rows = doc["rows"]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and set(r) == set(ROW_KEYS)
+                                             for r in rows):
+        raise InputError(f"a check's \"rows\" must be objects of {', '.join(ROW_KEYS)}",
+                         where)
+    texts = [_text(doc, k, where) for k in ("head", "machine", "recorded")]
+    numbers = [doc[k] for k in ("confidence", "threshold")]
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) or \
+            not isinstance(doc["settings"], dict) or not isinstance(doc["document"], dict) or \
+            not (doc["seed"] is None or isinstance(doc["seed"], int)):
+        raise InputError("a check's confidence and threshold must be numbers, its seed a "
+                         "whole number or null, its settings and document objects", where)
+    for r in rows:
+        if not all(isinstance(r[k], str) for k in ("name", "benchmark", "metric", "machine",
+                                                   "outcome", "judgement", "verdict")) or \
+                not isinstance(r["baseline_commits"], int) or any(
+                    r[k] is not None and not isinstance(r[k], (int, float))
+                    for k in ("estimate", "low", "high", "level")):
+            raise InputError("a check's row must have text names, verdict and judgement, a "
+                             "whole number of baseline commits and numbers (or null) for "
+                             "its ratio", where)
+    return StoredCheck(*texts, float(numbers[0]), float(numbers[1]), doc["seed"],
+                       doc["settings"], doc["document"],
+                       tuple(CheckRow(**{k: r[k] for k in ROW_KEYS}) for r in rows))
 
 
 def _series(doc: dict, where: str) -> Iterator[tuple[str, SeriesData]]:

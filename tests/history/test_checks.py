@@ -159,3 +159,86 @@ def test_publishing_a_new_check_rewrites_only_what_it_changes(stored, run_cli, t
     assert set(written) - {"benchlab-site.json"} == {"index.html", pages[0]} | linked
     manifest = json.loads((site / "benchlab-site.json").read_text())["files"]
     assert pages[0] in manifest
+
+
+def test_export_and_import_carry_the_checks(stored, run_cli, tmp_path):
+    db = _copy(stored, tmp_path)
+    target = tmp_path / "h.jsonl"
+    _, _, err = run_cli("history", "export", "--db", db, "-o", target, expect=0)
+    assert "and 1 PR check of" in err
+    copy = str(tmp_path / "copy.db")
+    _, out, _ = run_cli("history", "import", target, "--db", copy, expect=0)
+    assert "and 1 PR check from" in out
+    with History.open(db) as a, History.open(copy) as b:
+        assert a.checks() == b.checks() and len(b.checks()) == 1
+    # a second import of the same check is refused (nothing added), --replace replaces
+    _, _, err = run_cli("history", "import", target, "--db", copy, expect=2)
+    assert err.count("\n") == 1 and "already has results" in err
+    run_cli("history", "import", target, "--db", copy, "--replace", expect=0)
+    with History.open(db) as a, History.open(copy) as b:
+        assert a.checks() == b.checks()
+    lines = target.read_text().splitlines()
+    bad = json.loads(lines[-1])
+    bad["check"]["rows"][0]["estimate"] = "1.0"
+    (tmp_path / "bad.jsonl").write_text("\n".join([*lines[:-1], json.dumps(bad)]) + "\n")
+    _, _, err = run_cli("history", "import", tmp_path / "bad.jsonl", "--db",
+                        tmp_path / "new.db", expect=2)
+    assert f"bad.jsonl:{len(lines)}" in err and "numbers (or null)" in err
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "history"
+ADD = (("history", "add", EXAMPLES / "past.csv", "--by", "benchmark", "--value", "time",
+        "--unit", "s", "--levels", "run", "--commit-column", "commit", "--date-column",
+        "date"),
+       ("history", "add", EXAMPLES / "head.csv", "--by", "benchmark", "--value", "time",
+        "--unit", "s", "--levels", "run", "--commit", "9b1e004", "--date",
+        "2024-05-16T08:00:00Z", "--branch", "main"))
+
+
+def test_postgresql_keeps_the_checks_as_sqlite_does(run_cli, postgres_server, tmp_path):
+    """The example history in both stores: the stored check, its replacement, a schema-2
+    history gaining the tables, and an export from PostgreSQL into SQLite."""
+    from dataclasses import replace
+
+    sqlite, url = str(tmp_path / "h.db"), postgres_server.database("pr_checks")
+    docs = []
+    for db in (sqlite, url):
+        for args in ADD:
+            run_cli(*args, "--db", db, expect=0)
+        _, out, _ = run_cli("history", "compare", "--db", db, "--head", "9b1e004", "--json",
+                            "--store", expect=0)
+        docs.append(json.loads(out))
+    with History.open(sqlite) as a, History.open(url) as b:
+        (x,), (y,) = a.checks(), b.checks()
+    assert "s3cret" not in json.dumps(y.document) and "***" in json.dumps(y.document)
+    for key in ("argv", "inputs"):  # the envelope names the store: the one difference
+        assert x.document.pop(key) != y.document.pop(key)
+    assert replace(x, recorded="") == replace(y, recorded="")
+    assert [(r.estimate, r.low, r.high, r.level) for r in y.rows] == [
+        (d["estimate"], d["low"], d["high"], d["level"]) for d in docs[1]["decisions"]]
+    _, _, err = run_cli("history", "compare", "--db", url, "--head", "9b1e004", "--store",
+                        "--threshold", "3%", expect=0)
+    assert "replacing the one recorded" in err and "s3cret" not in err
+    with History.open(url) as b:
+        assert [c.threshold for c in b.checks()] == [0.03]
+    # a schema-2 history in PostgreSQL: no checks, and the tables when written
+    old = postgres_server.database("pr_checks_v2")
+    for args in ADD:
+        run_cli(*args, "--db", old, expect=0)
+    with History.open(old, write=True) as h:
+        with h.db.write():
+            h.db.execute("DROP TABLE check_results")
+            h.db.execute("DROP TABLE checks")
+            h.db.execute("UPDATE history_meta SET value = '2' WHERE key = 'schema_version'")
+    with History.open(old) as h:
+        assert h.version == 2 and h.checks() == []
+    run_cli("history", "compare", "--db", old, "--head", "9b1e004", "--store", expect=0)
+    with History.open(old) as h:
+        assert h.version == 3 and [c.head for c in h.checks()] == ["9b1e004"]
+    # PostgreSQL to SQLite, whole
+    _, text, _ = run_cli("history", "export", "--db", url, expect=0)
+    (tmp_path / "pg.jsonl").write_text(text)
+    copy = str(tmp_path / "copy.db")
+    run_cli("history", "import", tmp_path / "pg.jsonl", "--db", copy, expect=0)
+    with History.open(url) as b, History.open(copy) as c:
+        assert b.checks() == c.checks()

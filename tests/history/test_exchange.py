@@ -25,7 +25,7 @@ def test_the_export_is_the_stated_format(run_cli, history, tmp_path):
     _, out, err = run_cli("history", "export", "--db", history, "-o", target, expect=0)
     assert out == "" and err.startswith("exported 30 commits, 2 series and 360 measurements")
     lines = [json.loads(x) for x in target.read_text().splitlines()]
-    assert lines[0]["format"] == "benchlab-history-export" and lines[0]["version"] == 1
+    assert lines[0]["format"] == "benchlab-history-export" and lines[0]["version"] == 2
     assert [x["commit"] for x in lines[1:31]] == [f"c{k:03d}" for k in range(30)]
     series = lines[31:]
     assert [s["series"]["benchmark"] for s in series] == ["parse", "sort"]
