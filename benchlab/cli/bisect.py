@@ -22,6 +22,8 @@ EXAMPLE = """examples:
   benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \
       --metric instructions --counter cachegrind   # exact counts: a loaded machine too
   benchlab bisect -o bisect.db --resume          # after Ctrl-C or a kill
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \
+      --cluster tcp://10.0.0.1:8786 --machine m1   # built and measured on machine m1
 """
 DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 100
 # (dest, option) of the settings a resumed store keeps; given again they must agree
@@ -48,6 +50,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--good", metavar="REV", help="a commit with the old performance")
     g.add_argument("--bad", metavar="REV", help="a later commit with the new performance")
     add_options(p, g)
+    c = p.add_argument_group("cluster")
+    c.add_argument("--cluster", metavar="tcp://HOST:PORT", help="build and measure on one "
+                   "worker of this Dask scheduler (`benchlab worker ADDRESS --machine NAME`); "
+                   "the repository must be at the same path there")
+    c.add_argument("--machine", dest="cluster_machine", metavar="NAME", help="with --cluster: "
+                   "the machine whose worker builds and measures (needed when several are "
+                   "connected)")
     p.set_defaults(run=run)
 
 
@@ -287,6 +296,42 @@ def resume_command(store: str) -> str:
     return shlex.join(["benchlab", "bisect", "-o", store, "--resume"])
 
 
+def _connect(address: str, args: argparse.Namespace, cache: str, say):
+    """The Dask worker that builds and measures (runner/bisect_cluster.py); one line when
+    no scheduler or no such machine answers."""
+    from benchlab.runner.bisect_cluster import connect
+
+    return connect(address, args.cluster_machine, os.path.abspath(cache), say)
+
+
+def _check_measured_on(store, remote) -> None:
+    """One bisect measures on one machine: the store keeps where (meta `measured_on`: this
+    machine, or the cluster's machine), and a resume elsewhere is refused, since a step's
+    executions measured on two machines would compare their hardware."""
+    import json
+    import platform
+
+    here = remote.where() if remote is not None else {"where": "local",
+                                                      "host": platform.node()}
+    text = store.meta("measured_on")
+    if text is None:
+        if store.count() and remote is not None:  # a store of a bisect from before the meta
+            text = json.dumps({"where": "local"})
+        else:
+            store.set_meta("measured_on", json.dumps(here, sort_keys=True))
+            return
+    stored = json.loads(text)
+    if stored.get("where") != here["where"] or stored.get("machine") != here.get("machine"):
+        was = (f"machine {stored.get('machine')} of a cluster" if stored.get("where") ==
+               "cluster" else "this machine, without --cluster")
+        now = (f"--cluster's machine {here['machine']}" if remote is not None else
+               "this machine")
+        hint = (f" (give --cluster ADDRESS --machine {stored.get('machine')})"
+                if stored.get("where") == "cluster" else " (leave --cluster out)")
+        raise UsageError(f"the store's executions were measured on {was}, not on {now}: a "
+                         f"bisect measures on one machine; resume it there{hint}")
+
+
 def run(args: argparse.Namespace) -> int:
     return bisect(args, args.good, args.bad)
 
@@ -302,32 +347,57 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
     output_options.check(args, [args.store] if args.store else [])
     if args.resume and not args.store:
         raise UsageError("--resume needs -o STORE: a bisect without -o keeps no store")
+    address = getattr(args, "cluster", None)
+    if getattr(args, "cluster_machine", None) is not None and address is None:
+        raise UsageError("--machine NAME chooses a worker of --cluster tcp://HOST:PORT: give "
+                         "--cluster too")
+
+    def say(text: str) -> None:
+        print(f"benchlab: {text}", file=sys.stderr, flush=True)
+
     temporary = None
+    remote = None
     if args.resume:
         store = BisectStore.open(args.store)
         try:
             settings = resumed_settings(args, store.settings())
+            cache = args.cache or store.meta("cache") or git_builds.default_cache(settings.repo)
+            if address is not None:
+                remote = _connect(address, args, cache, say)
+            _check_measured_on(store, remote)
         except BaseException:
             store.close()
+            if remote is not None:
+                remote.close()
             raise
     else:
         settings = settings_of(args, good, bad)
+        cache = args.cache or git_builds.default_cache(settings.repo)
+        if address is not None:
+            remote = _connect(address, args, cache, say)
         if args.store:
             path = args.store
         else:
             temporary = tempfile.mkdtemp(prefix="benchlab-bisect-")
             path = os.path.join(temporary, "bisect.db")
-        store = BisectStore.create(path, settings.document())
-    cache = args.cache or store.meta("cache") or git_builds.default_cache(settings.repo)
+        try:
+            store = BisectStore.create(path, settings.document())
+        except BaseException:
+            if remote is not None:
+                remote.close()
+            raise
+        _check_measured_on(store, remote)  # a new store: records where it measures
     if store.meta("cache") != os.path.abspath(cache):
         store.set_meta("cache", os.path.abspath(cache))  # a resume finds the builds there
-
-    def say(text: str) -> None:
-        print(f"benchlab: {text}", file=sys.stderr, flush=True)
+    extra = {}
+    if remote is not None:
+        extra = {"builder": remote.builder(settings), "remote": remote}
+        say(f"building and measuring on machine {remote.machine} (host {remote.host}, "
+            f"worker {remote.worker})")
 
     try:
         try:
-            result = Search(settings, store, cache, say).run()
+            result = Search(settings, store, cache, say, **extra).run()
         except KeyboardInterrupt:
             if args.store:
                 say(f"interrupted; continue with: {resume_command(args.store)}")
@@ -336,12 +406,19 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
         import json
 
         store.set_meta("subjects", json.dumps(result.subjects, sort_keys=True))
-        if temporary is not None:
-            from dataclasses import replace
+        from dataclasses import replace
 
+        if remote is not None:
+            result = replace(result, notes=(*result.notes, (
+                f"every build and execution ran on machine {remote.machine} (host "
+                f"{remote.host}, Dask worker {remote.worker}): all commits measured on the "
+                "same hardware")))
+        if temporary is not None:
             result = replace(result, store=None)
     finally:
         store.close()
+        if remote is not None:
+            remote.close()
         if temporary is not None:
             import shutil
 

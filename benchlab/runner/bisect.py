@@ -165,9 +165,10 @@ class Search:
 
     def __init__(self, settings: Settings, store: BisectStore, cache: str,
                  progress: Progress | None = None, *, builder=None,
-                 timer: Timer | None = None) -> None:
+                 timer: Timer | None = None, remote=None) -> None:
         """`builder` (git_builds.Builder's build and tree) and `timer` replace the real
-        builds and executions (validation/bisect_accuracy.py simulates executions)."""
+        builds and executions (validation/bisect_accuracy.py simulates executions);
+        `remote` (runner/bisect_cluster.Remote) runs each look's executions on a worker."""
         self.s, self.store = settings, store
         self.say = progress or (lambda text: None)
         self.builder = builder or git_builds.Builder(settings.repo, cache, settings.build,
@@ -178,6 +179,7 @@ class Search:
         self.recorded_builds = store.builds()
         self.builds: dict[str, BuildSummary] = {}
         self.counters = None  # the PMU's instruction counter, opened at the first execution
+        self.remote = remote
 
     # -- builds ----------------------------------------------------------------------
     def build(self, sha: str) -> BuildSummary:
@@ -202,30 +204,11 @@ class Search:
     # -- executions ------------------------------------------------------------------
     def _time(self, sha: str, tree: str) -> Timing:
         """One execution of the command in the commit's worktree (its prepare command first)."""
-        import os
+        if self.s.metric == "instructions" and self.s.counter is None and self.counters is None:
+            from benchlab.runner.perf_event import Counters
 
-        env = {**os.environ, "BENCHLAB_COMMIT": sha}
-        if self.prepare is not None:
-            before = run_process(self.prepare, cwd=tree, env=env, timeout=self.s.timeout)
-            if not before.ok:
-                return Timing(0.0, 0.0, 0.0, 0, f"prepare command: {before.error}",
-                              before.stderr_tail)
-        if self.s.metric == "instructions" and self.s.counter is not None:
-            from benchlab.runner.counter import run_counted
-
-            out = run_counted(self.s.counter, self.argv, cwd=tree, env=env,
-                              timeout=self.s.timeout, cpus=None)
-        elif self.s.metric == "instructions":  # the PMU, in the execution itself
-            if self.counters is None:
-                from benchlab.runner.perf_event import Counters
-
-                self.counters = Counters(("instructions",))
-            out = run_process(self.argv, cwd=tree, env=env, timeout=self.s.timeout,
-                              counters=self.counters)
-        else:
-            out = run_process(self.argv, cwd=tree, env=env, timeout=self.s.timeout)
-        return Timing(out.wall, out.user, out.sys, out.maxrss, out.error, out.stderr_tail,
-                      out.counts.get("instructions") if out.ok else None)
+            self.counters = Counters(("instructions",))
+        return time_once(self.s, self.argv, self.prepare, sha, tree, self.counters)
 
     def _execute(self, step: int, rnd: int, slot: int, arm: str, sha: str,
                  warmup: bool) -> Execution:
@@ -234,6 +217,11 @@ class Search:
 
         started = timestamp()
         t = self.timer(sha, self.builder.tree(sha))
+        return self._record(step, rnd, slot, arm, sha, warmup, started, t)
+
+    def _record(self, step: int, rnd: int, slot: int, arm: str, sha: str, warmup: bool,
+                started: str, t: Timing) -> Execution:
+        """An execution's timing into the store (one transaction)."""
         error = t.error
         if error is None and self.s.metric == "instructions" and t.instructions is None:
             error = "no instructions counted"
@@ -242,9 +230,27 @@ class Search:
         self.store.record_execution(e, started, t.stderr_tail)
         return e
 
+    def _remote_look(self, step: int, arms: dict[str, str], upto: int,
+                     done: dict[tuple[int, int], Execution]) -> None:
+        """With `remote` (bisect --cluster): the look's missing executions, in their
+        interleaved order, sent as one batch to the worker and recorded when it returns."""
+        missing = []
+        for rnd in range(self.s.warmup + upto):
+            order = np.random.default_rng([self.s.seed, step, rnd]).permutation(sorted(arms))
+            missing += [(rnd, slot, str(arm), arms[str(arm)]) for slot, arm in enumerate(order)
+                        if (rnd, slot) not in done]
+        if not missing:
+            return
+        timings = self.remote.run(self.s, [sha for _, _, _, sha in missing])
+        for (rnd, slot, arm, sha), (started, t) in zip(missing, timings, strict=True):
+            done[(rnd, slot)] = self._record(step, rnd, slot, arm, sha, rnd < self.s.warmup,
+                                             started, t)
+
     def _rounds(self, step: int, arms: dict[str, str], upto: int,
                 done: dict[tuple[int, int], Execution]) -> str | None:
         """Run (or read) rounds 0 .. warmup + upto − 1 of a step; the first failure's text."""
+        if self.remote is not None:
+            self._remote_look(step, arms, upto, done)
         for rnd in range(self.s.warmup + upto):
             order = np.random.default_rng([self.s.seed, step, rnd]).permutation(sorted(arms))
             for slot, arm in enumerate(order):
@@ -428,6 +434,30 @@ class Search:
                 return decide.ratio(np.array(values[culprit]), np.array(values[parent]),
                                     self.s.confidence)
         return None
+
+
+def time_once(s: Settings, argv: list[str], prepare: list[str] | None, sha: str, tree: str,
+              counters=None) -> Timing:
+    """One execution of `argv` in the commit's worktree (`prepare` first, untimed), here or
+    on a worker (runner/bisect_worker.py); `counters` the PMU's when it counts instructions."""
+    import os
+
+    env = {**os.environ, "BENCHLAB_COMMIT": sha}
+    if prepare is not None:
+        before = run_process(prepare, cwd=tree, env=env, timeout=s.timeout)
+        if not before.ok:
+            return Timing(0.0, 0.0, 0.0, 0, f"prepare command: {before.error}",
+                          before.stderr_tail)
+    if s.metric == "instructions" and s.counter is not None:
+        from benchlab.runner.counter import run_counted
+
+        out = run_counted(s.counter, argv, cwd=tree, env=env, timeout=s.timeout, cpus=None)
+    elif s.metric == "instructions":  # the PMU, in the execution itself
+        out = run_process(argv, cwd=tree, env=env, timeout=s.timeout, counters=counters)
+    else:
+        out = run_process(argv, cwd=tree, env=env, timeout=s.timeout)
+    return Timing(out.wall, out.user, out.sys, out.maxrss, out.error, out.stderr_tail,
+                  out.counts.get("instructions") if out.ok else None)
 
 
 def _last_line(text: str) -> str:
