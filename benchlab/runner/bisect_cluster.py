@@ -29,6 +29,7 @@ from benchlab.runner.cluster import (
     WAIT_NOTE,
     Cluster,
     connected_machines,
+    connection_error,
     parse_address,
     quiet_dask,
     require_distributed,
@@ -135,9 +136,13 @@ def connect(address: str, machine: str | None, cache: str, say=None, *,
                          "PORT, and a worker with: benchlab worker tcp://HOST:PORT --machine "
                          "NAME)")
     quiet_dask()
-    from benchlab.runner.cluster import _client
+    from distributed import Client
 
-    cluster = Cluster(_client(where, timeout), where)
+    try:
+        client = Client(where, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise connection_error(where, exc, None, timeout) from None
+    cluster = Cluster(client, where)
     try:
         return _choose(cluster, machine, cache, say, machine_wait)
     except BaseException:
