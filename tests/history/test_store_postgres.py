@@ -308,3 +308,14 @@ def test_a_file_history_needs_no_psycopg(run_cli, monkeypatch, tmp_path):
     run_cli(*ADD_HEAD, "--db", db, expect=0)
     run_cli("history", "check", "--db", db, expect=0)
     run_cli("history", "export", "--db", db, "-o", tmp_path / "h.jsonl", expect=0)
+
+
+def test_libpq_environment_gives_what_the_url_leaves_out(run_cli, both, postgres_server,
+                                                        monkeypatch):
+    """The URL goes to libpq as it is: the password from PGPASSWORD, the database from
+    PGDATABASE (`postgresql://USER@HOST:PORT` names none)."""
+    monkeypatch.setenv("PGPASSWORD", postgres_server.password)
+    monkeypatch.setenv("PGDATABASE", "same_results")
+    _, out, err = run_cli("history", "check", "--db",
+                          f"postgresql://bench@127.0.0.1:{postgres_server.port}", expect=0)
+    assert out.startswith("2 series over 31 commits") and "s3cret" not in out + err
