@@ -1,6 +1,7 @@
 """`history publish`'s site opened from file:// in headless Chromium: no console error, no
 request but its own files, every series page reachable from the index by its link, its
-changes with the ratios and bounds of `history check --json`, the filter and the sort
+changes with the ratios and bounds of `history check --json`, a stored PR check's page
+reached from the index with `history compare --json`'s numbers, the filter and the sort
 working, the detail chart and table drawn, hostile names shown as text (no script of
 theirs runs), and a series of 1,000 commits readable."""
 
@@ -21,6 +22,8 @@ def site(tmp_path_factory) -> Path:
     db = tmp / "history.db"
     build(str(db))
     out = tmp / "site"
+    assert main(["history", "compare", "--db", str(db), "--head", "0039abcdef", "--store",
+                 "--json", "-o", str(tmp / "compare.json")]) == 0  # a PR check's page
     assert main(["history", "publish", "--db", str(db), "-o", str(out),
                  "--commit-url", "https://example.org/c/{sha}"]) == 0
     assert main(["history", "check", "--db", str(db), "--json", "-o",
@@ -83,6 +86,36 @@ def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
     expected = sorted((c["benchmark"], c["commit"], c["kind"], c["ratio"]["estimate"],
                        c["ratio"]["low"], c["ratio"]["high"]) for c in doc["changes"])
     assert sorted(map(tuple, shown)) == expected and expected
+
+
+def test_the_pr_check_page_is_reached_from_the_index(browser, site):
+    _load(browser, site / "index.html")
+    (link,) = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#checks a.check')).map(a => a.href)")
+    browser.get_log("browser")
+    browser.get_log("performance")
+    browser.get(link)
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
+            for e in browser.get_log("performance")
+            if json.loads(e["message"])["message"]["method"] == "Network.requestWillBeSent"]
+    assert severe == [] and {u.rsplit("/", 1)[-1] for u in urls} == {
+        link.rsplit("/", 1)[-1], "site.css", "site.js"}
+    shown = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#check td.ratio')).map(c => "
+        "[Number(c.dataset.estimate), Number(c.dataset.low), Number(c.dataset.high), "
+        "Number(c.dataset.level)])")
+    doc = json.loads((site.parent / "compare.json").read_text())
+    decided = {d["benchmark"]: d for d in doc["decisions"]}
+    assert shown == [[decided[b["benchmark"]][k] for k in ("estimate", "low", "high", "level")]
+                     for b in doc["benchmarks"]] and shown
+    assert HOSTILE in browser.execute_script("return document.body.textContent")
+    series = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#check td.name a')).map(a => a.href)")
+    assert len(series) == len(shown)
+    browser.get(series[0])  # and on to a series page, which links back
+    assert browser.execute_script(
+        "return document.querySelector('a.check').href") == link
 
 
 def test_hostile_names_are_text(browser, site):
