@@ -43,3 +43,18 @@ def test_stddev_bits_unchanged_in_the_normal_range():
     """Scaling by a power of two is exact: ordinary data give numpy's stddev bit for bit."""
     x = np.random.default_rng(3).normal(100.0, 5.0, 1001)
     assert describe(x).stddev == float(np.std(x, ddof=1))
+
+
+def test_quartiles_are_numpys_percentile_bit_for_bit():
+    """describe's quartiles (computed without np.percentile, which imports numpy.ma) equal
+    np.percentile(x, [25, 50, 75]) exactly: sizes 1 to 400, ties, scales 1e-300 to 1e300."""
+    import numpy as np
+
+    from benchlab.stats.descriptive import quartiles
+
+    rng = np.random.default_rng(7)
+    for k in range(600):
+        n = 1 + k % 400
+        x = [rng.normal(size=n) * 10.0 ** rng.integers(-300, 300),
+             rng.integers(0, 4, n).astype(float), rng.lognormal(size=n)][k % 3]
+        assert np.array_equal(quartiles(x), np.percentile(x, [25.0, 50.0, 75.0])), (n, x)
