@@ -67,9 +67,12 @@ def run_export(args: argparse.Namespace) -> int:
     import json
 
     header = json.loads(lines[0])
-    checks = f" and {_plural(header['checks'], 'PR check')}" if header["checks"] else ""
-    print(f"exported {_plural(header['commits'], 'commit')}, {header['series']} series and "
-          f"{_plural(header['measurements'], 'measurement')}{checks} of {shown(args.db)} to "
+    checks = header["checks"]
+    last = (f", {_plural(header['measurements'], 'measurement')} and "
+            f"{_plural(checks, 'PR check')}" if checks else
+            f" and {_plural(header['measurements'], 'measurement')}")
+    print(f"exported {_plural(header['commits'], 'commit')}, {header['series']} series"
+          f"{last} of {shown(args.db)} to "
           f"{'standard output' if to_stdout else args.output}", file=sys.stderr)
     return 0
 
