@@ -536,7 +536,7 @@ class Store:
     # -- measurements --------------------------------------------------------------
     def execution_means(self, metric: str) -> list[tuple[str, tuple, int, int, float]]:
         """(alternative, factors, build, execution, mean) of every finished execution's
-        measured (not warm-up) values of `metric`."""
+        measured (not warm-up) values of `metric` (build steps left out)."""
         with sqlite_file.reading(self.path, STORE, "measurements"):
             bad = self.conn.execute(
                 "SELECT trial, iteration, metric, value FROM measurements WHERE metric = ? AND "
@@ -547,7 +547,8 @@ class Store:
             rows = self.conn.execute(
                 "SELECT t.alternative, t.factors, t.build, t.execution, AVG(m.value), t.seq "
                 "FROM measurements m JOIN trials t ON t.seq = m.trial WHERE t.status = 'ok' "
-                "AND m.warmup = 0 AND m.metric = ? GROUP BY t.seq", (metric,)).fetchall()
+                "AND t.kind != 'build' AND m.warmup = 0 AND m.metric = ? GROUP BY t.seq",
+                (metric,)).fetchall()
         return [(r[0], self._factors(r[1], f"seq {r[5]}"), r[2], r[3], r[4]) for r in rows]
 
     def metrics(self) -> list[tuple[str, str]]:
@@ -602,11 +603,12 @@ class Store:
                                         "benchlab_meta", "'factors'", "value")
 
     def rows(self, metric: str | None = None, *, warmup: bool = False) -> list[Row]:
-        """The measurements of the finished trials in plan order (warm-up only if asked)."""
+        """The measurements of the finished executions in plan order (warm-up only if asked);
+        a build step's times stay in the store but are not measurements of its command."""
         query = ("SELECT t.alternative, t.factors, t.build, t.execution, m.iteration, m.warmup,"
                  " m.metric, m.unit, m.value, t.seq, "
                  f"{'t.machine' if self.has_machine else 'NULL'} FROM measurements m JOIN "
-                 "trials t ON t.seq = m.trial WHERE t.status = 'ok'")
+                 "trials t ON t.seq = m.trial WHERE t.status = 'ok' AND t.kind != 'build'")
         args: list = []
         if metric is not None:
             query += " AND m.metric = ?"

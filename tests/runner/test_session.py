@@ -439,3 +439,36 @@ def test_a_finished_store_is_one_file(tmp_path):
     read(str(db))
     run_experiment(exp, str(db), resume=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml", "r.db"]
+
+
+def test_build_steps_are_kept_but_not_analysed(tmp_path):
+    """A build step's times are recorded, but they are not measurements of the command:
+    the store's readers (and so every analysis) see the executions only."""
+    exp = write(tmp_path, """
+        seed = 2
+        builds = 2
+        executions = 2
+        [alternatives.a]
+        build = ["sh", "-c", "echo built"]
+        command = ["true"]
+        [alternatives.b]
+        build = ["sh", "-c", "echo built"]
+        command = ["true"]
+    """)
+    db = str(tmp_path / "b.db")
+    assert run_experiment(exp, db).status == "finished"
+    builds = {seq for (seq,) in query(db, "SELECT seq FROM trials WHERE kind = 'build'")}
+    assert len(builds) == 4
+    # nothing recorded is dropped: each build step keeps its wall, user, sys and maxrss
+    kept = query(db, "SELECT COUNT(*) FROM measurements WHERE trial IN "
+                 f"({', '.join(map(str, builds))})")[0][0]
+    assert kept == 4 * 4
+    store = Store.open(db)
+    try:
+        rows = store.rows("wall")
+        means = store.execution_means("wall")
+    finally:
+        store.close()
+    assert len(rows) == 2 * 2 * 2 and not {r.trial for r in rows} & builds
+    assert all(r.execution >= 1 for r in rows)
+    assert len(means) == 2 * 2 * 2 and all(execution >= 1 for *_, execution, _ in means)
