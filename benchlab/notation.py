@@ -25,8 +25,13 @@ bounds as bare factors of the move in the estimate's direction. A factor is
 meaningless once the ratio's CI reaches 0 or below (Fieller's interval when the
 candidate's mean is not clearly above 0): the change is then a plain ratio
 ("ratio 1.9 (-3.2 .. 7.1)") and undetermined in size. The CI's half-width on the
-printed scale decides the digits of all three. A detectable change (a size, not a
-direction) follows the same ±50% rule (fmt_detectable).
+printed scale decides the digits of all three; when those digits cannot tell the
+bounds apart (a narrow CI), all three take the decimals that can, so the estimate
+never reads outside its own CI ("+0.0100% (+0.0099% .. +0.0101%)", not "+0.01%
+(+0.01% .. +0.01%)"). A CI of zero width (counts with no spread) is exact: the
+estimate with the digits that show the change itself, "+0.01% (exact)". A
+detectable change (a size, not a direction) follows the same ±50% rule
+(fmt_detectable).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ DEFAULT_SIGNIFICANT = 4  # no uncertainty known: as benchstat shows its values
 MIN_SIGNIFICANT = 2  # a value is never cut below two significant digits by a wide CI
 MAX_SIGNIFICANT = 7  # nor shown with more than a float's honest digits by a tiny one
 FACTOR_BEYOND = 0.5  # a change beyond ±50% prints as a factor (change_parts)
+PERCENT_PLACES = 2  # a change's CI gives it at most this many decimals (0.01%) ...
+CHANGE_PLACES = 6  # ... unless more tell a narrow CI's bounds apart (of a % or ×)
 P_FLOOR = 1e-4  # p-values print to 4 decimals; below this, "<0.0001"
 READ_DIGITS = 15  # a float's decimal digits read before rounding (drops scaling noise)
 
@@ -146,9 +153,17 @@ def significant(value: float, digits: int, *, exponent: bool = False) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def _percent_places(uncertainty: float | None) -> int:
+    """The decimals of a percentage whose uncertainty (a fraction) is `uncertainty`:
+    its last digit, never finer than 0.01% nor coarser than whole percents."""
+    digit = last_digit(None if uncertainty is None else 100.0 * uncertainty)
+    return 1 if digit is None else min(max(-digit, 0), PERCENT_PLACES)
+
+
 def fmt_percent(fraction: float | None, uncertainty: float | None = None, *,
-                sign: bool = True, bound: bool = False) -> str:
-    """A fraction as a percentage, its last digit from `uncertainty` (a fraction too).
+                sign: bool = True, bound: bool = False, places: int | None = None) -> str:
+    """A fraction as a percentage, its last digit from `uncertainty` (a fraction too),
+    or `places` decimals when given.
 
     Never finer than 0.01% nor coarser than whole percents: "+10%", "-3.1%". A CI
     `bound` that is not 0 but would print as 0 keeps digits (up to four decimals)
@@ -158,8 +173,8 @@ def fmt_percent(fraction: float | None, uncertainty: float | None = None, *,
     if fraction is None or not math.isfinite(fraction):
         return "n/a"
     pct = 100.0 * fraction
-    digit = last_digit(None if uncertainty is None else 100.0 * uncertainty)
-    places = 1 if digit is None else min(max(-digit, 0), 2)
+    if places is None:
+        places = _percent_places(uncertainty)
     text = fixed(pct, places)
     while bound and pct != 0 and Decimal(text) == 0 and places < 4:
         places += 1
@@ -188,18 +203,22 @@ class ChangeText:
     """A change's printed parts: the estimate ("-3.1%", "2.28× faster", "ratio 1.9"), its
     CI bounds in the same notation ("-4.0%", "2.10×" or "-3.2"; None when the CI is
     unbounded), whether it is a factor, and whether it is a plain ratio (`ratio`: the CI
-    reaches 0 or below, so the size of the change is undetermined)."""
+    reaches 0 or below, so the size of the change is undetermined) and whether its CI
+    has zero width (`exact`)."""
 
     estimate: str
     low: str | None
     high: str | None
     factor: bool
     ratio: bool = False
+    exact: bool = False  # a CI of zero width: the data have no spread that could move it
 
     @property
     def interval(self) -> str:
-        """"-4.0% .. -2.2%", or "unbounded"."""
-        return "unbounded" if self.low is None else f"{self.low} .. {self.high}"
+        """"-4.0% .. -2.2%", "exact" (a zero-width CI), or "unbounded"."""
+        if self.low is None:
+            return "unbounded"
+        return "exact" if self.exact else f"{self.low} .. {self.high}"
 
     @property
     def phrase(self) -> str:
@@ -224,25 +243,40 @@ def change_parts(ratio: float, low: float | None, high: float | None,
     the CI's ends in that direction (1/high .. 1/low for a decrease). A CI (or an
     estimate) at 0 or below: a plain ratio with bare bounds ("ratio 1.9", "-3.2",
     "7.1"), since no factor of a move is true there. The CI's half-width, on the
-    printed scale, decides the digits of all three.
+    printed scale, decides the digits of all three, widened when they cannot tell the
+    bounds apart (_apart); a zero-width CI is `exact`, its estimate shown with the
+    digits that tell it from no change ("+0.01% (exact)").
     """
     bounded = (low is not None and high is not None
                and math.isfinite(low) and math.isfinite(high))
+    exact = bounded and low == high
     if ratio <= 0 or (bounded and low <= 0):  # type: ignore[operator]
         half = (high - low) / 2 if bounded else None  # type: ignore[operator]
         places = decimals(ratio, half, significant=3)
+        if bounded and not exact:
+            places = _apart(lambda x, p: fixed(x, p), low, high, places)  # type: ignore[arg-type]
         est = f"ratio {fixed(ratio, places)}"
         if not bounded:
             return ChangeText(est, None, None, False, True)
         return ChangeText(est, fixed(low, places), fixed(high, places),  # type: ignore[arg-type]
-                          False, True)
+                          False, True, exact)
     if not (is_factor(ratio) or bounded and (is_factor(low) or is_factor(high))):  # type: ignore[arg-type]
         half = (high - low) / 2 if bounded else None  # type: ignore[operator]
-        est = fmt_percent(ratio - 1, half)
+        if exact:  # the change itself, to its first digit: "+0.01%"; none at all: "0%"
+            places = _percent_places(None) if ratio != 1 else 0
+            while Decimal(fixed(100.0 * (ratio - 1), places)) == 0 and ratio != 1 \
+                    and places < CHANGE_PLACES:
+                places += 1
+            est = fmt_percent(ratio - 1, places=places)
+            return ChangeText(est, est, est, False, exact=True)
+        places = _percent_places(half)
+        if bounded and places == PERCENT_PLACES:  # a narrow CI may need finer digits
+            places = _apart(_pct, low, high, places)  # type: ignore[arg-type]
+        est = fmt_percent(ratio - 1, places=places)
         if not bounded:
             return ChangeText(est, None, None, False)
-        return ChangeText(est, fmt_percent(low - 1, half, bound=True),  # type: ignore[operator]
-                          fmt_percent(high - 1, half, bound=True), False)  # type: ignore[operator]
+        return ChangeText(est, fmt_percent(low - 1, bound=True, places=places),  # type: ignore[operator]
+                          fmt_percent(high - 1, bound=True, places=places), False)  # type: ignore[operator]
     up = ratio > 1
     factor = ratio if up else 1.0 / ratio
     lo: float | None = None
@@ -252,10 +286,30 @@ def change_parts(ratio: float, low: float | None, high: float | None,
     half = (hi - lo) / 2 if lo is not None and hi is not None and math.isfinite(hi - lo) \
         else None
     places = decimals(factor, half, significant=3)
+    if bounded and not exact and half is not None:
+        places = _apart(lambda x, p: fixed(x, p), lo, hi, places)  # type: ignore[arg-type]
     est = f"{fixed(factor, places)}× {unit.direction_word(up)}"
     if not bounded:
         return ChangeText(est, None, None, True)
-    return ChangeText(est, _bound(lo, places), _bound(hi, places), True)  # type: ignore[arg-type]
+    return ChangeText(est, _bound(lo, places), _bound(hi, places), True,  # type: ignore[arg-type]
+                      exact=exact)
+
+
+def _pct(ratio: float, places: int) -> str:
+    """A ratio's change in percent, to `places` decimals; "" when a change prints as 0
+    (so a bound that does not reach 0 is never told apart from one that does)."""
+    text = fixed(100.0 * (ratio - 1), places)
+    return "" if ratio != 1 and Decimal(text) == 0 else text
+
+
+def _apart(text, low: float, high: float, places: int) -> int:
+    """Decimals from `places` up (at most CHANGE_PLACES) until `text(x, places)` tells the
+    bounds of a narrow CI apart (and from 0): estimate and bounds then share them, so the
+    estimate never reads outside its CI."""
+    while places < CHANGE_PLACES and (text(low, places) == text(high, places)
+                                      or "" in (text(low, places), text(high, places))):
+        places += 1
+    return places
 
 
 def _bound(x: float, places: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
-from benchlab.notation import change_parts, finite, fmt_change, fmt_level, fmt_share
+from benchlab.notation import finite, fmt_change, fmt_level, fmt_share
 from benchlab.result import RenderContext, renders
 from benchlab.runner.bisect import BisectResult, Step
 from benchlab.runner.bisect_store import METRIC_UNITS
@@ -76,13 +76,10 @@ def bisect_json(result: BisectResult, context: RenderContext) -> dict[str, Any]:
 
 
 def _change(r: RatioInterval | None, unit) -> str:
-    """The change with its CI; a zero-width CI (counts with no spread) as "+4.8% (exact)",
-    the estimate with the digits that tell it from 0."""
+    """The change with its CI; a zero-width CI (counts with no spread) as "+4.8% (exact)"
+    (notation.change_parts)."""
     if r is None:
         return "n/a"
-    if r.bounded and r.low == r.high:
-        parts = change_parts(r.estimate, r.low, r.high, unit)
-        return f"{parts.estimate if parts.factor or parts.ratio else parts.low} (exact)"
     return fmt_change(r.estimate, r.low, r.high, unit)
 
 

@@ -134,16 +134,18 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
                      confidence: float, unit: Unit, more: Advice | None,
                      noun: str = "measurements") -> str:
     """The verdict as one plain sentence, e.g. "new is faster than old: -5.5% (95% CI -8.0%
-    .. -3.0%)" or "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)".
+    .. -3.0%)", "new is 2.28× faster than old (95% CI 2.10× .. 2.45×)" or, for a
+    zero-width CI, "new is higher than old: +0.01% (exact: the data have no spread ...)".
 
     The change is written as every format writes it (notation.change_parts): signed
     percentages within ±50%, factors with a word beyond, a plain ratio (its size
     undetermined) when the CI reaches 0.
     """
     level = f"{fmt_level(confidence)} CI"
-    exact = low is not None and low == high
     change = change_parts(ratio, low, high, unit)
-    ci = f"{level} {change.interval}"
+    exact = change.exact
+    ci = (f"exact: the data have no spread that could move it, a zero-width {level}"
+          if exact else f"{level} {change.interval}")
     if change.ratio and change.low is not None:
         ci += f"; {UNDETERMINED}"
     limit = fmt_share(threshold)
@@ -156,10 +158,8 @@ def verdict_sentence(outcome: str, baseline: str, candidate: str, ratio: float,
             text = f"{candidate} is {word} than {baseline}: {change.estimate} ({ci})"
         if threshold > 0:
             text += f", more than the {limit} threshold"
-        if exact:
-            text += "; exact: the data have no spread that could move it (zero-width CI)"
         return text
-    if outcome == "equivalent" and exact:
+    if outcome == "equivalent" and exact and ratio == 1.0:
         return (f"no difference: {candidate} and {baseline} have the same mean, exactly "
                 f"(ratio 1, a zero-width {level}: the data have no spread that could move it)")
     if outcome == "equivalent":

@@ -112,6 +112,66 @@ def test_digits_of_estimate_and_bounds_come_from_the_ci():
     assert change_parts(0.997, 0.994, 1.0005, S).interval == "-0.6% .. +0.05%"
 
 
+def test_a_zero_width_ci_is_exact_with_the_digits_of_the_change():
+    """Counts with no spread (1,000,000 vs 1,000,100 instructions every time): the change
+    itself, not "0.0%" beside bounds of "+0.01%"; the words bisect's table uses."""
+    parts = change_parts(1.0001, 1.0001, 1.0001, S)
+    assert (parts.estimate, parts.interval, parts.exact) == ("+0.01%", "exact", True)
+    assert str(parts) == "+0.01% (exact)"
+    assert fmt_change(1.048, 1.048, 1.048, S) == "+4.8% (exact)"
+    assert fmt_change(0.9999, 0.9999, 0.9999, S) == "-0.01% (exact)"
+    assert fmt_change(1.0, 1.0, 1.0, S) == "0% (exact)"
+    assert fmt_change(2.28, 2.28, 2.28, S) == "2.28× slower (exact)"
+    assert fmt_change(1 / 2.28, 1 / 2.28, 1 / 2.28, S) == "2.28× faster (exact)"
+
+
+@pytest.mark.parametrize(("ratio", "low", "high", "text"), [
+    (1.0001, 1.000099, 1.000101, "+0.0100% (+0.0099% .. +0.0101%)"),
+    (0.99995, 0.99994, 0.99996, "-0.005% (-0.006% .. -0.004%)"),
+    (1.00003, 0.99996, 1.0001, "+0.003% (-0.004% .. +0.010%)"),
+    (1.9, 1.8999, 1.9001, "1.90000× slower (1.89990× .. 1.90010×)")])
+def test_a_narrow_ci_gives_estimate_and_bounds_the_decimals_that_tell_them_apart(
+        ratio, low, high, text):
+    assert fmt_change(ratio, low, high, S) == text
+    parts = change_parts(ratio, low, high, S)
+    decimals_of = [len(t.split(".")[1].rstrip("%× slower")) if "." in t else 0
+                   for t in (parts.estimate.split()[0], parts.low, parts.high)]
+    assert len(set(decimals_of)) == 1 and parts.low != parts.high and not parts.exact
+
+
+@pytest.mark.parametrize(("ratio", "low", "high", "text"), [
+    (2.28, 2.1, 2.45, "2.28× slower (2.10× .. 2.45×)"),
+    (0.0291, 0.0270, 0.0312, "34.4× faster (32.1× .. 37.0×)"),
+    (6.52, 3.3, 13.1, "6.5× slower (3.3× .. 13.1×)")])
+def test_a_large_change_is_still_factors_with_the_digits_of_its_ci(ratio, low, high, text):
+    assert fmt_change(ratio, low, high, S) == text
+
+
+def test_exact_counts_read_the_same_in_every_format(run_cli, tmp_path):
+    """Five runs of 1,000,000 against five of 1,000,100 instructions: text, Markdown, CSV's
+    verdict, HTML and the report all say "+0.01% ... exact"; JSON keeps the unrounded
+    ratio."""
+    a = _write(tmp_path / "a.txt", [1_000_000] * 5)
+    b = _write(tmp_path / "b.txt", [1_000_100] * 5)
+    code, out, _ = run_cli("compare", a, b, "--json")
+    assert code == 0
+    ratio = json.loads(out)["comparisons"][0]["ratio"]
+    assert ratio["estimate"] == pytest.approx(1.0001, rel=1e-12)
+    assert ratio["low"] == ratio["high"] == pytest.approx(1.0001, rel=1e-12)
+    texts = {}
+    for fmt in ("text", "markdown", "html"):
+        code, texts[fmt], _ = run_cli("compare", a, b, "--format", fmt)
+        assert code == 0
+    page = tmp_path / "page.html"
+    code, _, _ = run_cli("report", a, b, "-o", page, "--no-figures")
+    assert code == 0
+    texts["report"] = page.read_text()
+    for fmt, text in texts.items():
+        assert "+0.01% (exact: the data have no spread" in text, fmt
+        assert "0.0%" not in text.replace("CV", "").split("b vs a")[-1], fmt
+    assert "| +0.01% | exact |" in texts["markdown"]
+
+
 # -- the rounding rule ---------------------------------------------------------------
 def test_one_rounding_rule_half_away_from_zero_through_unit_scaling():
     assert f"{840.5:.0f}" == "840" and f"{840.5000000000001:.0f}" == "841"  # Python's way
