@@ -28,7 +28,8 @@ SHELLS = ("bash", "zsh", "tcsh", "fish")
 # Which arguments name files: benchlab spells a file's metavar FILE or STORE, and its
 # positional inputs files/file/experiment/store (tests/cli/test_completion.py checks
 # that every value-taking argument of these names gets file completion).
-FILE_METAVARS = frozenset({"FILE", "STORE", "EXPERIMENT|STORE", "EXPERIMENT | CMD"})
+# DB: a history, a SQLite file unless a postgresql:// URL is typed, so files are offered
+FILE_METAVARS = frozenset({"FILE", "STORE", "DB", "EXPERIMENT|STORE", "EXPERIMENT | CMD"})
 FILE_DESTS = frozenset({"files", "file", "experiment", "store"})
 
 EXAMPLE = """examples:
