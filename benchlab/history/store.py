@@ -194,6 +194,7 @@ class History:
             raise InputError(f"commit {_first_twice(shas)!r} is given twice")
         written = 0
         with self.db.write():
+            self._same_kind_of_dates(self.db, commits)
             for c in commits:
                 written += self._add_one(self.db, c, replace)
             if checks:
@@ -202,6 +203,32 @@ class History:
                 for check in checks:
                     write(self.db, check, replace=replace)
         return written
+
+    def _same_kind_of_dates(self, conn: Database, commits: Sequence[CommitResults]) -> None:
+        """Refuse a commit without a date into a history whose commits all have one, and
+        one with a date into a history whose commits have none: either would change how
+        every commit is ordered (by date only when all have one, docs/history.md), and
+        with many writers adding at once the order of adding is arbitrary. Judged under
+        the writers' lock, against what is stored; an empty history, or one mixed by an
+        earlier benchlab, takes what comes (its order does not change)."""
+        dated, total = conn.execute("SELECT COUNT(date), COUNT(*) FROM commits").fetchone()
+        if not total or 0 < dated < total:
+            return
+        for c in commits:
+            if (c.date is None) != (dated == 0):
+                known = conn.execute("SELECT date FROM commits WHERE sha = ?",
+                                     (c.sha,)).fetchone()
+                if c.date is None and known is not None:
+                    continue  # a commit already stored (with its date) given again
+                if dated:
+                    raise InputError(
+                        f"commit {c.sha!r} has no date, and every commit of this history "
+                        "has one: give --date (or --date-column), else the whole history "
+                        "would be ordered as added instead of by date", self.path)
+                raise InputError(
+                    f"commit {c.sha!r} has a date, and no commit of this history has one: "
+                    "add it without --date (or --date-column), the history is ordered as "
+                    "added", self.path)
 
     def _add_one(self, conn: Database, c: CommitResults, replace: bool) -> int:
         date = normalize_date(c.date)

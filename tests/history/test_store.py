@@ -86,8 +86,20 @@ def test_commits_are_ordered_by_date_when_all_have_one(tmp_path):
         h.add([commit("early", date="2024-01-31T23:00:00Z")])
         assert [c.sha for c in h.commits()] == ["early", "late"]
         assert h.series()[0].commit_index.tolist() == [0] * 4 + [1] * 4
-        h.add([commit("undated")])
-        assert [c.sha for c in h.commits()] == ["late", "early", "undated"]
+        with pytest.raises(InputError, match="'undated' has no date.*give --date"):
+            h.add([commit("undated")])  # it would reorder every commit: refused
+        assert [c.sha for c in h.commits()] == ["early", "late"]
+
+
+def test_a_mixed_history_stays_in_the_order_of_adding(tmp_path):
+    """A history an earlier benchlab mixed (some commits dated) is ordered as added, and
+    takes commits with and without dates."""
+    with History.open_or_create(str(tmp_path / "h.db")) as h:
+        h.add([commit("late", date="2024-02-01"), commit("undated"),
+               commit("early", date="2024-01-01")])
+        h.add([commit("more")])
+        h.add([commit("dated", date="2023-01-01")])
+        assert [c.sha for c in h.commits()] == ["late", "undated", "early", "more", "dated"]
 
 
 def test_dates_are_normalized_to_utc():

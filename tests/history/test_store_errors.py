@@ -155,7 +155,7 @@ def test_an_add_on_a_full_disk_keeps_the_history(run_cli, history, small_filesys
     _fill(small_filesystem)
     bulk = tmp_table(small_filesystem.parent)
     add = ["history", "add", bulk, "--value", "time", "--unit", "s", "--commit-column",
-           "commit", "--db", db]
+           "commit", "--date-column", "date", "--db", db]
     _, _, err = run_cli(*add, expect=2)
     assert _errors(err) == [f"benchlab: disk full while writing {db}; nothing was lost; free "
                             "space and add again (this add wrote nothing)"]
@@ -170,8 +170,9 @@ def test_an_add_on_a_full_disk_keeps_the_history(run_cli, history, small_filesys
 def tmp_table(folder: Path) -> Path:
     """A table of 30 new commits, 40 values each (enough pages to need new space)."""
     path = folder / "bulk.csv"
-    path.write_text("commit,time\n" + "".join(f"n{c:02d},{1 + v / 100}\n" for c in range(30)
-                                              for v in range(40)))
+    path.write_text("commit,date,time\n" + "".join(
+        f"n{c:02d},2024-06-01T{c // 2:02d}:{30 * (c % 2):02d}:00Z,{1 + v / 100}\n"
+        for c in range(30) for v in range(40)))
     return path
 
 
@@ -189,7 +190,8 @@ def test_a_full_disk_injected_at_the_add(run_cli, history, monkeypatch):
     """Where no file system can be filled: SQLITE_FULL at the add's commit."""
     monkeypatch.setattr("benchlab.history.store_sqlite.transaction", _FullAtCommit)
     _, _, err = run_cli("history", "add", tmp_table(history.parent), "--value", "time",
-                        "--unit", "s", "--commit-column", "commit", "--db", history, expect=2)
+                        "--unit", "s", "--commit-column", "commit", "--date-column", "date",
+                        "--db", history, expect=2)
     assert _errors(err) == [f"benchlab: disk full while writing {history}; nothing was lost; "
                             "free space and add again (this add wrote nothing)"]
     assert _commits(history) == 30

@@ -107,6 +107,37 @@ def test_a_second_add_of_a_commit_is_refused_and_replace_replaces(run_cli, postg
         assert h.counts() == {"commits": 1, "series": 2, "measurements": 12}
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_commit_that_would_reorder_the_history_is_refused(run_cli, postgres_server,
+                                                            tmp_path, backend):
+    """A dateless commit into a dated history (it would turn the whole history to the
+    order of adding) and a dated one into a dateless history: one line naming --date,
+    exit 2, nothing written; the history's order and its change are as before."""
+    if backend == "sqlite":
+        dated, dateless = str(tmp_path / "d.db"), str(tmp_path / "n.db")
+    else:
+        dated = postgres_server.database("dated_only")
+        dateless = postgres_server.database("dateless_only")
+    run_cli(*ADD_PAST, "--db", dated, expect=0)
+    before = _document(run_cli, "history", "check", "--json", "--db", dated)
+    _, out, err = run_cli(*ADD_HEAD[:-6], "--commit", "race1", "--db", dated, expect=2)
+    assert out == "" and err.count("\n") == 1, err
+    assert "commit 'race1' has no date" in err and "give --date" in err
+    assert _document(run_cli, "history", "check", "--json", "--db", dated) == before
+    run_cli(*ADD_HEAD[:-6], "--commit", "c020", "--db", dated, "--replace", expect=0)
+
+    run_cli(*ADD_HEAD[:-6], "--commit", "first", "--db", dateless, expect=0)
+    _, out, err = run_cli(*ADD_HEAD, "--db", dateless, expect=2)
+    assert out == "" and err.count("\n") == 1, err
+    assert "commit '9b1e004' has a date" in err and "without --date" in err
+    from benchlab.history.store import History
+
+    with History.open(dated) as h:
+        assert h.counts()["commits"] == 30 and h.commits()[0].sha == "c000"
+    with History.open(dateless) as h:
+        assert [c.sha for c in h.commits()] == ["first"]
+
+
 def _add_at_once(commands: list[list[str]], folder: Path) -> list[tuple[int, str, str]]:
     """Run each `benchlab ARGS` in its own process, released together: forked from this
     one (benchlab, numpy and psycopg imported already, so the processes race in the
