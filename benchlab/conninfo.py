@@ -1,6 +1,7 @@
 """Database URLs: whether a `--db` names a PostgreSQL server, and any text without passwords.
 
-A URL's password (`postgresql://user:SECRET@host/db`, `?password=SECRET`) and libpq's
+A server is named by a URL or by libpq's key=value conninfo (`host=h dbname=x`). A URL's
+password (`postgresql://user:SECRET@host/db`, `?password=SECRET`) and libpq's
 PGPASSWORD are replaced by `***` wherever benchlab echoes text: messages, the JSON
 envelope's argv, a crash report. Nothing here imports a driver.
 """
@@ -21,10 +22,22 @@ _KEYWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|[^&\s]*)
                       re.IGNORECASE)
 
 
+# libpq's key=value conninfo ("host=h dbname=x user=u"): every word a keyword=value (the
+# value bare or single-quoted), at least one of them a keyword naming where to connect
+_WORD = r"\s*[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s'=]*)"
+_CONNINFO = re.compile(rf"(?:{_WORD})+\s*")
+_PLACES = re.compile(r"(?:^|\s)(?:host|hostaddr|port|dbname|user|password|passfile|service)"
+                     r"\s*=", re.IGNORECASE)
+
+
 def is_server(text: str) -> bool:
-    """True when `text` is a PostgreSQL URL (postgresql:// or postgres://, any case)."""
-    return text[:len(SCHEMES[0])].lower() == SCHEMES[0] or \
-        text[:len(SCHEMES[1])].lower() == SCHEMES[1]
+    """True when `text` names a PostgreSQL database: a URL (postgresql:// or postgres://,
+    any case) or a libpq key=value conninfo (`host=h dbname=x`), which libpq reads as a
+    URL's equal."""
+    if text[:len(SCHEMES[0])].lower() == SCHEMES[0] or \
+            text[:len(SCHEMES[1])].lower() == SCHEMES[1]:
+        return True
+    return "=" in text and bool(_CONNINFO.fullmatch(text)) and bool(_PLACES.search(text))
 
 
 def passwords(url: str | None = None) -> list[str]:
@@ -60,7 +73,7 @@ def masked(text: str, url: str | None = None) -> str:
 def shown(where: str) -> str:
     """A `--db` as messages and the JSON envelope name it: a file's path as given, a
     server's URL without its password."""
-    return masked(where, where) if is_server(where) else where
+    return masked(where, where) if is_server(where) else masked(where)
 
 
 def hidden(text: str, argv: Sequence[str]) -> str:

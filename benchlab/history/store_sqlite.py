@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from benchlab import sqlite_file
+from benchlab.conninfo import masked
 from benchlab.errors import InputError, UsageError
 from benchlab.history.schema import FORMAT, SCHEMA_VERSION, SQLITE, schema
 from benchlab.sqlite_file import timestamp, transaction
@@ -67,7 +68,7 @@ def connect(path: str, *, write: bool, create: bool = False) -> SqliteDatabase:
     if create and not os.path.lexists(path):
         _create(path)
     if not os.path.exists(path):
-        raise InputError("no such file (benchlab history add creates it)", path)
+        raise InputError("no such file (benchlab history add creates it)", masked(path))
     conn, tables = sqlite_file.connect(path, HISTORY, write=write)
     return SqliteDatabase(conn, path, tables)
 
@@ -77,7 +78,8 @@ def _create(path: str) -> None:
     when another process creates it first, theirs is kept."""
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise UsageError(f"cannot create the history: directory {parent} does not exist", path)
+        raise UsageError(f"cannot create the history: directory {masked(parent)} does not "
+                         "exist", masked(path))
 
     def fill(conn: sqlite3.Connection) -> None:
         conn.executemany("INSERT INTO history_meta VALUES (?, ?)",

@@ -262,6 +262,38 @@ def test_masking(text, shown):
     assert masked(text, text) == shown
 
 
+def test_a_key_value_conninfo_names_the_server_as_its_url_does(run_cli, both,
+                                                               postgres_server):
+    """libpq's `host=... dbname=...` is a server, not a file: the same results as the URL,
+    and its password masked in every message; a near miss (a word without =) is a file
+    name, and its password is masked too."""
+    _, url = both
+    server = postgres_server
+    conninfo = (f"host=127.0.0.1 port={server.port} user={server.user} "
+                f"password={server.password} dbname=same_results")
+    check = ("history", "check", "--json")
+    _same(_document(run_cli, *check, "--db", url), _document(run_cli, *check, "--db", conninfo))
+    _, out, err = run_cli(*check, "--db", conninfo.replace(server.password, "KvLeak55"),
+                          expect=2)
+    assert err.count("\n") == 1 and "password authentication failed" in err, err
+    assert "KvLeak55" not in err and "password=*** dbname=same_results" in err
+    _, out, err = run_cli("history", "check", "--db", "host=h dbname password=KvLeak55",
+                          expect=2)
+    assert err == ("benchlab: host=h dbname password=***: no such file (benchlab history "
+                   "add creates it)\n")
+
+
+@pytest.mark.parametrize("text, server", [
+    ("host=h dbname=x", True), ("service=bench", True), ("  dbname = 'a b'  ", True),
+    ("postgres://h/x", True), ("history.db", False), ("a=b", False),
+    ("runs/host=1.db", False), ("host=h dbname", False),
+])
+def test_what_names_a_server(text, server):
+    from benchlab.conninfo import is_server
+
+    assert is_server(text) is server
+
+
 def test_export_and_import_move_a_history_both_ways(run_cli, both, postgres_server, tmp_path):
     """SQLite -> file -> PostgreSQL -> file -> SQLite: the files' commits and series are
     the same lines, and check gives the same document on all three."""
