@@ -105,6 +105,30 @@ def test_invalid_json_object_gets_the_json_error_with_line(tmp_path):
         readers.read(str(path))
 
 
+@pytest.mark.parametrize("name,text,expected", [
+    ("g.json", "garbage{\n", "g.json:1: not JSON, though its name ends in .json: Expecting "
+                             "value (line 1, column 1)"),
+    ("n.JSON", "1\n2\n", "n.JSON:2: not JSON, though its name ends in .json: Extra data "
+                         "(line 2, column 1)"),
+    ("b.json", "[1, 2\nx\n", "b.json:2: not JSON, though its name ends in .json"),
+    ("s.json", "3\n", "s.json: JSON of no known benchmark format; benchlab reads"),
+])
+def test_a_file_named_json_that_no_reader_knows_is_said_to_be_no_json(tmp_path, capsys, name,
+                                                                        text, expected):
+    """Not read as plain numbers ("'garbage{' is not a number"): its name says JSON."""
+    path = tmp_path / name
+    path.write_text(text)
+    code, err = _err(["compare", str(path), str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1 and expected in err, err
+    assert "is not a number" not in err
+
+
+def test_plain_numbers_under_another_name_are_still_read(tmp_path):
+    path = tmp_path / "n.txt"
+    path.write_text("1\n2\n")
+    assert readers.reader_for(open_source(str(path))).NAME == "numbers"
+
+
 def test_a_table_whose_header_starts_with_a_bracket_is_still_a_table(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("[group],value\na,1\na,2\nb,3\nb,4\n")

@@ -74,14 +74,19 @@ def unknown_json(source: Source) -> None:
 
     A file that starts with `{`, or with `[` and parses as JSON, is JSON: read as a
     table or as numbers it would give "a header but no rows" or "'{}' is not a
-    number". Invalid JSON that starts with `{` gets the JSON error with its line.
+    number". Invalid JSON that starts with `{` gets the JSON error with its line. So does
+    any file named *.json that no reader recognized: its name says JSON, and "'garbage{'
+    is not a number" would not say what is wrong with it.
     """
     from benchlab.data.readers import _foreign
 
     head = _foreign.prefix(source, 64).lstrip()
-    if not head.startswith(("{", "[")):
+    named = source.name.lower().endswith(".json") and bool(head)
+    if not named and not head.startswith(("{", "[")):
         return
-    if head.startswith("["):
+    if named and not head.startswith("{"):
+        doc = _named_json(source)
+    elif head.startswith("["):
         import json
 
         try:
@@ -94,6 +99,24 @@ def unknown_json(source: Source) -> None:
         doc = _foreign.load_json(source, "benchmark")
     raise InputError(f"{_describe(doc)}; benchlab reads the JSON of {KNOWN_JSON}, "
                      "and CSV/TSV, go test and plain-number files", source.name)
+
+
+def _named_json(source: Source) -> object:
+    """The document of a file named *.json; one that does not parse as JSON is refused,
+    naming the line and what the parser found."""
+    import json
+
+    from benchlab.data.readers import _foreign
+
+    try:
+        json.loads("\n".join(source.lines))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON, though its name ends in .json: {exc.msg} (line "
+                         f"{exc.lineno}, column {exc.colno})",
+                         f"{source.name}:{exc.lineno}") from None
+    except (ValueError, RecursionError):
+        pass  # too deep, or a giant integer: load_json says which
+    return _foreign.load_json(source, "benchmark")
 
 
 def _describe(doc: object) -> str:
