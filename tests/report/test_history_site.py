@@ -126,6 +126,29 @@ def test_the_numbers_are_history_checks(site):
         assert float(cell["data-estimate"]) == t["ratio"]["estimate"]
 
 
+def test_the_index_says_what_the_series_page_says(site):
+    """An episode's row on the index: its verdict says it is over and where the level came
+    back (the page's "ends at"), and "commits since" counts from the change's first commit
+    as the page places it; the page's head paragraph does not call its baseline "commits
+    since the last change" (audit 29 C, D)."""
+    episode = next(c for c in site["check"]["changes"] if c["benchmark"] == "episode")
+    assert episode["kind"] == "episode" and episode["end_commit"]
+    text = (site["dir"] / "index.html").read_text()
+    row = next(r for r in text.split("<tr ") if ">episode</a>" in r)
+    end = URL.format(sha=episode["end_commit"])
+    assert re.search(rf'regression(?: \(recent\))?, over: back at <a class="commit" '
+                     rf'href="{re.escape(end)}"',
+                     row), row
+    commits = site["check"]["commits"]
+    page = next(link for link in _series_links(site) if "episode" in link)
+    html = (site["dir"] / page).read_text()
+    start = re.search(rf'data-commit="{episode["commit"]}" data-start="(\d+)"', html)
+    since = re.search(r'<td class="num" data-sort="(\d+)">\1</td><td class="verdict', row)
+    assert start and since and int(since.group(1)) == commits - int(start.group(1))
+    assert "since the last change" not in html
+    assert "commits at the level of the head" in html
+
+
 def test_the_commit_means_are_history_shows(site, tmp_path):
     """The means and CIs the page's script draws are `history show --json`'s."""
     out = tmp_path / "show.json"

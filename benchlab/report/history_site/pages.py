@@ -158,10 +158,20 @@ def _index_row(s: SeriesHistory, data: SiteData, options: Options) -> str:
             f'{_change_text(last, _unit(s))}</td>',
             f'<td class="num" data-sort="{since}">{since}</td>']
     cells += [f'<td class="verdict {css}" data-sort="{VERDICT_ORDER[css]}">'
-              f'{esc(VERDICT_WORDS[css])}{" (recent)" if last is not None and last.recent else ""}'
-              '</td>',
+              f'{esc(VERDICT_WORDS[css])}{_verdict_note(last, options)}</td>',
               f'<td class="num" data-sort="{len(f.changes)}">{len(f.changes)}</td>']
     return f'<tr data-verdict="{css}">{"".join(cells)}</tr>'
+
+
+def _verdict_note(last: Change | None, options: Options) -> str:
+    """What the index adds to a verdict, as the series page's changes table says it: an
+    episode is over (the level is back from its end commit on), a change is recent."""
+    if last is None:
+        return ""
+    over = ""
+    if last.kind == "episode" and last.end_commit is not None:
+        over = f", over: back at {commit_link(options.commit_url, last.end_commit)}"
+    return f'{" (recent)" if last.recent else ""}{over}'
 
 
 INDEX_HEADERS = ("benchmark", "metric", "machine", "commits", "last mean", "trend",
@@ -260,7 +270,8 @@ def _head_power(h: HeadPower | None) -> str:
         return ""
     steps = ", ".join(f"±{100 * d:.1f}% after {k}" for k, d in enumerate(h.detectable, 1))
     return (f'<h2>The head</h2><p class="head-power" data-spread="{exact(h.spread)}">'
-            f"{h.commits} commits since the last change, a commit's mean spread "
+            f"{h.commits} commits at the level of the head (those since the last step, "
+            f"less episodes and spikes), a commit's mean spread "
             f"{100 * h.spread:.2f}%: a change shows with 80% power at {esc(steps)} "
             "commits.</p>")
 
