@@ -8,7 +8,8 @@ Bencher tracks. The measure follows the unit: times are Bencher's `latency`
 in nanoseconds (converted), `ops/s` its `throughput`, counts keep their name
 (`instructions`, `cycles`, `events`), any other unit is its name, and values
 without a unit are `value`. Bounds that do not exist (a sample of one value)
-are left out, as BMF allows. The document is written bare, without benchlab's
+are left out, as BMF allows, and so is a lower bound at or below zero of a quantity that
+cannot be negative (metric()). The document is written bare, without benchlab's
 JSON envelope, so Bencher's `json` adapter reads it as it is.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchlab.units import TIME_SECONDS, Unit
+from benchlab.units import SI_RATES, TIME_SECONDS, Unit
 
 NANOSECOND = 1e-9
 
@@ -31,11 +32,22 @@ def measure(unit: Unit) -> tuple[str, float]:
     return unit.name or "value", 1.0
 
 
-def metric(value: float, low: float, high: float, factor: float = 1.0) -> dict[str, float]:
-    """One BMF metric: the value and, when they are finite, its bounds."""
+def never_negative(unit: Unit) -> bool:
+    """Whether values in `unit` cannot be below zero: times, counts and rates of counted
+    things (units.COUNT_UNITS, units.SI_RATES)."""
+    return unit.is_time or unit.is_count or unit.name in SI_RATES
+
+
+def metric(value: float, low: float, high: float, factor: float = 1.0,
+           positive: bool = False) -> dict[str, float]:
+    """One BMF metric: the value and, when they are finite, its bounds. For a quantity
+    that cannot be negative (`positive`) a lower bound at or below zero is left out: the
+    symmetric t interval of a mean of a few widely spread values reaches below zero, and
+    there it bounds nothing (a latency of -57 ms); the upper bound is kept."""
     out = {"value": value * factor}
     if math.isfinite(low) and math.isfinite(high):
-        out["lower_value"] = low * factor
+        if not (positive and low <= 0):
+            out["lower_value"] = low * factor
         out["upper_value"] = high * factor
     return out
 
@@ -43,7 +55,8 @@ def metric(value: float, low: float, high: float, factor: float = 1.0) -> dict[s
 def document(entries: list[tuple[str, float, float, float]], unit: Unit) -> dict[str, Any]:
     """{name: {measure: metric}} from (name, value, low, high) in `unit`."""
     name, factor = measure(unit)
+    positive = never_negative(unit)
     doc: dict[str, Any] = {}
     for benchmark, value, low, high in entries:
-        doc[benchmark] = {name: metric(value, low, high, factor)}
+        doc[benchmark] = {name: metric(value, low, high, factor, positive)}
     return doc

@@ -70,3 +70,24 @@ def test_results_without_a_bmf_layout_are_refused(run_cli):
     _, out, err = run_cli("profile-diff", fixture("callgrind_old.out"),
                           fixture("callgrind_new.out"), "--format", "bmf", expect=2)
     assert "--format bmf is not available for profile-diff results" in err and out == ""
+
+
+def test_a_lower_bound_below_zero_of_a_latency_is_left_out(run_cli, tmp_path):
+    """The t interval of three widely spread times reaches below zero; a latency cannot,
+    so lower_value is left out and upper_value kept (docs/output.md#bmf). Values without
+    a unit may be negative: their bound is written as computed."""
+    values = [10.0, 12.0, 200.0]
+    mean, low, high = t_interval(values)
+    assert low < 0
+    timed, plain = tmp_path / "t.txt", tmp_path / "v.txt"
+    for path in (timed, plain):
+        path.write_text("".join(f"{v}\n" for v in values))
+    _, out, _ = run_cli("summary", timed, "--unit", "ms", "--format", "bmf", expect=0)
+    got = json.loads(out)["t"]["latency"]
+    assert set(got) == {"value", "upper_value"}
+    assert got["value"] == pytest.approx(mean * 1e6, rel=1e-12)
+    assert got["upper_value"] == pytest.approx(high * 1e6, rel=1e-9)
+    _, out, _ = run_cli("summary", plain, "--format", "bmf", expect=0)
+    got = json.loads(out)["v"]["value"]
+    assert got["lower_value"] == pytest.approx(low, rel=1e-9)
+    assert got["upper_value"] == pytest.approx(high, rel=1e-9)
