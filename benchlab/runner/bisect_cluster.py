@@ -31,6 +31,7 @@ from benchlab.runner.cluster import (
     connected_machines,
     connection_error,
     parse_address,
+    probe,
     quiet_dask,
     require_distributed,
     stop_workers,
@@ -136,8 +137,12 @@ def connect(address: str, machine: str | None, cache: str, say=None, *,
                          "PORT, and a worker with: benchlab worker tcp://HOST:PORT --machine "
                          "NAME)")
     quiet_dask()
+    import asyncio
+
     from distributed import Client
 
+    # one connection first, as `benchlab worker` does: nothing listening is one line
+    asyncio.run(probe(where, None, "client", timeout))
     try:
         client = Client(where, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as exc:
