@@ -31,11 +31,12 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
-def _load(driver, path: Path) -> tuple[list, list[str]]:
-    """Open the page; its SEVERE console entries and the URLs it requested."""
+def _load(driver, page: Path | str) -> tuple[list, list[str]]:
+    """Open the page (a file or a URL); its SEVERE console entries and the URLs it
+    requested."""
     driver.get_log("browser")
     driver.get_log("performance")
-    driver.get(path.as_uri())
+    driver.get(page.as_uri() if isinstance(page, Path) else page)
     driver.execute_script("return document.readyState")
     severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     urls = []
@@ -56,13 +57,7 @@ def test_every_page_loads_quietly_and_fetches_only_its_files(browser, site):
     assert len(links) == len(KEYS)
     names, shown = set(), []
     for link in links:  # every series page, reached by following its link from the index
-        browser.get_log("browser")
-        browser.get_log("performance")
-        browser.get(link)
-        severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-        urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
-                for e in browser.get_log("performance")
-                if json.loads(e["message"])["message"]["method"] == "Network.requestWillBeSent"]
+        severe, urls = _load(browser, link)
         assert severe == [], link
         assert {u.rsplit("/", 1)[-1] for u in urls} == {link.rsplit("/", 1)[-1], "site.css",
                                                           "commits.js", "site.js"}, urls
@@ -92,13 +87,7 @@ def test_the_pr_check_page_is_reached_from_the_index(browser, site):
     _load(browser, site / "index.html")
     (link,) = browser.execute_script(
         "return Array.from(document.querySelectorAll('#checks a.check')).map(a => a.href)")
-    browser.get_log("browser")
-    browser.get_log("performance")
-    browser.get(link)
-    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    urls = [json.loads(e["message"])["message"]["params"]["request"]["url"]
-            for e in browser.get_log("performance")
-            if json.loads(e["message"])["message"]["method"] == "Network.requestWillBeSent"]
+    severe, urls = _load(browser, link)
     assert severe == [] and {u.rsplit("/", 1)[-1] for u in urls} == {
         link.rsplit("/", 1)[-1], "site.css", "site.js"}
     shown = browser.execute_script(
