@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from benchlab.cli import output_options
 from benchlab.conninfo import shown
 
 EXAMPLE = """examples:
@@ -26,8 +27,7 @@ def add_parsers(inner: argparse._SubParsersAction, db_help: str) -> None:
     p.add_argument("--db", required=True, metavar="DB", help=db_help)
     p.add_argument("-o", "--output", metavar="FILE", default="-",
                    help="the file to write (default -: standard output)")
-    p.add_argument("--overwrite", dest="force", action="store_true",
-                   help="replace FILE even if it is a store or an input")
+    output_options.add_overwrite(p, "replace FILE even if it is a store or an input")
     p.set_defaults(history_run=run_export)
     p = inner.add_parser(
         "import", help="add a file `history export` wrote to a history (created if absent)",
