@@ -26,6 +26,8 @@ def _wait_for_orphans(*markers: str, limit: float = 60.0) -> None:
     otherwise log its start after the count, moving that kill's loss to the next."""
     deadline = time.monotonic() + limit
     mine = [m.encode() for m in markers]
+    clean = 0  # scans in a row that found none: a process in the middle of its execve may
+    # show an empty command line for an instant, so one clean scan is not enough
     while time.monotonic() < deadline:
         alive = False
         for pid in os.listdir("/proc"):
@@ -39,7 +41,8 @@ def _wait_for_orphans(*markers: str, limit: float = 60.0) -> None:
             alive = any(m in line for m in mine)
             if alive:
                 break
-        if not alive:
+        clean = 0 if alive else clean + 1
+        if clean == 3:
             return
         time.sleep(0.01)
 
