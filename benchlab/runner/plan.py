@@ -18,7 +18,9 @@ import os
 from dataclasses import dataclass
 
 from benchlab.errors import InputError, UsageError
+from benchlab.runner import permutation
 from benchlab.runner.config import MACHINE_FACTOR, Command, Experiment, gc_paused
+from benchlab.runner.permutation import NumpyPermutations, Permutations
 
 # Planned trials are held in memory (about 150 bytes each as Trial objects) and written to the
 # store (about 60 bytes each) before the first one runs: a million trials took 12 s and a peak
@@ -151,17 +153,18 @@ def check_size(e: Experiment) -> None:
 
 
 def make_plan(e: Experiment, seed: int) -> list[Trial]:
-    """All trials of the experiment in run order (`seed` draws the interleaved order); refused
-    by check_size first when they would be absurdly many. Without [machines] and with role
-    "factor" without build steps the draws are those of a plan without machines."""
-    import numpy as np
-
+    """All trials of the experiment in run order (`seed` draws the interleaved order, as
+    numpy.random.default_rng(seed).permutation would); refused by check_size first when they
+    would be absurdly many. Without [machines] and with role "factor" without build steps the
+    draws are those of a plan without machines. A plan of fewer than permutation.NUMPY_FROM
+    trials is drawn without importing numpy, a larger one by numpy: the same order either way."""
     check_size(e)
+    rng = permutation.generator(seed, plan_size(e)[0])
     with gc_paused():
-        return _make_plan(e, np.random.default_rng(seed))
+        return _make_plan(e, rng)
 
 
-def _make_plan(e: Experiment, rng) -> list[Trial]:
+def _make_plan(e: Experiment, rng: Permutations | NumpyPermutations) -> list[Trial]:
     layout = _Layout(e)
     out: list[Trial] = []
     if e.order == "sequential":
@@ -176,7 +179,7 @@ def _make_plan(e: Experiment, rng) -> list[Trial]:
     for b in range(1, e.builds + 1):
         if steps:
             rnd += 1
-            for i in rng.permutation(len(steps)).tolist():
+            for i in rng.permutation(len(steps)):
                 a, m = steps[i]
                 out.append(Trial(len(out) + 1, rnd, "build", a, (), layout.build(b, m), 0,
                                  False, m))
@@ -188,7 +191,7 @@ def _make_plan(e: Experiment, rng) -> list[Trial]:
             # timed and counted trials of the round drawn into one order (without a counter
             # the draws are those of timed executions alone)
             batch = [(run, kind) for kind in kinds for run in runs]
-            order = rng.permutation(len(batch)).tolist()
+            order = rng.permutation(len(batch))
             if e.order == "blocked":
                 order, last = _blocked([run for run, _ in batch], order, switched, last, rng)
             for i in order:
@@ -204,7 +207,8 @@ def state_key(trial_factors: tuple[tuple[str, str], ...], switched: set[str]
     return tuple(kv for kv in trial_factors if kv[0] in switched)
 
 
-def _blocked(runs: list, order: list[int], switched: set[str], last, rng
+def _blocked(runs: list, order: list[int], switched: set[str], last,
+             rng: Permutations | NumpyPermutations
              ) -> tuple[list[int], tuple | None]:
     """A round's trials grouped by system state (order = "blocked"): the states in a random
     order, the one left in force by the previous round first (one switch saved per round),
@@ -213,7 +217,7 @@ def _blocked(runs: list, order: list[int], switched: set[str], last, rng
     for i in order:
         blocks.setdefault(state_key(runs[i][0][1], switched), []).append(i)
     keys = list(blocks)
-    keys = [keys[j] for j in rng.permutation(len(keys)).tolist()]
+    keys = [keys[j] for j in rng.permutation(len(keys))]
     if last in blocks:
         keys.remove(last)
         keys.insert(0, last)

@@ -3,13 +3,20 @@ bounded draws and every permutation, bit for bit, for seeds from 0 to beyond 2**
 
 from __future__ import annotations
 
+import os
+import pathlib
 import random
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchlab.runner import permutation
+from benchlab.runner.config import load_experiment
 from benchlab.runner.permutation import (
     NUMPY_FROM,
     NumpyPermutations,
@@ -17,6 +24,7 @@ from benchlab.runner.permutation import (
     generator,
     seed_words,
 )
+from benchlab.runner.plan import make_plan, plan_size
 
 EDGE_SEEDS = [0, 1, 2, 2**31, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64 + 7, 2**96 + 1,
               2**128 - 1, 2**128 + 5, 2**200 + 12345]
@@ -113,3 +121,66 @@ def test_the_generator_is_chosen_by_the_number_of_elements():
     mine = generator(3, 0)
     for n in (5, 0, 17, 1, 2):
         assert numpys.permutation(n) == mine.permutation(n)
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "experiments"
+# every example experiment that parses: interleaved-random and blocked orders, factors,
+# machines in both roles, several builds with build steps, counters
+PLANNED = ["loop.toml", "jitter.toml", "machines.toml", "machines-level.toml", "counts.toml",
+           "profiles.toml", "sleep.toml", "warming.toml", "failing.toml", "pinned.toml",
+           "strides.toml"]
+
+
+def plan_by(monkeypatch, e, seed: int, numpy_from: int) -> tuple[list, type]:
+    """make_plan with the switch to numpy's generator at `numpy_from` elements, and the type
+    of the generator that drew it."""
+    monkeypatch.setattr(permutation, "NUMPY_FROM", numpy_from)
+    used = []
+    choose = permutation.generator
+
+    def spy(seed: int, elements: int):
+        used.append(choose(seed, elements))
+        return used[-1]
+
+    monkeypatch.setattr(permutation, "generator", spy)
+    plan = make_plan(e, seed)
+    monkeypatch.setattr(permutation, "generator", choose)
+    assert len(used) == 1
+    return plan, type(used[0])
+
+
+def test_a_plan_is_the_same_whichever_generator_draws_it(monkeypatch):
+    orders = set()
+    for name in PLANNED:
+        e = load_experiment(str(EXAMPLES / name))
+        orders.add(e.order)
+        for seed in (0, 1, 12345, 2**32 - 1, 2**63 + 11):
+            pure, kind = plan_by(monkeypatch, e, seed, numpy_from=10**12)
+            assert kind is Permutations
+            numpys, kind = plan_by(monkeypatch, e, seed, numpy_from=0)
+            assert kind is NumpyPermutations
+            assert pure == numpys, (name, seed)
+            assert len(pure) == plan_size(e)[0]
+    assert orders == {"interleaved-random", "blocked"}  # the blocked order's draws too
+
+
+def test_drawing_a_small_plan_imports_no_numpy():
+    # in a fresh interpreter, as a quick-mode run plans: the experiment's parser and the plan
+    code = textwrap.dedent("""
+        import sys
+        from benchlab.runner.config import parse_experiment
+        from benchlab.runner.plan import make_plan
+        from benchlab.runner.session import draw_seed
+        e = parse_experiment('executions = 20\\n[factors]\\nn = [1, 2]\\n'
+                             '[alternatives.a]\\ncommand = ["true", "{n}"]\\n'
+                             '[alternatives.b]\\ncommand = ["false", "{n}"]\\n', "x.toml")
+        plan = make_plan(e, draw_seed())
+        assert len(plan) == 2 * 2 * 20, len(plan)
+        assert "numpy" not in sys.modules, "numpy was imported"
+        print("ok")
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
