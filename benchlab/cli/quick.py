@@ -298,4 +298,7 @@ def _analyse(args: argparse.Namespace, store: str, seed: int, single: bool) -> i
     own = argparse.Namespace(**{**vars(parsed), "argv": list(getattr(args, "argv", None)
                                                                 or sys.argv[1:])})
     sys.stdout.flush()
+    from benchlab.runner.blas import load_single_threaded
+
+    load_single_threaded()  # the run's first numpy (unless the run needed it): one BLAS thread
     return int(own.run(own))

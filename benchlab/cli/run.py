@@ -148,7 +148,9 @@ def _print_analysis(command: list[str], parser: argparse.ArgumentParser | None) 
     errors, e.g. a single alternative, print as compare prints them), parsed by this run's
     own parser when it has one."""
     from benchlab.cli.main import main
+    from benchlab.runner.blas import load_single_threaded
 
+    load_single_threaded()  # the run's first numpy (unless the run needed it): one BLAS thread
     print()
     sys.stdout.flush()
     main(command[1:], parser)

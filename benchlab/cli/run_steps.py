@@ -55,10 +55,6 @@ def execute(args: argparse.Namespace, experiment, store: str, tls, again,
     Progress goes to `progress_stream` (None: standard output; False: none)."""
     import signal
 
-    from benchlab.runner.blas import load_single_threaded
-
-    load_single_threaded()  # before anything imports numpy: no idle BLAS threads in the runner
-
     from benchlab.runner.progress import make_progress
     from benchlab.runner.session import run_experiment
 

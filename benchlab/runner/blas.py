@@ -6,10 +6,15 @@ spawned command (on `true`, 687 against 666 µs, interleaved fresh processes on
 this project's 2-core machine: benchmarks/runner_overhead.py measures the
 runner), and the runner needs no parallel linear algebra. So `benchlab run`
 loads numpy with OPENBLAS_NUM_THREADS (and the OpenMP and MKL equivalents) set
-to 1 and restores the variables at once, before any command's environment is
-built from os.environ. scipy.special (the t quantiles of the stopping rule) is
-loaded the same way, only when a stopping rule first needs it: importing it
-costs about 0.2-0.5 s of start-up, more than 200 executions of `true`.
+to 1 and restores the variables at once (no command starts meanwhile: the
+variables never reach one). It loads numpy where it is first needed: before the
+first execution only for a run that needs it while running (a stopping rule, a
+steady state, a cluster: session.numpy_while_running), else for the analysis
+printed after the executions, so that a plain run's first execution does not
+wait for numpy's import (about 100 ms). scipy.special (the t quantiles of the
+stopping rule) is loaded the same way, only when a stopping rule first needs
+it: importing it costs about 0.2-0.5 s of start-up, more than 200 executions of
+`true`.
 """
 
 from __future__ import annotations

@@ -106,6 +106,33 @@ def _runner_rss() -> int | None:
         return None
 
 
+def numpy_version() -> str:
+    """numpy.__version__, without importing numpy when it is not loaded yet (the import
+    costs about 100 ms, and `benchlab run` needs numpy only after its executions): numpy's
+    own `numpy/version.py`, which defines `__version__` with no import since numpy 1.26
+    (meson builds); for an older layout (versioneer's, a relative import) the installed
+    distribution's version, which is the same text for a release."""
+    loaded = sys.modules.get("numpy")
+    if loaded is not None:
+        return str(loaded.__version__)
+    from importlib.util import find_spec
+
+    spec = find_spec("numpy")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        path = os.path.join(folder, "version.py")
+        namespace: dict[str, Any] = {}
+        try:
+            with open(path, encoding="utf-8") as handle:
+                exec(compile(handle.read(), path, "exec"), namespace)  # noqa: S102
+        except (OSError, ImportError, SyntaxError):
+            continue
+        if isinstance(namespace.get("__version__"), str):
+            return namespace["__version__"]
+    from importlib.metadata import version
+
+    return version("numpy")
+
+
 def collect() -> dict:
     """Everything the store records about the machine, as a JSON-ready dict."""
     try:
@@ -119,8 +146,6 @@ def collect() -> dict:
     turbo, turbo_file = _turbo()
     aslr = _read("/proc/sys/kernel/randomize_va_space")
     smt = _read("/sys/devices/system/cpu/smt/active")
-    import numpy
-
     from benchlab.version import __version__
 
     return {
@@ -143,7 +168,7 @@ def collect() -> dict:
         "environment_bytes": sum(len(k) + len(v) + 2 for k, v in os.environ.items()),
         "python": platform.python_version(),
         "python_executable": sys.executable,
-        "numpy": numpy.__version__,
+        "numpy": numpy_version(),
         "benchlab": __version__,
         "runner_maxrss_bytes": _runner_rss(),
         "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from benchlab.errors import InputError, UsageError
 from benchlab.result import Result
 from benchlab.runner import environment, rounds, switching
+from benchlab.runner.blas import load_single_threaded
 from benchlab.runner.config import Experiment, load_experiment, with_timeout
 from benchlab.runner.execute import run_process
 from benchlab.runner.plan import Trial, build_key, estimate_seconds, make_plan
@@ -202,6 +203,8 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
     if cluster is None:  # a cluster's workers may offer what the driver does not
         check_metrics(e)
     connected = None
+    if numpy_while_running(e, cluster):
+        load_single_threaded()
     if cluster is not None:  # connected before the store exists: a bad address leaves none
         from benchlab.runner.cluster import connect
 
@@ -212,6 +215,16 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
     finally:
         if connected is not None:
             connected.close()
+
+
+def numpy_while_running(e: Experiment, cluster: str | None = None) -> bool:
+    """Whether the run itself needs numpy (loaded then before the first execution, with one
+    BLAS thread): a stopping rule (its checks between rounds), a steady state (classified
+    during each execution) or a cluster (Dask). A run without them imports numpy only for
+    the analysis after its executions (runner/blas.py), which saves its import (about
+    100 ms) before the first; loading it mid-run would also raise the runner's resident
+    size, the floor of every later command's maxrss (runner/execute.py), partway through."""
+    return e.stop is not None or e.steady is not None or cluster is not None
 
 
 def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fail_fast: bool,
@@ -233,6 +246,7 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
             raise
         seed = stored
     else:
+        load_single_threaded()  # the plan's generator is numpy's (until plan.py draws without)
         seed = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
         plan = make_plan(e, seed)
         meta = {"benchlab_version": __version__, "experiment_path": e.path if e.path.startswith("<")

@@ -55,3 +55,14 @@ def test_help_and_run_import_only_their_command():
     assert out == ("0 ['benchlab.cli.commands', 'benchlab.cli.main'] ['benchlab.cli.commands', "
                    "'benchlab.cli.main', 'benchlab.cli.output_options', 'benchlab.cli.quick', "
                    "'benchlab.cli.run', 'benchlab.cli.run_steps', 'benchlab.cli.tls_options']"), out
+
+
+def test_the_environment_record_names_numpy_without_importing_it():
+    """The store's environment record gives numpy.__version__ read from numpy's own version
+    file, so `benchlab run` need not import numpy before its first execution (issue 26)."""
+    code = ("import sys\nfrom benchlab.runner.environment import numpy_version\n"
+            "version = numpy_version()\nloaded = 'numpy' in sys.modules\nimport numpy\n"
+            "print(version == numpy.__version__, loaded, numpy_version() == numpy.__version__)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "True False True", out
