@@ -184,6 +184,9 @@ class NumpyPermutations:
     __slots__ = ("_rng",)
 
     def __init__(self, seed: int) -> None:
+        from benchlab.runner.blas import load_single_threaded
+
+        load_single_threaded()  # the runner's numpy: no idle BLAS threads beside the commands
         import numpy as np
 
         self._rng = np.random.default_rng(seed)

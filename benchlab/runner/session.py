@@ -246,7 +246,6 @@ def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fa
             raise
         seed = stored
     else:
-        load_single_threaded()  # the plan's generator is numpy's (until plan.py draws without)
         seed = seed if seed is not None else e.seed if e.seed is not None else draw_seed()
         plan = make_plan(e, seed)
         meta = {"benchlab_version": __version__, "experiment_path": e.path if e.path.startswith("<")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,33 @@ def test_the_environment_record_names_numpy_without_importing_it():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == "True False True", out
+
+
+# The measured command looks at its parent, the runner, while it runs: how many of the
+# runner's mappings are numpy's C core (numpy/_core/_multiarray_umath*.so), which numpy's
+# first import loads.
+PROBE = "grep -c _multiarray_umath /proc/$PPID/maps > {out}; true"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux /proc")
+@pytest.mark.parametrize("form, loaded", [("quick mode", False), ("experiment file", False),
+                                          ("stopping rule", True)])
+def test_run_loads_no_numpy_before_its_first_execution(tmp_path, form, loaded):
+    """numpy's import (about 100 ms) waits until after the executions of a run that does
+    not need it while running (issue 26): the runner's memory map, read by the measured
+    command itself, holds no numpy during the executions. A stopping rule needs numpy
+    between rounds, so its run loads it before the first (the probe sees it there)."""
+    out = tmp_path / "maps.txt"
+    probe = PROBE.format(out=out)
+    if form == "quick mode":
+        argv = ["run", "--runs", "2", "--warmup", "0", "-o", "s.db", "--", f"sh -c '{probe}'"]
+    else:
+        stop = '\nstop_when = { max_time = "1h" }' if form == "stopping rule" else ""
+        (tmp_path / "e.toml").write_text(f'executions = 2{stop}\n[alternatives.probe]\n'
+                                         f'command = ["sh", "-c", "{probe}"]\n')
+        argv = ["run", "e.toml", "-o", "s.db"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "benchlab", *argv], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (int(out.read_text()) > 0) is loaded, (out.read_text(), done.stderr)
