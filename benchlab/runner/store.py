@@ -438,7 +438,10 @@ class Store:
             logged.append([base64.b64encode(p[3]).decode("ascii") for p in profiles])
         line = _LINE(logged)
         try:
-            os.write(self._log, line)
+            written = os.write(self._log, line)
+            while written < len(line):  # cut short by a disk filling in the line: the rest,
+                # or the error (a line left half written must stay the log's last)
+                written += os.write(self._log, line[written:])
         except OSError as exc:
             raise sqlite_file.failure(exc, self.path, STORE, writing=True) from None
         self._rows.append(row)

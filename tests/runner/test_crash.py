@@ -14,40 +14,69 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 20
 
 
-def _wait_for_orphans(*markers: str, limit: float = 60.0) -> None:
-    """Until no process has one of `markers` on its command line: the command a SIGKILL of the
-    runner left running (its `sh`, or the runner's fork not yet exec'd, which still has the
-    runner's command line; on a loaded machine it may not yet be at its first `echo`) would
-    otherwise log its start after the count, moving that kill's loss to the next."""
-    deadline = time.monotonic() + limit
-    mine = [m.encode() for m in markers]
-    clean = 0  # scans in a row that found none: a process in the middle of its execve may
-    # show an empty command line for an instant, so one clean scan is not enough
-    while time.monotonic() < deadline:
-        alive = False
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
+@pytest.fixture
+def reaper():
+    """This process as the child subreaper (prctl(2), PR_SET_CHILD_SUBREAPER) while the test
+    runs: what a killed runner leaves running (the command it spawned, or its spawn not yet
+    exec'd) becomes this process's child, so the test can wait for it to end. A start it
+    logs after the count would move that kill's loss to the next; a scan of /proc for such
+    processes misses one in the middle of its execve, whose command line is empty then."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def subreaper(on: bool) -> None:
+        if libc.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+    others = _children()  # this process's children before the test (not the runner's)
+    subreaper(True)
+    try:
+        yield lambda: _reap_orphans(others)
+    finally:
+        subreaper(False)
+        _reap_orphans(others)
+
+
+PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+
+
+def _children() -> set[int]:
+    """The processes whose parent is this process (/proc/PID/stat's fourth field)."""
+    me, found = os.getpid(), set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:  # ended meanwhile
+            continue
+        if int(stat.rsplit(b")", 1)[1].split()[1]) == me:
+            found.add(int(pid))
+    return found
+
+
+def _reap_orphans(others: set[int]) -> None:
+    """Wait until every orphan of the killed runner has ended. When one ends, its own
+    children are this process's before its end can be waited for, so the next scan sees
+    them: once a scan finds none, none is left."""
+    while orphans := _children() - others:
+        for pid in orphans:
             try:
-                with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                    line = handle.read()
-            except OSError:
-                continue
-            alive = any(m in line for m in mine)
-            if alive:
-                break
-        clean = 0 if alive else clean + 1
-        if clean == 3:
-            return
-        time.sleep(0.01)
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # not ours after all
+                others.add(pid)
 
 
-def test_sigkill_twenty_times_then_resume(tmp_path):
+@pytest.mark.skipif(sys.platform != "linux", reason="prctl's child subreaper, /proc")
+def test_sigkill_twenty_times_then_resume(tmp_path, reaper):
     exp = tmp_path / "exp.toml"
     ran = tmp_path / "ran.log"  # one line per execution started, by the command itself
     exp.write_text(textwrap.dedent(f"""
@@ -70,8 +99,9 @@ def test_sigkill_twenty_times_then_resume(tmp_path):
     # each kill lands at a random moment after the run has recorded a new trial (polled,
     # not timed: on a loaded machine start-up alone may take seconds), up to 0.3 s later:
     # longer than the store's time slice between commits (runner/store.py)
-    progress, lost = [], []
+    progress, lost, counted = [], [], 0
     for _ in range(KILLS):
+        assert _started(ran) == counted  # nothing the last kill left logged a start late
         before = progress[-1] if progress else 0
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -82,10 +112,11 @@ def test_sigkill_twenty_times_then_resume(tmp_path):
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        _wait_for_orphans(str(ran), str(exp))  # what the kill left running may log a start
+        reaper()  # what the kill left running has ended: it may have logged a start
         progress.append(_done(db))
         # executions started and not recorded (in the store or in its outcome log), so far
-        lost.append(len(ran.read_text().splitlines()) - progress[-1] - _logged(db))
+        counted = _started(ran)
+        lost.append(counted - progress[-1] - _logged(db))
     print("trials finished after each kill:", progress, "lost so far:", lost)
     assert all(b - a <= 1 for a, b in zip([0, *lost], lost, strict=False))  # each kill: at most one
     finish = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
@@ -114,7 +145,12 @@ def test_sigkill_twenty_times_then_resume(tmp_path):
     assert len({p for p in progress if 0 < p < planned}) >= 5
     assert sessions >= 3
     # a kill loses at most the execution that was running: it is run again on resume
-    assert planned <= len(ran.read_text().splitlines()) <= planned + KILLS
+    assert planned <= _started(ran) <= planned + KILLS
+
+
+def _started(ran: Path) -> int:
+    """Executions started so far: each command logs its start as its first act."""
+    return len(ran.read_text().splitlines()) if ran.exists() else 0
 
 
 def _logged(db: Path) -> int:
