@@ -42,6 +42,13 @@ What it measures
     store for benchlab, from hyperfine's JSON for hyperfine, warm-ups
     included). For benchlab also beyond start-up, as for the wall time.
 
+    Start-up of a Python process, for scale: `python -c pass` and a Python that
+    only imports the runner's process starter (benchlab.runner.execute), the least
+    any runner written in Python pays before its first execution. From these and
+    the figures above: the fewest executions N from which the wall time per
+    execution with start-up, (start-up + N x beyond) / N, is within the goal's
+    1.5x of hyperfine's — for benchlab run, quick mode, and that bare Python loop.
+
     The child Pythons read compiled bytecode from a cache in the temporary
     directory (PYTHONPYCACHEPREFIX), filled before the first round, as an
     installed package has it: with PYTHONDONTWRITEBYTECODE set (as in some
@@ -82,6 +89,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import shutil
@@ -198,6 +206,28 @@ def quick_mode(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[floa
     return _read(db, "quick mode", runs, cpu), total / runs
 
 
+# What a Python process costs before it can run anything: the interpreter alone, and one that
+# imports the runner's process starter (benchlab.runner.execute) — the least any runner
+# written in Python pays, against which benchlab's own start-up is read.
+PYTHON_STARTS = {"python -c pass": "pass",
+                 "python importing the process starter": "import benchlab.runner.execute"}
+
+
+def _python_start(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=ENV)
+    return time.perf_counter() - start
+
+
+def break_even(start_up: float, per_execution: float, hyperfine_per: float,
+               bound: float) -> float | None:
+    """The fewest executions N at which (start_up + N * per_execution) / N is at most `bound`
+    times hyperfine's wall time per execution (which includes its own start-up): None when
+    each execution alone costs more than that."""
+    margin = bound * hyperfine_per - per_execution
+    return math.ceil(start_up / margin) if margin > 0 else None
+
+
 # Issue 26's "done when", each as (what, the tool's key, the bound on its ratio to hyperfine's):
 # the reported median paired by round, and the wall time per execution with and without the
 # start-up (the whole invocation over N; beyond an invocation of two executions).
@@ -223,6 +253,7 @@ def main() -> int:
     per_exec: dict[str, list[float]] = {k: [] for k in samples}
     round_medians: dict[str, list[float]] = {k: [] for k in samples}
     starts: dict[str, list[float]] = {"benchlab run": [], "quick mode": []}
+    python_starts: dict[str, list[float]] = {what: [] for what in PYTHON_STARTS}
     load_start = list(os.getloadavg())
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -235,6 +266,8 @@ def main() -> int:
                 if name == "start-up":  # two executions each: what every invocation costs
                     starts["benchlab run"].append(2 * benchlab_run(2, tmp, k, warmup=0)[1])
                     starts["quick mode"].append(2 * quick_mode(2, tmp, k, warmup=0)[1])
+                    for what, code in PYTHON_STARTS.items():
+                        python_starts[what].append(_python_start(code))
                     continue
                 if name == "hyperfine":
                     walls, per = hyperfine(args.runs, tmp)
@@ -278,6 +311,17 @@ def main() -> int:
             if (name, 2) in OWN:
                 doc["tools"][name]["own_cpu_per_execution_beyond_start_up_s"] = float(
                     np.median((own - np.array(OWN[(name, 2)])) / (args.runs - 2)))
+    wall_bound = GOALS[1][2]
+    for name in starts:  # with start-up, the bound is met from this many executions on
+        t = doc["tools"][name]
+        t["break_even_runs"] = break_even(t["median_start_up_s"],
+                                          t["wall_per_execution_beyond_start_up_s"], base_per,
+                                          wall_bound)
+    bare_start = {what: float(np.median(v)) for what, v in python_starts.items()}
+    runner_start = bare_start["python importing the process starter"]
+    doc["python_start_up_s"] = bare_start
+    doc["bare_python_runner_break_even_runs"] = break_even(
+        runner_start, float(np.median(per_exec["execute"])), base_per, wall_bound)
     doc["load_average"] = {"start": load_start, "end": list(os.getloadavg())}
     doc["goals"] = {f"{name}: {what}": {"ratio": doc["tools"][name][key], "bound": bound,
                                         "met": bool(doc["tools"][name][key] <= bound)}
@@ -303,6 +347,13 @@ def main() -> int:
               f"({t['beyond_start_up_ratio']:.2f}x hyperfine's wall per execution); own CPU "
               f"per execution {t['own_cpu_per_execution_s'] * 1e6:.0f} µs, beyond start-up "
               f"{t['own_cpu_per_execution_beyond_start_up_s'] * 1e6:.0f} µs")
+    print("start-up of a Python process: " + "; ".join(
+        f"{what} {v * 1e3:.0f} ms" for what, v in bare_start.items()))
+    print(f"with start-up, the wall time per execution is within {wall_bound:g}x hyperfine's "
+          "from N executions on: " + ", ".join(
+              f"{name} N = {_runs(doc['tools'][name]['break_even_runs'])}" for name in starts)
+          + "; a Python process that only imports the process starter and loops over it "
+          f"(execute's cost per execution) N = {_runs(doc['bare_python_runner_break_even_runs'])}")
     print(f"load average (1, 5, 15 min): {', '.join(f'{x:.1f}' for x in load_start)} at the "
           f"start, {', '.join(f'{x:.1f}' for x in doc['load_average']['end'])} at the end")
     print("issue 26's goals, each tool's ratio to hyperfine (goal: at most the bound):")
@@ -315,6 +366,10 @@ def main() -> int:
                          f"{'met' if goal['met'] else 'NOT met':>7}")
         print(f"{name:<14}" + "".join(f"{c:>32}" for c in cells))
     return 0
+
+
+def _runs(n: int | None) -> str:
+    return "never" if n is None else f"{n:,}"
 
 
 if __name__ == "__main__":
