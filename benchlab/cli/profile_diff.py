@@ -15,6 +15,7 @@ EXAMPLE = """examples:
   benchlab profile-diff callgrind.out.old callgrind.out.new --rank inclusive --json
   benchlab profile-diff counts.db                       # a store: baseline vs the other
   benchlab profile-diff counts.db --old base --new fast --rank inclusive
+  benchlab profile-diff sizes.db --new 'fast n=20000'  # a store with factors: one cell
 """
 
 
@@ -43,10 +44,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the profile before and the one after (cachegrind.out.*, "
                         "callgrind.out.*), or one store made with counter = \"callgrind\"")
     p.add_argument("--old", dest="old_alternative", metavar="ALTERNATIVE",
-                   help="with a store: the alternative before (default: the baseline)")
+                   help="with a store: the alternative before (default: the baseline), or "
+                        "with factors a cell: 'ALTERNATIVE FACTOR=LEVEL ...' (as the "
+                        "store's case column names it)")
     p.add_argument("--new", dest="new_alternative", metavar="ALTERNATIVE",
                    help="with a store: the alternative after (default: the one other "
-                        "alternative with profiles)")
+                        "alternative with profiles), or a cell as for --old; two "
+                        "alternatives of a store with factors are compared per factor "
+                        "combination")
     p.add_argument("--event", default="Ir",
                    help="the event to rank by (default Ir; the file's events: line lists "
                         "the others)")
@@ -74,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     output_options.check(args, inputs)
     if store:
         from benchlab.data.store_design import is_store
-        from benchlab.data.store_profiles import read_pair
+        from benchlab.data.store_profiles import read_pairs
         from benchlab.errors import InputError
 
         if not os.path.lexists(inputs[0]):
@@ -82,8 +87,17 @@ def run(args: argparse.Namespace) -> int:
         if not is_store(inputs[0]):
             raise InputError("one input must be a store made with counter = \"callgrind\" "
                              "(two out files are OLD NEW)", inputs[0])
-        pair = read_pair(inputs[0], args.old_alternative, args.new_alternative)
-        old, new = pair.old, pair.new
+        pairs, per_cell = read_pairs(inputs[0], args.old_alternative, args.new_alternative)
+        if per_cell:  # a store with factors: one diff per factor combination
+            from benchlab.data.profile_diff import ProfileDiffs
+
+            result = ProfileDiffs(inputs[0], tuple(k for k, _ in pairs[0].old.factors), tuple(
+                diff(p.old, p.new, event=args.event, ranking=args.rank, top=args.top or None)
+                for p in pairs))
+            output_options.emit(args, result,
+                                output_options.context(args, "profile-diff", inputs), inputs)
+            return 0
+        old, new = pairs[0].old, pairs[0].new
     else:
         from benchlab.data.profiles import read_profile
 

@@ -61,6 +61,7 @@ class ProfileSide:
     functions: int
     alternative: str | None = None
     runs: int = 1
+    factors: tuple[tuple[str, str], ...] = ()  # a store's cell: its factor levels
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,16 @@ class ProfileDiff(Result):
     @property
     def total_relative(self) -> float | None:
         return None if self.old.total == 0 else self.total_change / self.old.total
+
+
+@dataclass(frozen=True)
+class ProfileDiffs(Result):
+    """A store with factors: two alternatives' profile-diffs, one per factor combination
+    both have profiles at (data/store_profiles.py), in the file's order of the levels."""
+
+    path: str
+    factors: tuple[str, ...]
+    diffs: tuple[ProfileDiff, ...]
 
 
 def diff(old: Profile, new: Profile, *, event: str = "Ir", ranking: str = "exclusive",
@@ -125,4 +136,5 @@ def _at(costs: tuple[int, ...], index: int) -> int:
 
 def _side(profile: Profile, index: int) -> ProfileSide:
     return ProfileSide(profile.path, profile.tool, profile.command, profile.totals[index],
-                       len(profile.exclusive), profile.alternative, profile.runs)
+                       len(profile.exclusive), profile.alternative, profile.runs,
+                       profile.factors)

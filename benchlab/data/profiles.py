@@ -45,6 +45,7 @@ class Profile:
     inclusive: dict[str, tuple[int, ...]] | None  # None for cachegrind: no call costs
     alternative: str | None = None  # a store's alternative (data/store_profiles.py), else None
     runs: int = 1  # the counted executions whose median it is (a store's), 1 for a file
+    factors: tuple[tuple[str, str], ...] = ()  # a store's cell: its factor levels
 
     def event_index(self, event: str) -> int:
         if event not in self.events:

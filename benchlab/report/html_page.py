@@ -343,9 +343,9 @@ def _profiles(store: StoreRecord) -> str:
 
 
 _PROFILES_HOW = ("Each alternative's instructions (callgrind's Ir) per function against the "
-                 "baseline's, the median over the counted executions whose profiles the store "
-                 "keeps; ranked by the change of the exclusive (own) count, as benchlab "
-                 "profile-diff STORE prints it.")
+                 "baseline's (with factors, at the same factor levels), the median over the "
+                 "counted executions whose profiles the store keeps; ranked by the change of "
+                 "the exclusive (own) count, as benchlab profile-diff STORE prints it.")
 
 
 def _machine_warnings(stores: Sequence[StoreRecord]) -> list[str]:

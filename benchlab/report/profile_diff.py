@@ -1,5 +1,9 @@
 """Every format of `benchlab profile-diff`'s result (data/profile_diff.py, docs/profile-diff.md).
 
+A store with factors gives one diff per factor combination (ProfileDiffs): each
+format lays them out one after the other, as the report's section does, the
+rows with a `combination` column ("n=20000").
+
 Counts are exact, so they print whole with thousands separators and the change
 signed; a relative change is "new" for a function the old profile lacks. Text
 and HTML lay out the same cells (`_table`); CSV and Markdown come from the tidy
@@ -11,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchlab.data.profile_diff import FunctionChange, ProfileDiff, ProfileSide
+from benchlab.data.profile_diff import FunctionChange, ProfileDiff, ProfileDiffs, ProfileSide
+from benchlab.data.store_profiles import cell_label
 from benchlab.escape import terminal, terminal_lines
 from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
@@ -46,7 +51,7 @@ def _head(r: ProfileDiff) -> list[str]:
 def _store_side(side: ProfileSide) -> str:
     runs = "1 counted execution" if side.runs == 1 else \
         f"median of {side.runs} counted executions"
-    return f"{terminal(side.alternative or '')} ({runs})"
+    return f"{terminal(cell_label(side.alternative or '', side.factors))} ({runs})"
 
 
 def _table(r: ProfileDiff) -> tuple[list[str], list[tuple[FunctionChange, list[str]]]]:
@@ -137,7 +142,7 @@ def _function(row: FunctionChange, rank: int) -> dict[str, Any]:
 def _side(side: ProfileSide) -> dict[str, Any]:
     return {"path": side.path, "tool": side.tool, "command": side.command,
             "total": side.total, "functions": side.functions,
-            "alternative": side.alternative, "runs": side.runs}
+            "alternative": side.alternative, "factors": dict(side.factors), "runs": side.runs}
 
 
 @renders("json", ProfileDiff)
@@ -160,3 +165,38 @@ def profile_diff_rows(r: ProfileDiff, context: RenderContext) -> list[dict[str, 
                 item.pop(key)
         rows.append(item)
     return rows
+
+
+@renders("text", ProfileDiffs)
+def profile_diffs_text(r: ProfileDiffs, context: RenderContext) -> str:
+    return "\n".join(profile_diff_text(d, context) for d in r.diffs)
+
+
+@renders("html", ProfileDiffs)
+def profile_diffs_html(r: ProfileDiffs, context: RenderContext) -> str:
+    from benchlab.report import html_format as hf
+
+    body = "".join(f'<div class="profile-diff">{html_body(d)}</div>' for d in r.diffs)
+    event = r.diffs[0].event
+    return hf.wrap("profile-diff", "profile-diff",
+                   f"<h3>profile-diff of {hf.esc(event)}</h3>\n{body}", context)
+
+
+def _combination(d: ProfileDiff) -> str:
+    return " ".join(f"{k}={v}" for k, v in d.old.factors)
+
+
+@renders("json", ProfileDiffs)
+def profile_diffs_json(r: ProfileDiffs, context: RenderContext) -> dict[str, Any]:
+    first = r.diffs[0]
+    return {"event": first.event, "unit": first.unit, "ranked_by": first.ranking,
+            "factors": list(r.factors),
+            "comparisons": [{"combination": dict(d.old.factors),
+                             **profile_diff_json(d, context)} for d in r.diffs]}
+
+
+@renders("rows", ProfileDiffs)
+def profile_diffs_rows(r: ProfileDiffs, context: RenderContext) -> list[dict[str, Any]]:
+    return [{"table": row["table"], "combination": _combination(d),
+             **{k: v for k, v in row.items() if k != "table"}}
+            for d in r.diffs for row in profile_diff_rows(d, context)]

@@ -145,3 +145,138 @@ def test_the_report_says_which_functions_changed_with_the_same_numbers(store, ru
     run_experiment(str(tmp_path / "exp.toml"), str(plain))
     run_cli("report", plain, "--no-figures", "-o", tmp_path / "plain.html", expect=0)
     assert "which functions changed" not in (tmp_path / "plain.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def factor_store(tmp_path_factory):
+    """The same two builds with a factor: the program's n at two levels (each cell counted
+    twice under callgrind)."""
+    for tool in ("cc", "valgrind"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (.ci/run installs valgrind from Debian)")
+    folder = tmp_path_factory.mktemp("factors")
+    shutil.copy(SOURCE, folder / "work.c")
+    (folder / "exp.toml").write_text(textwrap.dedent("""
+        seed = 5
+        executions = 2
+        metrics = ["instructions"]
+        counter = "callgrind"
+        [factors]
+        n = [20000, 10000]
+        [alternatives.base]
+        build = ["cc", "-O1", "-g", "-o", "work-base", "work.c"]
+        command = ["./work-{alternative}", "{n}"]
+        [alternatives.slow]
+        build = ["cc", "-O1", "-g", "-DEXTRA=500", "-o", "work-slow", "work.c"]
+        command = ["./work-{alternative}", "{n}"]
+    """))
+    db = str(folder / "r.db")
+    result = run_experiment(str(folder / "exp.toml"), db)
+    assert result.status == "finished" and result.counts == {"ok": 2 + 2 * 2 * 2}
+    return db
+
+
+def _stored_cells(db: str) -> dict[tuple[str, str], list]:
+    """Each cell's (alternative, n) trials as profiles read by the file reader."""
+    handle = Store.open(db)
+    try:
+        kept = handle.profiles()
+    finally:
+        handle.close()
+    out: dict[tuple[str, str], list] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for p in kept:
+            path = os.path.join(tmp, f"{p.trial}.{p.part}")
+            with open(path, "w") as f:
+                f.write(p.text())
+            out.setdefault((p.alternative, dict(p.factors)["n"]), []).append(read_profile(path))
+    return out
+
+
+def _count(profiles: list, function: str) -> int:
+    (value,) = {p.exclusive[function][0] for p in profiles}  # deterministic: one count
+    return value
+
+
+def test_a_store_with_factors_is_compared_per_combination(factor_store, run_cli):
+    """Baseline against the other alternative at each combination of levels, in the file's
+    order of the levels (as compare STORE lists them), each from that cell's profiles."""
+    stored = _stored_cells(factor_store)
+    _, out, _ = run_cli("profile-diff", factor_store, "--json", "--top", "2", expect=0)
+    doc = json.loads(out)
+    assert doc["factors"] == ["n"] and doc["event"] == "Ir"
+    assert [c["combination"] for c in doc["comparisons"]] == [{"n": "20000"}, {"n": "10000"}]
+    _, text, _ = run_cli("profile-diff", factor_store, "--top", "2", expect=0)
+    _, markdown, _ = run_cli("profile-diff", factor_store, "--top", "2", "--format",
+                             "markdown", expect=0)
+    for comparison in doc["comparisons"]:
+        n = comparison["combination"]["n"]
+        assert (comparison["old"]["alternative"], comparison["new"]["alternative"]) == \
+            ("base", "slow")
+        assert comparison["old"]["factors"] == comparison["new"]["factors"] == {"n": n}
+        assert comparison["old"]["runs"] == comparison["new"]["runs"] == 2
+        first = comparison["functions"][0]
+        assert first["name"] == "scale"
+        assert (first["old"], first["new"]) == (_count(stored["base", n], first["function"]),
+                                                _count(stored["slow", n], first["function"]))
+        assert 5 * 500 <= first["change"] <= 20 * 500
+        assert comparison["total_change"] == (stored["slow", n][0].totals[0]
+                                              - stored["base", n][0].totals[0])
+        assert (f"base n={n} (median of 2 counted executions) -> slow n={n} (median of 2 "
+                "counted executions)") in text
+        assert f"| n={n} | Ir | 1 | {first['function']} |" in markdown
+    assert text.index("base n=20000") < text.index("base n=10000")
+
+
+def test_cells_of_a_store_with_factors_are_named_as_its_case_column(factor_store, run_cli):
+    """--old/--new 'ALTERNATIVE n=LEVEL' choose one pair; a cell on one side takes the other
+    side's alternative to its levels."""
+    stored = _stored_cells(factor_store)
+    _, out, _ = run_cli("profile-diff", factor_store, "--new", "slow n=10000", "--json",
+                        expect=0)
+    doc = json.loads(out)
+    assert "comparisons" not in doc
+    assert (doc["old"]["alternative"], doc["old"]["factors"]) == ("base", {"n": "10000"})
+    assert (doc["new"]["alternative"], doc["new"]["factors"]) == ("slow", {"n": "10000"})
+    assert doc["functions"][0]["name"] == "scale"
+    _, out, _ = run_cli("profile-diff", factor_store, "--old", "base n=10000", "--new",
+                        "base n=20000", "--json", expect=0)
+    doc = json.loads(out)
+    first = doc["functions"][0]  # mix() runs n iterations: 10,000 more
+    assert first["name"] == "mix"
+    assert (first["old"], first["new"]) == (_count(stored["base", "10000"], first["function"]),
+                                            _count(stored["base", "20000"], first["function"]))
+    assert first["change"] >= 3 * 10000
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--new", "slow n=5"), "no alternative or cell 'slow n=5' with profiles in the store "
+                            "(alternatives: base, slow; cells: base n=20000, slow n=20000, "
+                            "base n=10000, slow n=10000)"),
+    (("--old", "slow n=10000", "--new", "slow"), "--old and --new name the same cell "
+                                                 "'slow n=10000'"),
+])
+def test_cell_choices_are_checked(factor_store, run_cli, args, message):
+    _, out, err = run_cli("profile-diff", factor_store, *args, expect=2)
+    assert message in err and "Traceback" not in err and out == ""
+
+
+def test_the_report_of_a_store_with_factors_says_which_functions_changed(factor_store,
+                                                                         run_cli, tmp_path):
+    _, out, _ = run_cli("profile-diff", factor_store, "--json", expect=0)
+    doc = json.loads(out)
+    page = tmp_path / "report.html"
+    run_cli("report", factor_store, "--no-figures", "-o", page, expect=0)
+    html = page.read_text()
+    start = html.index('<section class="profiles"')
+    section = html[start:html.index("</section>", start)]
+    assert "left out" not in section
+    blocks = section.split('<div class="profile-diff">')[1:]
+    assert len(blocks) == len(doc["comparisons"]) == 2
+    for block, comparison in zip(blocks, doc["comparisons"], strict=True):
+        n = comparison["combination"]["n"]
+        assert f"base n={n} (median of 2 counted executions) -&gt; slow n={n}" in block
+        rows = re.findall(r"<tr>(.*?)</tr>", block)[1:]
+        assert len(rows) == len(comparison["functions"])
+        for row, function in zip(rows, comparison["functions"], strict=True):
+            assert f">{function['function']}<" in row and f"{function['change']:+,}" in row
