@@ -13,32 +13,54 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("matplotlib", "pandas", "scipy.stats", "statsmodels", "pyarrow")
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "csv", "markdown"])
-def test_small_compare_imports_nothing_heavy(fmt):
-    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    code = main(['compare', 'examples/kamp/current.txt', "
-            f"'examples/kamp/buf_work.txt', '--unit', 's', '--format', '{fmt}'])\n"
-            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
-            "print(code, heavy)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout.strip()
-    assert out == "0 []", out
+FORMATS = ("text", "json", "csv", "markdown")
+QUICK = (["true"], ["true", "true 1"])
 
 
-@pytest.mark.parametrize("commands", [["true"], ["true", "true 1"]])
-def test_quick_mode_imports_no_scipy(commands):
+def _heavy_after_each(calls: list[str], heavy: str) -> list[str]:
+    """One fresh interpreter runs the `main(...)` calls in turn; after each it prints the
+    exit code and which of the modules named by the expression `heavy` are loaded. A heavy
+    import stays in sys.modules, so the call that made it shows it, and every call after:
+    the cost of one interpreter's start-up, not one per call."""
+    code = ["import sys, contextlib, io", "from benchlab.cli.main import main",
+            "def loaded():", f"    return {heavy}"]
+    for call in calls:
+        code += ["with contextlib.redirect_stdout(io.StringIO()), "
+                 "contextlib.redirect_stderr(io.StringIO()):",
+                 f"    code = main({call})", "print(code, loaded())"]
+    done = subprocess.run([sys.executable, "-c", "\n".join(code)], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(calls), (done.stdout, done.stderr)  # every call returned
+    return lines
+
+
+@pytest.fixture(scope="module")
+def compares() -> dict[str, str]:
+    """What each format's compare of two small files loaded, by format."""
+    calls = [f"['compare', 'examples/kamp/current.txt', 'examples/kamp/buf_work.txt', "
+             f"'--unit', 's', '--format', {fmt!r}]" for fmt in FORMATS]
+    return dict(zip(FORMATS, _heavy_after_each(
+        calls, f"[m for m in {HEAVY!r} if m in sys.modules]"), strict=True))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_small_compare_imports_nothing_heavy(compares, fmt):
+    assert compares[fmt] == "0 []", compares
+
+
+@pytest.fixture(scope="module")
+def quick_runs() -> list[str]:
+    calls = [f"['run', '--runs', '3', '--quiet', '--', *{commands!r}]" for commands in QUICK]
+    return _heavy_after_each(calls, "sorted({m.split('.')[0] for m in sys.modules} & "
+                                    "{'scipy', 'statsmodels', 'pandas', 'matplotlib'})")
+
+
+@pytest.mark.parametrize("case", range(len(QUICK)), ids=["one", "two"])
+def test_quick_mode_imports_no_scipy(quick_runs, case):
     """Quick mode's summary (one command) and paired compare (two: Fieller's t, the
     signed-rank test) compute Student's t and the signed-rank p without scipy (issue 26)."""
-    code = ("import sys, contextlib, io\nfrom benchlab.cli.main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()), "
-            "contextlib.redirect_stderr(io.StringIO()):\n"
-            f"    code = main(['run', '--runs', '3', '--quiet', '--', *{commands!r}])\n"
-            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', "
-            "'statsmodels', 'pandas', 'matplotlib'}))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout.strip()
-    assert out == "0 []", out
+    assert quick_runs[case] == "0 []", quick_runs
 
 
 def test_help_and_run_import_only_their_command():

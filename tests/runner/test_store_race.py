@@ -82,14 +82,12 @@ def test_two_real_runners_started_together(tmp_path):
     exp = tmp_path / "exp.toml"
     exp.write_text(textwrap.dedent("""
         seed = 1
-        executions = 4
+        executions = 8
         [measure]
         regex = 'v: (?P<v>[0-9]+)'
         [alternatives.a]
         command = ["sh", "-c", "echo v: 1"]
-        [alternatives.b]
-        command = ["sh", "-c", "echo v: 2"]
-    """))
+    """))  # one alternative: the winner's analysis is a summary, not a paired comparison
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for attempt in range(3):
         db = tmp_path / f"r{attempt}.db"
