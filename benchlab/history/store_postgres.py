@@ -11,6 +11,12 @@ same commit, machine and benchmark is refused (or replaced with --replace) exact
 SQLite; the lock is released by the commit or rollback, or by the server when a client
 dies. A reader sees one snapshot (a REPEATABLE READ, read-only transaction) from its
 first query to its close. Messages name the URL with its password masked (conninfo.py).
+
+Nothing waits forever (`_limit`): where no setting of the server, database, role, URL
+(`options=-c ...`) or PGOPTIONS says otherwise, a lock is waited for LOCK_TIMEOUT, a
+statement runs STATEMENT_TIMEOUT, and a writer's transaction idle IDLE_TIMEOUT (a writer
+frozen while holding the lock) is ended by the server. When one fires, the transaction
+rolls back and the message says what was waited for and how to allow longer (`_failed`).
 """
 
 from __future__ import annotations
@@ -37,6 +43,13 @@ INSTALL = 'PostgreSQL histories need psycopg 3: pip install "benchlab[postgres]"
 # advisory locks are per database, so histories in two databases do not wait on each other.
 LOCK_KEY = int.from_bytes(b"benchlab", "big")
 CONNECT_TIMEOUT = 10  # seconds, unless the URL or PGCONNECT_TIMEOUT says otherwise
+# seconds, each unless a setting of the server, database, role, URL or PGOPTIONS says
+# otherwise: the longest wait for a lock (the writers' one above all; a CI add takes well
+# under a second, so 60 s is a queue of dozens), the longest statement (reading a history
+# of 100 series x 1,000 commits takes about a second), and the longest a writer's
+# transaction may sit idle (never, unless its process is stopped or cut off: the server
+# then ends it and frees the lock for the others)
+LOCK_TIMEOUT, STATEMENT_TIMEOUT, IDLE_TIMEOUT = 60, 300, 60
 
 
 def _driver():
@@ -60,8 +73,9 @@ class PostgresDatabase:
 
     dialect = POSTGRES
 
-    def __init__(self, conn: Any, url: str) -> None:
+    def __init__(self, conn: Any, url: str, limits: dict[str, int] | None = None) -> None:
         self.conn, self.url, self.where = conn, url, masked(url, url)
+        self.limits = limits or {}  # the timeouts in force, in ms (0: none)
         self._driver = _driver()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -81,21 +95,73 @@ class PostgresDatabase:
 
     @contextmanager
     def write(self) -> Iterator[None]:
+        locking = True
         try:
             with self.conn.transaction():
                 self.execute("SELECT pg_advisory_xact_lock(?)", (LOCK_KEY,))
+                locking = False
                 yield
         except self._driver.Error as exc:
-            raise InputError(f"PostgreSQL refused the write, nothing of it was kept: "
-                             f"{said(exc, self.url)}", self.where) from None
+            timed_out = self._failed(exc, writing=True, locking=locking)
+            raise InputError(timed_out or f"PostgreSQL refused the write, nothing of it was "
+                             f"kept: {said(exc, self.url)}", self.where) from None
 
     @contextmanager
     def reading(self, table: str) -> Iterator[None]:
         try:
             yield
         except self._driver.Error as exc:
-            raise InputError(f"PostgreSQL error while reading table {table}: "
+            timed_out = self._failed(exc, writing=False, locking=False)
+            raise InputError(timed_out or f"PostgreSQL error while reading table {table}: "
                              f"{said(exc, self.url)}", self.where) from None
+
+    def _failed(self, exc: BaseException, *, writing: bool, locking: bool) -> str | None:
+        """A timeout that fired (`exc`: lock_timeout's LockNotAvailable, statement_timeout's
+        QueryCanceled) as the line a user acts on, in sqlite_file's words for a locked
+        file; None for any other error. `locking`: while waiting for the writers' lock."""
+        errors = self._driver.errors
+        if isinstance(exc, errors.LockNotAvailable):
+            setting = "lock_timeout"
+        elif isinstance(exc, errors.QueryCanceled) and "statement timeout" in str(exc):
+            setting = "statement_timeout"
+        else:
+            return None
+        limit = _seconds(self.limits.get(setting, 0))
+        kept = "nothing of this write was kept" if writing else "nothing was read"
+        longer = (f"to wait longer, raise {setting}: PGOPTIONS='-c {setting}="
+                  f"{'10min' if setting == 'lock_timeout' else '30min'}'")
+        if locking:
+            return (f"locked by another process (waited {limit} for its write lock"
+                    f"{self._holder()}): wait for that process to finish, or stop it, then "
+                    f"try again ({kept}; {longer})")
+        if setting == "lock_timeout":
+            return (f"locked by another session (waited {limit} for a lock on the "
+                    f"history's tables): wait for it to finish, or stop it, then try again "
+                    f"({kept}; {longer})")
+        return (f"PostgreSQL stopped a statement after {limit} (statement_timeout): the "
+                f"server is overloaded or the statement is stuck ({kept}; {longer})")
+
+    def _holder(self) -> str:
+        """Who holds the writers' lock, as far as this role may see: ", held by pid N
+        (application, client address) since HH:MM:SS UTC", or "" when it cannot be told
+        (the lock was released meanwhile, or the server's views are not readable)."""
+        try:
+            row = self.execute(
+                "SELECT a.pid, a.application_name, host(a.client_addr), "
+                "to_char(a.xact_start AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM pg_locks l "
+                "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+                "AND l.granted AND l.classid = ? AND l.objid = ? AND l.objsubid = 1 AND "
+                "l.database = (SELECT oid FROM pg_database WHERE datname = "
+                "current_database()) LIMIT 1",
+                (LOCK_KEY >> 32, LOCK_KEY & 0xFFFFFFFF)).fetchone()
+        except self._driver.Error:
+            return ""
+        if row is None:
+            return ""
+        pid, application, address, since = row
+        who = ", ".join(masked(str(x), self.url) for x in (application, address) if x)
+        return (f", held by pid {pid}{f' ({who})' if who else ''}"
+                f"{f' since {since} UTC' if since else ''}")
 
     def prepare_write(self) -> None:
         pass  # a server keeps its own log; nothing to set per connection
@@ -115,7 +181,7 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
     import os
 
     psycopg = _driver()
-    options: dict[str, Any] = {"autocommit": write, "application_name": "benchlab"}
+    options: dict[str, Any] = {"autocommit": True, "application_name": "benchlab"}
     if "client_encoding" not in url and not os.environ.get("PGCLIENTENCODING"):
         options["client_encoding"] = "UTF8"  # text as str even from a SQL_ASCII database
     if "connect_timeout" not in url and not os.environ.get("PGCONNECT_TIMEOUT"):
@@ -127,10 +193,16 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
         raise InputError(f"cannot connect: {said(exc, url)}", shown) from None
     except Exception as exc:  # noqa: BLE001 - an unparsable URL raises plain errors too
         raise InputError(f"cannot connect: {said(exc, url)}", shown) from None
-    if not write:
+    try:
+        limits = _limit(conn, write=write)
+    except psycopg.Error as exc:
+        conn.close()
+        raise InputError(f"cannot connect: {said(exc, url)}", shown) from None
+    if not write:  # one snapshot from the first query on (the limits above stay set)
+        conn.autocommit = False
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         conn.read_only = True
-    db = PostgresDatabase(conn, url)
+    db = PostgresDatabase(conn, url, limits)
     try:
         if create and not db.tables() & (BASE_TABLES | set(RESULTS.values())):
             with db.write():  # under the writers' lock: one of many first adds creates
@@ -149,6 +221,30 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
         db.close()
         raise
     return db
+
+
+def _limit(conn: Any, *, write: bool) -> dict[str, int]:
+    """Set benchlab's timeouts (module docstring) on this session where nothing else set
+    them (pg_settings' source "default": not the server's configuration, the database's or
+    role's ALTER ... SET, the URL's options nor PGOPTIONS), in one round trip; the ones
+    then in force, in milliseconds (0: none). A writer's idle-in-transaction limit too."""
+    wanted = {"lock_timeout": LOCK_TIMEOUT, "statement_timeout": STATEMENT_TIMEOUT}
+    if write:
+        wanted["idle_in_transaction_session_timeout"] = IDLE_TIMEOUT
+    rows = conn.execute(
+        "SELECT s.name, s.setting, s.source = 'default' AND set_config(s.name, w.value, false) "
+        "IS NOT NULL FROM pg_settings s JOIN unnest(%s::text[], %s::text[]) AS w(name, value) "
+        "ON w.name = s.name",
+        (list(wanted), [f"{1000 * v}" for v in wanted.values()])).fetchall()
+    return {name: 1000 * wanted[name] if ours else int(setting)
+            for name, setting, ours in rows}
+
+
+def _seconds(ms: int) -> str:
+    """A timeout in milliseconds as a message says it: "60 s", "1.5 s", "10 min"."""
+    if ms >= 60_000 and ms % 60_000 == 0:
+        return f"{ms // 60_000} min"
+    return f"{ms / 1000:g} s"
 
 
 def _create(db: PostgresDatabase) -> None:
