@@ -50,14 +50,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--good", metavar="REV", help="a commit with the old performance")
     g.add_argument("--bad", metavar="REV", help="a later commit with the new performance")
     add_options(p, g)
-    c = p.add_argument_group("cluster")
-    c.add_argument("--cluster", metavar="tcp://HOST:PORT", help="build and measure on one "
-                   "worker of this Dask scheduler (`benchlab worker ADDRESS --machine NAME`); "
-                   "the repository must be at the same path there")
-    c.add_argument("--machine", dest="cluster_machine", metavar="NAME", help="with --cluster: "
-                   "the machine whose worker builds and measures (needed when several are "
-                   "connected)")
+    add_cluster_options(p, "--machine")
     p.set_defaults(run=run)
+
+
+def add_cluster_options(p: argparse.ArgumentParser, machine_flag: str) -> None:
+    """--cluster, the worker's machine (`machine_flag`: --machine on bisect, --cluster-machine
+    on history bisect, whose --machine names the series) and the TLS files of run --cluster
+    (cli/tls_options.py)."""
+    from benchlab.cli import tls_options
+
+    c = p.add_argument_group("cluster")
+    c.add_argument("--cluster", metavar="tls://HOST:PORT|tcp://HOST:PORT|local:1",
+                   help="build and measure on one worker of this Dask scheduler (`benchlab "
+                   "worker ADDRESS --machine NAME`; tls:// with the --tls-* files), or on "
+                   "local:1, one worker process started on this machine; the repository must "
+                   "be at the same path there (docs/bisect.md)")
+    c.add_argument(machine_flag, dest="cluster_machine", metavar="NAME", help="with --cluster: "
+                   "the machine whose worker builds and measures (needed when several are "
+                   "connected)" + ("" if machine_flag == "--machine" else "; default: "
+                                   "--machine's, where the change was seen"))
+    p.set_defaults(cluster_machine_flag=machine_flag)
+    tls_options.add(p, "the driver's (client)")
 
 
 HISTORY_EXAMPLE = """examples:
@@ -86,6 +100,7 @@ def add_history_parser(inner: argparse._SubParsersAction) -> None:
     g.add_argument("--change", type=int, metavar="N", help="which of the benchmark's changes, "
                    "oldest first (needed when it has several)")
     add_options(p, g)
+    add_cluster_options(p, "--cluster-machine")
     p.set_defaults(history_run=run_history)
 
 
@@ -287,21 +302,46 @@ def run_history(args: argparse.Namespace) -> int:
                          "benchlab bisect -o STORE --resume")
     if args.repo is None:
         raise UsageError("--repo is needed: the repository of the history's commits")
+    if args.cluster is not None and args.cluster_machine is None:
+        args.cluster_machine = args.machine  # measured on the machine the change was seen on
     good, bad, what = history_range(args)
     print(f"benchlab: bisecting the {what}", file=sys.stderr, flush=True)
     return bisect(args, good, bad)
 
 
-def resume_command(store: str) -> str:
-    return shlex.join(["benchlab", "bisect", "-o", store, "--resume"])
+def resume_command(store: str, remote=None, tls=None) -> str:
+    """The command that continues the bisect of `store` (on the same cluster's machine, with
+    the same TLS files)."""
+    words = ["benchlab", "bisect", "-o", store, "--resume"]
+    if remote is not None:
+        words += ["--cluster", remote.cluster.address, "--machine", remote.machine]
+    if tls is not None:
+        words += ["--tls-ca-file", tls.ca_file, "--tls-cert", tls.cert, "--tls-key", tls.key]
+    return shlex.join(words)
 
 
-def _connect(address: str, args: argparse.Namespace, cache: str, say):
+def _tls(args: argparse.Namespace, address: str | None):
+    """The driver's checked TLS files for a tls:// --cluster (cli/tls_options.py), else None;
+    a --tls-* option without a tls:// --cluster is one line."""
+    from benchlab.cli import tls_options
+
+    if address is not None:
+        return tls_options.files(args, address)
+    named = [flag for flag, dest in (("--tls-ca-file", "tls_ca_file"),
+                                     ("--tls-cert", "tls_cert"), ("--tls-key", "tls_key"))
+             if getattr(args, dest, None)]
+    if named:
+        raise UsageError(f"{', '.join(named)} {'go' if len(named) > 1 else 'goes'} with "
+                         "--cluster tls://HOST:PORT")
+    return None
+
+
+def _connect(address: str, args: argparse.Namespace, cache: str, say, tls):
     """The Dask worker that builds and measures (runner/bisect_cluster.py); one line when
     no scheduler or no such machine answers."""
     from benchlab.runner.bisect_cluster import connect
 
-    return connect(address, args.cluster_machine, os.path.abspath(cache), say)
+    return connect(address, args.cluster_machine, os.path.abspath(cache), say, tls=tls)
 
 
 def _check_measured_on(store, remote) -> None:
@@ -326,8 +366,10 @@ def _check_measured_on(store, remote) -> None:
                "cluster" else "this machine, without --cluster")
         now = (f"--cluster's machine {here['machine']}" if remote is not None else
                "this machine")
-        hint = (f" (give --cluster ADDRESS --machine {stored.get('machine')})"
-                if stored.get("where") == "cluster" else " (leave --cluster out)")
+        scheduler = str(stored.get("scheduler", ""))
+        hint = (" (leave --cluster out)" if stored.get("where") != "cluster" else
+                f" (give --cluster {scheduler})" if scheduler.startswith("local:") else
+                f" (give --cluster ADDRESS --machine {stored.get('machine')})")
         raise UsageError(f"the store's executions were measured on {was}, not on {now}: a "
                          f"bisect measures on one machine; resume it there{hint}")
 
@@ -349,8 +391,9 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
         raise UsageError("--resume needs -o STORE: a bisect without -o keeps no store")
     address = getattr(args, "cluster", None)
     if getattr(args, "cluster_machine", None) is not None and address is None:
-        raise UsageError("--machine NAME chooses a worker of --cluster tcp://HOST:PORT: give "
-                         "--cluster too")
+        raise UsageError(f"{getattr(args, 'cluster_machine_flag', '--machine')} NAME chooses "
+                         "a worker of --cluster ADDRESS: give --cluster too")
+    tls = _tls(args, address)
 
     def say(text: str) -> None:
         print(f"benchlab: {text}", file=sys.stderr, flush=True)
@@ -363,7 +406,7 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
             settings = resumed_settings(args, store.settings())
             cache = args.cache or store.meta("cache") or git_builds.default_cache(settings.repo)
             if address is not None:
-                remote = _connect(address, args, cache, say)
+                remote = _connect(address, args, cache, say, tls)
             _check_measured_on(store, remote)
         except BaseException:
             store.close()
@@ -374,7 +417,7 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
         settings = settings_of(args, good, bad)
         cache = args.cache or git_builds.default_cache(settings.repo)
         if address is not None:
-            remote = _connect(address, args, cache, say)
+            remote = _connect(address, args, cache, say, tls)
         if args.store:
             path = args.store
         else:
@@ -400,7 +443,7 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
             result = Search(settings, store, cache, say, **extra).run()
         except KeyboardInterrupt:
             if args.store:
-                say(f"interrupted; continue with: {resume_command(args.store)}")
+                say(f"interrupted; continue with: {resume_command(args.store, remote, tls)}")
             raise
         store.set_meta("status", result.status)
         import json

@@ -1,4 +1,6 @@
-"""`benchlab bisect --cluster`: every build and execution of a bisect on ONE Dask worker.
+"""`benchlab bisect --cluster` (and `history bisect --cluster`): every build and execution of a
+bisect on ONE Dask worker, reached at tcp:// or tls:// (mutual TLS, runner/tls.py) or started
+on this machine (local:1), through run --cluster's connection code (cluster.open_cluster).
 
 One machine builds every commit and measures every execution, so all the commits are
 compared on the same hardware; the driver keeps the store, the decisions and the resume
@@ -24,19 +26,19 @@ from dataclasses import dataclass
 from benchlab.errors import UsageError
 from benchlab.runner import bisect_worker, git_builds
 from benchlab.runner.cluster import (
-    CONNECT_TIMEOUT,
     MACHINE_WAIT,
     WAIT_NOTE,
     Cluster,
     connected_machines,
-    connection_error,
+    open_cluster,
     parse_address,
-    probe,
-    quiet_dask,
     require_distributed,
     stop_workers,
     worker_command,
 )
+from benchlab.runner.tls import TlsFiles
+
+LOCAL_MACHINE = "local"  # the machine name of local:1's worker (without --machine)
 
 
 @dataclass
@@ -72,9 +74,10 @@ class Remote:
                 if done:
                     break
                 if self.machine not in _machines(client):
+                    start = ("Dask starts it again" if self.cluster.local is not None else
+                             f"start: {worker_command(self.cluster.address, self.machine)}")
                     self._say(f"waiting for a worker of machine {self.machine} to run {what} "
-                              f"(start: {worker_command(self.cluster.address, self.machine)}),"
-                              " or stop and go on later with --resume")
+                              f"({start}), or stop and go on later with --resume")
             return future.result()
         except KeyboardInterrupt:
             _cancel(client, future)
@@ -126,30 +129,24 @@ class RemoteBuilder(git_builds.Builder):
 
 
 def connect(address: str, machine: str | None, cache: str, say=None, *,
-            timeout: float = CONNECT_TIMEOUT, machine_wait: float = MACHINE_WAIT) -> Remote:
-    """Connect to the scheduler at tcp://HOST:PORT and choose the worker: the one of
-    `machine`, or the only machine connected. Every failure is one line (UsageError)."""
+            tls: TlsFiles | None = None, timeout: float | None = None,
+            machine_wait: float = MACHINE_WAIT) -> Remote:
+    """Connect to the scheduler at tls:// (with `tls`) or tcp://HOST:PORT, or start local:1
+    (one worker process on this machine, named `machine` or "local"), through the same code
+    as run --cluster (cluster.open_cluster), and choose the worker: the one of `machine`, or
+    the only machine connected. Every failure is one line (UsageError)."""
     require_distributed("bisect --cluster")
     where, n = parse_address(address)
-    if n is not None or not where.startswith("tcp://"):
-        raise UsageError(f"bisect --cluster takes a scheduler's tcp://HOST:PORT, not "
-                         f"{address} (start one with: dask scheduler --host 127.0.0.1 --port "
-                         "PORT, and a worker with: benchlab worker tcp://HOST:PORT --machine "
-                         "NAME)")
-    quiet_dask()
-    import asyncio
-
-    from distributed import Client
-
-    # one connection first, as `benchlab worker` does: nothing listening is one line
-    asyncio.run(probe(where, None, "client", timeout))
+    local = None
+    if where == "local":
+        if n != 1:
+            raise UsageError(f"--cluster {address}: a bisect builds and measures on one "
+                             "worker; give local:1 (one worker process on this machine)")
+        local = (machine or LOCAL_MACHINE,)
+    cluster = open_cluster(address, tls, timeout, local)
     try:
-        client = Client(where, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise connection_error(where, exc, None, timeout) from None
-    cluster = Cluster(client, where)
-    try:
-        return _choose(cluster, machine, cache, say, machine_wait)
+        return _choose(cluster, machine or (local[0] if local else None), cache, say,
+                       machine_wait)
     except BaseException:
         cluster.close()
         raise

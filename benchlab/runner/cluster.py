@@ -49,6 +49,7 @@ from benchlab.runner.tls import TlsFiles
 from benchlab.runner.trial import not_run, utc_now
 
 CONNECT_TIMEOUT = 10.0  # s: a scheduler that does not answer within this is an error
+ANSWER_WAIT = 1.5  # x the connect timeout: the longest a scheduler may take to say who it is
 MACHINE_WAIT = 3.0  # s: how long the driver waits for the named machines' workers to connect
 WAIT_NOTE = 5.0  # s: how often a run waiting for a machine's worker says so
 WINDOW = 8  # tasks per machine (or worker) held at the scheduler: one running, the next queued
@@ -108,29 +109,41 @@ def parse_address(text: str) -> tuple[str, int | None]:
                      f"or local:N (N workers on this machine), not {text!r}")
 
 
-def connect(address: str, e: Experiment, *, timeout: float = CONNECT_TIMEOUT,
+def connect(address: str, e: Experiment, *, timeout: float | None = None,
             machine_wait: float = MACHINE_WAIT, tls: TlsFiles | None = None) -> Cluster:
     """Connect to the scheduler at `address` (or start `local:N`) and check its workers: every
     machine of the experiment connected (one worker each), the same benchlab version as the
     driver's, the CPUs of `cpus` usable. A tls:// address needs `tls` (the driver's files,
     checked: runner/tls.py), tcp:// and local:N none. Every failure is one line (UsageError)."""
-    where, n = parse_address(address)
-    if (tls is not None) != where.startswith("tls://"):
-        raise UsageError(f"--cluster {address} needs --tls-ca-file, --tls-cert and --tls-key"
-                         if tls is None else "--tls-ca-file, --tls-cert and --tls-key go with "
-                         f"--cluster tls://HOST:PORT, not {address}")
-    quiet_dask()
     machines = e.machines.names if e.machines is not None else None
-    if where == "local":
-        cluster = _start_local(n or 1, machines, timeout)
-    else:
-        cluster = Cluster(_client(where, timeout, tls), where, machines=machines)
+    cluster = open_cluster(address, tls, timeout, machines)
     try:
         _check_workers(cluster, e, machine_wait)
     except BaseException:
         cluster.close()
         raise
     return cluster
+
+
+def open_cluster(address: str, tls: TlsFiles | None, timeout: float | None,
+                 machines: tuple[str, ...] | None) -> Cluster:
+    """The client of the scheduler at tls:// (with `tls`) or tcp:// `address`, asked first
+    who it is (`probe`), or `local:N` started (one worker per machine of `machines`); shared
+    by run --cluster and bisect --cluster; `timeout` None is CONNECT_TIMEOUT. Every failure
+    is one line (UsageError)."""
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    where, n = parse_address(address)
+    if (tls is not None) != where.startswith("tls://"):
+        raise UsageError(f"--cluster {address} needs --tls-ca-file, --tls-cert and --tls-key"
+                         if tls is None else "--tls-ca-file, --tls-cert and --tls-key go with "
+                         f"--cluster tls://HOST:PORT, not {address}")
+    quiet_dask()
+    if where == "local":
+        return _start_local(n or 1, machines, timeout)
+    import asyncio
+
+    asyncio.run(probe(where, security(tls, "client"), "client", timeout))
+    return Cluster(_client(where, timeout, tls), where, machines=machines)
 
 
 def quiet_dask() -> None:
@@ -177,17 +190,45 @@ def connection_error(address: str, exc: BaseException, tls: TlsFiles | None,
 
 
 async def probe(address: str, sec, role: str, timeout: float) -> None:
-    """Open and close one connection to the scheduler, so that a refused certificate or an
-    absent scheduler is one line (`connection_error`) before Dask's own start-up, which
-    says only "timed out"."""
+    """Open one connection to the scheduler and ask who it is (Dask's `identity`), all
+    within ANSWER_WAIT x `timeout` s (a connection no one takes fails at `timeout`), so that
+    a refused certificate, an absent scheduler, or a port where something else listens (a
+    dashboard, another server: Dask's own start-up waits on it without end) is one line
+    before Dask's own start-up, which says only "timed out" or hangs."""
+    import asyncio
+
     from distributed.comm import connect as comm_connect
 
     kwargs = sec.get_connection_args(role) if sec is not None else {}
-    try:
+
+    async def ask():
         comm = await comm_connect(address, timeout=timeout, **kwargs)
-    except (OSError, TimeoutError, ValueError) as exc:
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    limit = ANSWER_WAIT * timeout
+    try:
+        answer = await asyncio.wait_for(ask(), limit)
+    except asyncio.TimeoutError:  # connected (else comm_connect says so first), never answered
+        raise UsageError(f"{address} took the connection but did not answer as a Dask "
+                         f"scheduler within {limit:g} s: is it the scheduler's port (the one "
+                         "dask scheduler prints as 'Scheduler at'), not a dashboard's or "
+                         "another server's?") from None
+    except (OSError, ValueError) as exc:
         raise connection_error(address, exc, _files_of(sec, role), timeout) from None
-    await comm.close()
+    except Exception as exc:  # what it sent is not Dask's protocol (MemoryError: sizes read
+        first = (str(exc).splitlines() or [""])[0][:80] or type(exc).__name__  # from garbage)
+        raise UsageError(f"{address} answered, but not as a Dask scheduler ({first}): is it "
+                         "the scheduler's port (the one dask scheduler prints as 'Scheduler "
+                         "at'), not a dashboard's or another server's?") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        what = f"a Dask {kind}" if isinstance(kind, str) else "something else"
+        raise UsageError(f"{address} is {what}, not a Dask scheduler: give the scheduler's "
+                         "address (the one dask scheduler prints as 'Scheduler at')")
 
 
 def _files_of(sec, role: str) -> TlsFiles | None:
