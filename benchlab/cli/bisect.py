@@ -61,8 +61,9 @@ def add_cluster_options(p: argparse.ArgumentParser, machine_flag: str) -> None:
     from benchlab.cli import tls_options
 
     c = p.add_argument_group("cluster")
-    c.add_argument("--cluster", metavar="tls://HOST:PORT|tcp://HOST:PORT|local:1",
-                   help="build and measure on one worker of this Dask scheduler (`benchlab "
+    c.add_argument("--cluster", metavar="ADDRESS",
+                   help="build and measure on one worker of the Dask scheduler at tls://"
+                   "HOST:PORT or tcp://HOST:PORT (`benchlab "
                    "worker ADDRESS --machine NAME`; tls:// with the --tls-* files), or on "
                    "local:1, one worker process started on this machine; the repository must "
                    "be at the same path there (docs/bisect.md)")
@@ -302,11 +303,11 @@ def run_history(args: argparse.Namespace) -> int:
                          "benchlab bisect -o STORE --resume")
     if args.repo is None:
         raise UsageError("--repo is needed: the repository of the history's commits")
-    if args.cluster is not None and args.cluster_machine is None:
-        args.cluster_machine = args.machine  # measured on the machine the change was seen on
     good, bad, what = history_range(args)
     print(f"benchlab: bisecting the {what}", file=sys.stderr, flush=True)
-    return bisect(args, good, bad)
+    # on a cluster, measured on the machine the change was seen on unless said otherwise
+    return bisect(args, good, bad, args.cluster_machine or
+                  (args.machine if args.cluster is not None else None))
 
 
 def resume_command(store: str, remote=None, tls=None) -> str:
@@ -336,12 +337,12 @@ def _tls(args: argparse.Namespace, address: str | None):
     return None
 
 
-def _connect(address: str, args: argparse.Namespace, cache: str, say, tls):
-    """The Dask worker that builds and measures (runner/bisect_cluster.py); one line when
-    no scheduler or no such machine answers."""
+def _connect(address: str, machine: str | None, cache: str, say, tls):
+    """The Dask worker of `machine` that builds and measures (runner/bisect_cluster.py); one
+    line when no scheduler or no such machine answers."""
     from benchlab.runner.bisect_cluster import connect
 
-    return connect(address, args.cluster_machine, os.path.abspath(cache), say, tls=tls)
+    return connect(address, machine, os.path.abspath(cache), say, tls=tls)
 
 
 def _check_measured_on(store, remote) -> None:
@@ -375,11 +376,13 @@ def _check_measured_on(store, remote) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return bisect(args, args.good, args.bad)
+    return bisect(args, args.good, args.bad, args.cluster_machine)
 
 
-def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
-    """Bisect from `good` to `bad` (or resume the store's bisect) with the options."""
+def bisect(args: argparse.Namespace, good: str | None, bad: str | None,
+           machine: str | None) -> int:
+    """Bisect from `good` to `bad` (or resume the store's bisect) with the options; with
+    --cluster, on the worker of `machine` (None: the only machine connected)."""
     import tempfile
 
     from benchlab.runner import git_builds
@@ -406,7 +409,7 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
             settings = resumed_settings(args, store.settings())
             cache = args.cache or store.meta("cache") or git_builds.default_cache(settings.repo)
             if address is not None:
-                remote = _connect(address, args, cache, say, tls)
+                remote = _connect(address, machine, cache, say, tls)
             _check_measured_on(store, remote)
         except BaseException:
             store.close()
@@ -417,7 +420,7 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None) -> int:
         settings = settings_of(args, good, bad)
         cache = args.cache or git_builds.default_cache(settings.repo)
         if address is not None:
-            remote = _connect(address, args, cache, say, tls)
+            remote = _connect(address, machine, cache, say, tls)
         if args.store:
             path = args.store
         else:

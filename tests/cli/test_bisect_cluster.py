@@ -1,12 +1,15 @@
-"""`benchlab bisect --cluster` and `history bisect --cluster`: a real `dask scheduler` and real
-`benchlab worker` processes on 127.0.0.1 (tests/support/dask_processes.py) build and measure
-a generated repository whose sleep grows 10-fold at a known commit; the culprit must be the
-one a local bisect names (tests/cli/test_bisect.py, same repository and options), and the
-store must say which machine measured. Also: a worker killed (SIGKILL) in the middle of a
-bisect and started again, after which the bisect ends with the same culprit and every
-execution stored once; local:1; and a port where something other than a Dask scheduler
+"""`benchlab bisect --cluster` and `history bisect --cluster`: a real `dask scheduler` with TLS
+and real `benchlab worker` processes with TLS on 127.0.0.1 (tests/support/dask_processes.py;
+the certificates of `benchlab cluster certs`, the driver's in the BENCHLAB_TLS_* variables)
+build and measure a generated repository whose sleep grows 10-fold at a known commit; the
+culprit must be the one a local bisect names (tests/cli/test_bisect.py, same repository and
+options), and the store must say which machine measured. Also: a worker killed (SIGKILL) in
+the middle of a bisect and started again, after which the bisect ends by itself with the
+same culprit and every execution stored once; a history's change bisected on the machine
+the history saw it on; local:1; and a port where something other than a Dask scheduler
 listens (silent, or answering garbage), one line and exit 2 within a bounded time for
-bisect and run alike. TLS and history bisect are tests/cli/test_bisect_cluster_tls.py's.
+bisect and run alike. (tcp:// and tls:// share all their code but Dask's Security object:
+runner/cluster.py open_cluster, which tests/runner/test_cluster.py runs over tcp://.)
 Every process is killed at the end."""
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..support.dask_processes import BENCHLAB, ENV, NotReady, Processes, free_po
 
 distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed "
                                   "(pip install benchlab[cluster])")
+pytest.importorskip("cryptography", reason="pip install benchlab[cluster]")
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bisect_repo", ROOT / "validation" /
@@ -38,16 +42,35 @@ bisect_repo = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bisect_repo)
 
 COMMITS, CULPRIT, BROKEN = 8, 5, 3
+TLS = {"CA_FILE": "ca.pem", "CERT": "client.pem", "KEY": "client.key"}  # the driver's
+
+
+def _tls(d: Path, name: str) -> list[str]:
+    return ["--tls-ca-file", str(d / "ca.pem"), "--tls-cert", str(d / f"{name}.pem"),
+            "--tls-key", str(d / f"{name}.key")]
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """A scheduler and the worker of machine bw1 (the processes, to start more: `address`,
-    and `bw1` the worker's process)."""
-    procs = Processes(tmp_path_factory.mktemp("dask"))
+    """Certificates of one `benchlab cluster certs` (runner/certs.py), a scheduler with TLS
+    and machine bw1's worker with TLS; the processes, to start more, with `address`, `certs`,
+    `bw1` (the worker's process) and `driver` (the environment of a driver: its TLS files
+    in the BENCHLAB_TLS_* variables, as run --cluster reads them)."""
+    from benchlab.runner.certs import make
+
+    tmp = tmp_path_factory.mktemp("dask")
+    clean = {k: v for k, v in ENV.items() if not k.startswith("BENCHLAB_TLS_")}
+    procs = Processes(tmp, clean, timeout=180)
+    procs.certs = tmp / "certs"
+    make(procs.certs, ["bw1"])
+    procs.driver = dict(clean, **{f"BENCHLAB_TLS_{k}": str(procs.certs / f)
+                                  for k, f in TLS.items()})
     try:
-        procs.address = procs.scheduler()
-        procs.bw1 = procs.worker(procs.address, "bw1")
+        procs.address = procs.scheduler("--tls-ca-file", str(procs.certs / "ca.pem"),
+                                        "--tls-cert", str(procs.certs / "scheduler.pem"),
+                                        "--tls-key", str(procs.certs / "scheduler.key"),
+                                        host="tls://127.0.0.1")
+        procs.bw1 = procs.worker(procs.address, "bw1", *_tls(procs.certs, "bw1"))
     except NotReady as exc:
         procs.close()
         pytest.skip(f"a Dask process did not start here: {exc}")
@@ -55,9 +78,11 @@ def lab(tmp_path_factory):
     procs.close()
 
 
-@pytest.fixture(scope="module")
-def scheduler(lab):
-    """The scheduler's address."""
+@pytest.fixture
+def scheduler(lab, monkeypatch):
+    """The scheduler's address, with the driver's TLS files in this process's environment."""
+    for name, file in TLS.items():
+        monkeypatch.setenv(f"BENCHLAB_TLS_{name}", str(lab.certs / file))
     return lab.address
 
 
@@ -115,12 +140,14 @@ def test_cluster_names_the_local_culprit_and_says_who_measured(scheduler, repo, 
     assert again["culprit"] == shas[CULPRIT] and again["executions"] == there["executions"]
 
 
-def test_no_scheduler_or_no_such_machine_is_one_line(scheduler, tmp_path, run_cli):
+def test_no_scheduler_or_no_such_machine_is_one_line(lab, scheduler, tmp_path, run_cli):
     from benchlab.runner.bisect_cluster import connect
+    from benchlab.runner.tls import TlsFiles
 
     with pytest.raises(UsageError, match=r"machine nope is not connected to .* \(connected "
                        r"machines: .*bw1"):
-        connect(scheduler, "nope", str(tmp_path), machine_wait=0.2)
+        connect(scheduler, "nope", str(tmp_path), machine_wait=0.2,
+                tls=TlsFiles(*(str(lab.certs / f) for f in TLS.values())))
     with pytest.raises(UsageError, match="no Dask scheduler answers at .* within 1 s"):
         connect(f"tcp://127.0.0.1:{free_port()}", None, str(tmp_path), timeout=1.0)
     code, _, err = run_cli("bisect", "--repo", ".", "--good", "HEAD~1", "--bad", "HEAD",
@@ -164,7 +191,7 @@ def test_a_worker_killed_mid_bisect_and_started_again(lab, repo, tmp_path):
     worker = lab.bw1
     args = _args(repo, "cache-killed", store, document, "--cluster", lab.address)
     args[args.index("--runs") + 1] = "5"
-    driver = subprocess.Popen([*BENCHLAB, *args], env=ENV, stdout=subprocess.PIPE,
+    driver = subprocess.Popen([*BENCHLAB, *args], env=lab.driver, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -175,7 +202,8 @@ def test_a_worker_killed_mid_bisect_and_started_again(lab, repo, tmp_path):
             time.sleep(0.005)
         assert worker.wait(timeout=30) == -signal.SIGKILL, "the bisect ended before the kill"
         killed_at, before = time.time(), _count(store)
-        lab.bw1 = lab.worker(lab.address, "bw1", append=True, count=2)
+        lab.bw1 = lab.worker(lab.address, "bw1", *_tls(lab.certs, "bw1"), append=True,
+                             count=2)
         out, err = driver.communicate(timeout=300)
     finally:
         if driver.poll() is None:
@@ -194,6 +222,56 @@ def test_a_worker_killed_mid_bisect_and_started_again(lab, repo, tmp_path):
 
     later = [r for r in rows if datetime.fromisoformat(r[4]).timestamp() > killed_at]
     assert len(rows) > before and len(later) >= len(rows) - before, (before, len(rows))
+
+
+def test_history_bisect_on_the_machine_of_the_change(lab, repo, tmp_path, run_cli,
+                                                     monkeypatch):
+    """A history of machine bw1's results for commits 0, 1, 2, 5, 6, 7 (3 and 4 never
+    measured; 3 does not build): `history bisect --machine bw1 --cluster tls://...` picks
+    that series' change (5 after 2) and bisects it on bw1's worker, the series' machine,
+    through bisect's own code; the store keeps the TLS scheduler as where it measured."""
+    address, certs = lab.address, lab.certs
+    folder, shas = repo
+    table = tmp_path / "history.csv"
+    rows = ["commit,benchmark,run,time"]
+    for k in (0, 1, 2, 5, 6, 7):
+        rows += [f"{shas[k]},prog,{run},{0.050 if k >= CULPRIT else 0.005}" for run in range(3)]
+    table.write_text("\n".join(rows) + "\n")
+    db = tmp_path / "h.db"
+    run_cli("history", "add", table, "--by", "benchmark", "--value", "time", "--unit", "s",
+            "--levels", "run", "--commit-column", "commit", "--machine", "bw1", "--db", db,
+            expect=0)
+    store = tmp_path / "h-bisect.db"
+    args = ["history", "bisect", "--db", db, "--benchmark", "prog", "--machine", "bw1",
+            "--repo", folder / "repo", "--build", bisect_repo.BUILD, "--command",
+            bisect_repo.COMMAND, "--cache", folder / "cache-history", "--seed", "3", "--runs", "5",
+            "-o", store, "--cluster", address]
+    for name in TLS:  # without the driver's files first
+        monkeypatch.delenv(f"BENCHLAB_TLS_{name}", raising=False)
+    code, _, err = run_cli(*args, expect=2)  # no files: named, nothing connected or built
+    assert "is a TLS address: give --tls-ca-file (or BENCHLAB_TLS_CA_FILE)" in err.splitlines()[-1]
+    assert not store.exists()
+    for name, file in TLS.items():
+        monkeypatch.setenv(f"BENCHLAB_TLS_{name}", str(certs / file))
+    _, out, err = run_cli(*args, "--json", expect=0)
+    doc = json.loads(out)
+    assert (doc["good"], doc["bad"]) == (shas[2], shas[CULPRIT])
+    assert doc["culprit"] == shas[CULPRIT] and doc["skipped"] == [shas[BROKEN]], doc["steps"]
+    assert "bisecting the step of prog (value, machine bw1)" in err
+    assert "building and measuring on machine bw1" in err
+    with sqlite3.connect(store) as conn:
+        where = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'measured_on'")
+                           .fetchone()[0])
+        n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
+    assert (where["where"], where["machine"], where["scheduler"]) == ("cluster", "bw1", address)
+    assert n == doc["executions"]
+    # --cluster-machine without --cluster, and TLS files for a tcp:// address: one line each
+    code, _, err = run_cli(*args[:-2], "--cluster-machine", "bw1", expect=2)
+    assert "--cluster-machine NAME chooses a worker of --cluster ADDRESS" in err
+    tcp = "tcp://" + address.split("://", 1)[1]
+    code, _, err = run_cli("bisect", "-o", store, "--resume", "--cluster", tcp,
+                           *_tls(certs, "client"), expect=2)
+    assert f"given but {tcp} is not a TLS address" in err and err.count("\n") == 1
 
 
 def test_local_one_worker(repo, tmp_path, run_cli):
