@@ -267,7 +267,7 @@ def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cl
                                       "dashboard": False,
                                       "silence_logs": logging.CRITICAL}}
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0,
-                                               "dashboard": False, "dashboard_address": None}}
+                                               "dashboard": False, "dashboard_address": "127.0.0.1:0"}}
     with dask.config.set({"distributed.scheduler.allowed-failures": 1000}):
         local = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.CRITICAL,
                             name="benchlab")
