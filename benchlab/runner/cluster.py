@@ -266,8 +266,10 @@ def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cl
                                       "host": "127.0.0.1", "memory_limit": 0,
                                       "dashboard": False,
                                       "silence_logs": logging.CRITICAL}}
+    # its HTTP server on a free loopback port: Dask's default 8787 may be taken (a warning)
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0,
-                                               "dashboard": False, "dashboard_address": "127.0.0.1:0"}}
+                                               "dashboard": False,
+                                               "dashboard_address": "127.0.0.1:0"}}
     with dask.config.set({"distributed.scheduler.allowed-failures": 1000}):
         local = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.CRITICAL,
                             name="benchlab")
