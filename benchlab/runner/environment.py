@@ -133,8 +133,11 @@ def numpy_version() -> str:
     return version("numpy")
 
 
-def collect() -> dict:
-    """Everything the store records about the machine, as a JSON-ready dict."""
+def collect(counters_too: bool = True) -> dict:
+    """Everything the store records about the machine, as a JSON-ready dict; without
+    `counters_too`, all but its last key, "counters" (`counters()`: a probe of each PMU and
+    software event and `valgrind --version`, a few ms of a subprocess), which a run whose
+    metrics need none of them adds after its executions (runner/session.py)."""
     try:
         usable = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -174,7 +177,7 @@ def collect() -> dict:
         "timer": "time.perf_counter_ns (CLOCK_MONOTONIC)",
         "timer_resolution_s": time.get_clock_info("perf_counter").resolution,
         "spawn": spawn.METHOD,
-        "counters": counters(),
+        **({"counters": counters()} if counters_too else {}),
     }
 
 

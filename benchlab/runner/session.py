@@ -274,9 +274,25 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
+def counters_first(e: Experiment, cluster=None) -> bool:
+    """Whether a session records the counters this machine offers (environment.counters: a
+    probe of each PMU and software event, `valgrind --version`) before its executions: on a
+    cluster (the machines' records join the driver's) or for an experiment that counts (a
+    counter, a PMU or software event); any other session adds them to its record after its
+    executions, so its first execution need not wait for them (docs/run.md)."""
+    if cluster is not None or e.counter is not None:
+        return True
+    if e.measure.kind != "time":
+        return False
+    from benchlab.runner.metric_sources import perf_events
+
+    return bool(perf_events(e.measure.metrics, e.counter))
+
+
 def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: Progress,
              argv: list[str], warn, cluster=None) -> RunResult:
-    env_info = environment.collect()
+    first = counters_first(e, cluster)
+    env_info = environment.collect(counters_too=first)
     warnings = [w.text() for w in environment.check(env_info, e.cpus)]
     differing: list[str] = []
     if cluster is not None:  # the machines' environments and warnings, beside the driver's
@@ -327,6 +343,9 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
             switcher.leave_all()  # every level in force torn down, however the run ends
         finally:
             store.finish_session(session, outcome_text)
+        if not first:  # the record as environment.collect() gives it, counters last
+            store.set_session_environment(session, {**env_info,
+                                                    "counters": environment.counters()})
         if outcome_text in ("finished", "stopped"):  # after the last commit: one checkpoint
             store.settle()
 

@@ -307,6 +307,13 @@ class Store:
         self._committed = time.monotonic()
         return int(cur.lastrowid or 0)
 
+    def set_session_environment(self, session: int, environment: dict) -> None:
+        """A session's environment record replaced by `environment` (completed after the
+        executions: runner/session.py)."""
+        with self._writing(), transaction(self.conn):
+            self.conn.execute("UPDATE sessions SET environment = ? WHERE id = ?",
+                              (json.dumps(environment), session))
+
     def finish_session(self, session: int, outcome: str) -> None:
         """The session's last outcomes committed with its end; the outcome log removed."""
         with self._writing(), transaction(self.conn):

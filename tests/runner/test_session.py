@@ -271,6 +271,34 @@ def test_environment_is_recorded(tmp_path):
         assert key in env
     assert meta["experiment_text"] == open(exp).read()
     assert sessions[0]["outcome"] == "finished"
+    from benchlab.runner import environment
+
+    assert list(env) == list(environment.collect())  # every key, in collect()'s order
+    assert env["counters"] == environment.counters()
+
+
+@pytest.mark.parametrize("metrics, before", [(None, False), ('["wall", "task-clock"]', True)])
+def test_counters_are_looked_up_after_the_executions_unless_the_run_counts(
+        tmp_path, monkeypatch, metrics, before):
+    """The machine's counters (a probe of each event, `valgrind --version`) join the
+    session's record after the executions, unless the experiment counts with them."""
+    from benchlab.runner import environment, perf_event
+
+    if metrics and not perf_event.probe("task-clock").ok:
+        pytest.skip("the kernel offers no task-clock here")
+    ran = tmp_path / "ran"
+    seen = []
+    real = environment.counters
+    monkeypatch.setattr(environment, "counters", lambda: seen.append(ran.exists()) or real())
+    line = f"metrics = {metrics}\n" if metrics else ""
+    exp = write(tmp_path, f"executions = 1\n{line}[alternatives.a]\n"
+                          f'command = ["touch", "{ran}"]\n')
+    db = str(tmp_path / "r.db")
+    run_experiment(exp, db)
+    store = Store.open(db)
+    env = store.sessions()[0]["environment"]
+    store.close()
+    assert seen == [not before] and list(env)[-1] == "counters", seen
 
 
 def test_counts_are_per_cell(tmp_path):
