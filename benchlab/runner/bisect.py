@@ -25,17 +25,17 @@ runs only what is missing.
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchlab.errors import InputError, UsageError
+from benchlab.errors import InputError
 from benchlab.result import Result
 from benchlab.runner import git_builds
 from benchlab.runner.bisect_store import BisectStore, Execution
 from benchlab.runner.execute import run_process
+from benchlab.runner.quick import command_words
 from benchlab.stats import bisect as decide
 from benchlab.stats.fieller import RatioInterval
 
@@ -67,16 +67,7 @@ class Settings:
 
     def argv(self, text: str) -> list[str]:
         """A command's argv: its words, or /bin/sh -c with `shell`."""
-        if self.shell:
-            return ["/bin/sh", "-c", text]
-        try:
-            words = shlex.split(text)
-        except ValueError as exc:
-            raise UsageError(f"cannot split {text!r} into words ({exc}); quote it again, or "
-                             "use --shell") from None
-        if not words:
-            raise UsageError("the command is empty")
-        return words
+        return ["/bin/sh", "-c", text] if self.shell else command_words(text, "the command")
 
 
 @dataclass(frozen=True)

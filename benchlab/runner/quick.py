@@ -143,8 +143,12 @@ def _words(text: str, where: str, shell: bool) -> list[str]:
     """A command's text as its argv (shell words) or, with `shell`, one /bin/sh string."""
     if not text.strip():
         raise UsageError(f"{where} is empty")
-    if shell:
-        return [text]
+    return [text] if shell else command_words(text, where)
+
+
+def command_words(text: str, where: str) -> list[str]:
+    """A command given as one text on the command line (quick mode's, bisect's) split into
+    its words as /bin/sh would; a one-line UsageError naming `where` when it cannot be."""
     try:
         words = shlex.split(text)
     except ValueError as exc:

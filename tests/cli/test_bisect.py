@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from ..support.cli import main_output
+
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bisect_repo", ROOT / "validation" /
                                                "bisect_repo.py")
@@ -50,19 +52,6 @@ def _args(repos, good: int, bad: int, *more: str) -> list[str]:
             "--cache", str(folder / "cache"), "--seed", "3", "--runs", "10", *more]
 
 
-def _main(*args) -> tuple[int, str, str]:
-    """`benchlab ARGS` in this process, outside a test (a module fixture has no capsys)."""
-    import contextlib
-    import io
-
-    from benchlab.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture(scope="module")
 def killed(repos, tmp_path_factory):
     """The step history's bisect, killed with SIGKILL within the ends' first look (a
@@ -91,7 +80,7 @@ def killed(repos, tmp_path_factory):
         child.wait()
     with sqlite3.connect(store) as conn:
         before = conn.execute("SELECT step, round, slot, sha, wall FROM executions").fetchall()
-    code, text, err = _main("bisect", "-o", store, "--resume", "--export-json", document)
+    code, text, err = main_output("bisect", "-o", store, "--resume", "--export-json", document)
     return {"returncode": child.returncode, "before": before, "code": code, "text": text,
             "err": err, "store": store, "doc": json.loads(document.read_text())}
 

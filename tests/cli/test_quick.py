@@ -15,14 +15,9 @@ import pytest
 
 from benchlab.cli.main import main
 
+from ..support.cli import main_output
+
 PAIR = ("sleep 0.01", "sleep 0.012")
-
-
-def _main(*args) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +26,7 @@ def kept(tmp_path_factory):
     folder = tmp_path_factory.mktemp("quick")
     db, md = folder / "q.db", folder / "q.md"
     options = ("run", "--runs", "6", "--seed", "7", "-o", db, "--", *PAIR)
-    code, out, err = _main(*options[:-3], "--format", "json", "--export-markdown", md,
+    code, out, err = main_output(*options[:-3], "--format", "json", "--export-markdown", md,
                            *options[-3:])
     return {"code": code, "out": out, "err": err, "db": db, "md": md, "options": options}
 

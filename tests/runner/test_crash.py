@@ -163,9 +163,13 @@ def _recorded(db: Path) -> int:
     the store already has (the resume skips them), which must not count twice."""
     import json
 
-    log = Path(f"{db}-outcomes")
+    try:  # the log first, then the store: a commit or replay in between moves lines from
+        # the one to the other, never out of both
+        lines = Path(f"{db}-outcomes").read_bytes().splitlines()
+    except FileNotFoundError:  # none yet, or removed by a replay or the session's end
+        lines = []
     seqs = set()
-    for line in log.read_bytes().splitlines() if log.exists() else ():
+    for line in lines:
         try:
             row, _ = json.loads(line)
         except ValueError:  # a line the kill cut short: dropped on resume
