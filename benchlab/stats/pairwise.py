@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from benchlab.stats.descriptive import median
+
 _GATHER = 1_000_000  # pairs in the bisection's bracket below which they are gathered
 
 
@@ -121,7 +123,7 @@ _MATERIALIZE = 1_000_000  # below this many pairs, sorting them all is cheaper a
 def median_of_differences(a: np.ndarray, b: np.ndarray) -> float:
     """Hodges–Lehmann two-sample shift: median of b_j − a_i."""
     if a.size * b.size <= _MATERIALIZE:
-        return float(np.median(np.subtract.outer(b, a)))
+        return median(np.subtract.outer(b, a).ravel())
     a_s, b_s = np.sort(a), np.sort(b)
     total = a.size * b.size
     if total % 2:
@@ -135,7 +137,7 @@ def median_of_walsh_averages(d: np.ndarray) -> float:
     total = s.size * (s.size + 1) // 2
     if total <= _MATERIALIZE:
         i, j = np.triu_indices(s.size)
-        return float(np.median((s[i] + s[j]) / 2.0))
+        return median((s[i] + s[j]) / 2.0)
     if total % 2:
         return kth_walsh_sum(s, (total + 1) // 2) / 2.0
     return 0.25 * (kth_walsh_sum(s, total // 2) + kth_walsh_sum(s, total // 2 + 1))

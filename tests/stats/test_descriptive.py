@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -58,3 +59,40 @@ def test_quartiles_are_numpys_percentile_bit_for_bit():
         x = [rng.normal(size=n) * 10.0 ** rng.integers(-300, 300),
              rng.integers(0, 4, n).astype(float), rng.lognormal(size=n)][k % 3]
         assert np.array_equal(quartiles(x), np.percentile(x, [25.0, 50.0, 75.0])), (n, x)
+
+
+def test_median_is_numpys_bit_for_bit():
+    """The Hodges-Lehmann estimates' median (computed without np.median, which imports
+    numpy.ma) equals np.median exactly: sizes 0 to 300, odd and even, ties, scales 1e-300
+    to 1e300, values near the largest float (their sum overflows in both), NaN."""
+    import numpy as np
+
+    from benchlab.stats.descriptive import median
+
+    rng = np.random.default_rng(11)
+    cases = [np.array([]), np.array([np.nan, 1.0]), np.array([1.7e308, 1.7e308]),
+             np.array([-0.0, 0.0])]
+    for k in range(500):
+        n = 1 + k % 300
+        cases.append([rng.normal(size=n) * 10.0 ** rng.integers(-300, 300),
+                      rng.integers(0, 4, n).astype(float), rng.lognormal(size=n)][k % 3])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the empty array's mean
+        for x in cases:
+            assert np.array_equal(median(x), np.median(x), equal_nan=True), x
+
+
+def test_ties_are_found_as_np_unique_finds_them():
+    """The signed-rank and rank-sum tests' check for ties (without np.unique, which imports
+    numpy.ma) agrees with np.unique: repeated values, two NaNs (equal for np.unique), one."""
+    import numpy as np
+
+    from benchlab.stats.classic_tests import _has_ties
+
+    rng = np.random.default_rng(5)
+    for x in [np.array([1.0, 2.0]), np.array([1.0, 1.0]), np.array([np.nan, np.nan]),
+              np.array([np.nan, 1.0]), *(rng.integers(0, 50, 20).astype(float)
+                                         for _ in range(50))]:
+        for split in (0, 1):
+            a, b = x[:split], x[split:]
+            assert _has_ties(a, b) == (np.unique(x).size < x.size), x
