@@ -35,9 +35,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
-import tempfile
-import zlib
 from dataclasses import replace
 
 from benchlab.runner.execute import Outcome, run_process
@@ -63,6 +60,8 @@ def version() -> str | None:
     program = shutil.which("valgrind")
     if program is None:
         return None
+    import subprocess  # here: a run that counts nothing imports it only after its executions
+
     try:
         done = subprocess.run([program, "--version"], capture_output=True, text=True,
                               timeout=30, check=False)
@@ -98,6 +97,8 @@ def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str
     counter yields: instructions and cache misses), summed over the processes (and, with
     `keep_profiles`, its out files compressed in `profiles`, in process order); an outcome
     with an error when it failed or Valgrind wrote no count of one of them."""
+    import tempfile
+
     out_dir = tempfile.mkdtemp(prefix="benchlab-count-")
     try:
         outcome = run_process(argv_for(tool, out_dir, command, metrics), cwd=cwd, env=env,
@@ -126,6 +127,8 @@ def _process_order(name: str) -> tuple[int, str]:
 
 
 def _compressed(path: str) -> bytes:
+    import zlib
+
     with open(path, "rb") as handle:
         return zlib.compress(handle.read(), 6)
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import glob
 import json
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from benchlab.result import Result
@@ -61,6 +61,8 @@ def _cpu_model() -> str | None:
         key, _, value = line.partition(":")
         if key.strip() in ("model name", "Model", "Processor", "cpu model"):
             return value.strip()
+    import platform
+
     return platform.processor() or None
 
 
@@ -106,6 +108,21 @@ def _runner_rss() -> int | None:
         return None
 
 
+def _uname():
+    """platform.uname()'s system, node, release, version and machine: os.uname()'s on POSIX,
+    where platform takes them from it unchanged (its import, a few ms of its regexes, is
+    left out of `benchlab run`'s start); platform's elsewhere."""
+    if hasattr(os, "uname"):
+        name = os.uname()
+        if name.sysname not in ("", "Microsoft", "Windows", "OpenVMS"):
+            return SimpleNamespace(system=name.sysname, node=name.nodename,
+                                   release=name.release, version=name.version,
+                                   machine=name.machine)
+    import platform
+
+    return platform.uname()
+
+
 def numpy_version() -> str:
     """numpy.__version__, without importing numpy when it is not loaded yet (the import
     costs about 100 ms, and `benchlab run` needs numpy only after its executions): numpy's
@@ -149,15 +166,16 @@ def collect(counters_too: bool = True) -> dict:
     turbo, turbo_file = _turbo()
     aslr = _read("/proc/sys/kernel/randomize_va_space")
     smt = _read("/sys/devices/system/cpu/smt/active")
+    uname = _uname()
     from benchlab.version import __version__
 
     return {
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "hostname": platform.node(),
-        "os": platform.system(),
-        "kernel": platform.release(),
-        "kernel_version": platform.version(),
-        "machine": platform.machine(),
+        "hostname": uname.node,
+        "os": uname.system,
+        "kernel": uname.release,
+        "kernel_version": uname.version,
+        "machine": uname.machine,
         "cpu_model": _cpu_model(),
         "cpus_online": os.cpu_count(),
         "cpus_usable": usable,
@@ -169,7 +187,7 @@ def collect(counters_too: bool = True) -> dict:
         "load_average": load,
         "aslr": None if aslr is None else int(aslr) if aslr.isdigit() else aslr,
         "environment_bytes": sum(len(k) + len(v) + 2 for k, v in os.environ.items()),
-        "python": platform.python_version(),
+        "python": sys.version.split()[0],  # platform.python_version(): "3.11.7", "3.13.0rc1"
         "python_executable": sys.executable,
         "numpy": numpy_version(),
         "benchlab": __version__,

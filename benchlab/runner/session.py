@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from benchlab.errors import InputError, UsageError
 from benchlab.result import Result
-from benchlab.runner import environment, rounds, switching
+from benchlab.runner import environment, rounds
 from benchlab.runner.blas import load_single_threaded
 from benchlab.runner.config import Experiment, load_experiment, with_timeout
 from benchlab.runner.execute import run_process
 from benchlab.runner.plan import Trial, build_key, estimate_seconds, make_plan
 from benchlab.runner.progress import Progress
 from benchlab.runner.store import Store
-from benchlab.runner.switching import SwitchPlan
 from benchlab.runner.trial import base_environment
+
+if TYPE_CHECKING:
+    from benchlab.runner.switching import SwitchPlan
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def plan_only(experiment_path: str | Experiment, store_path: str | None, *, seed
     is `--timeout` (a duration or "none"), None for the file's. An Experiment given instead
     of a path is used as read (quick mode's, runner/quick.py).
     """
+    from benchlab.runner import switching
+
     e = with_timeout(_experiment(experiment_path), timeout)
     check_metrics(e)
     durations: dict = {}
@@ -199,7 +204,10 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
     if e.machines is not None and cluster is None:
         raise UsageError("the experiment names [machines]: run it with --cluster "
                          "tcp://HOST:PORT (docs/cluster.md)")
-    switching.check_support(e, cluster=cluster is not None)  # before the store is made
+    if e.states:  # before the store is made
+        from benchlab.runner import switching
+
+        switching.check_support(e, cluster=cluster is not None)
     if cluster is None:  # a cluster's workers may offer what the driver does not
         check_metrics(e)
     connected = None
@@ -309,10 +317,14 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
     session = store.start_session(argv, env_info, warnings)
     base_env = base_environment(e)
     outcome_text = "interrupted"
-    switcher = switching.Switcher(e, store, session, base_env, warn=warn)
+    switcher = None  # without system-state factors: nothing to switch (nor to import)
+    if e.states:
+        from benchlab.runner import switching
+
+        switcher = switching.Switcher(e, store, session, base_env, warn=warn)
     try:
-        for factor in switcher.restore_left():  # a killed session's state, undone first
-            if warn is not None:
+        for factor in switcher.restore_left() if switcher else ():  # a killed session's
+            if warn is not None:  # state, undone first
                 warn(f"restored the state a previous session left in force: the teardown of "
                      f"factor {factor!r} ran (see the store's switches)")
         _run_fixed(e.setup, e, base_env, "setup")
@@ -324,12 +336,13 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
         recorder = rounds.Recorder(e, store, session, failed_builds, progress, warn)
         executor = rounds.LocalExecutor(e) if cluster is None else dispatch.ClusterExecutor(
             cluster, e)
-        if switcher.factors:
+        if switcher is not None and switcher.factors:
             executor = switching.SwitchingExecutor(executor, switcher)
         status, reason = rounds.run_rounds(e, store, pending, executor, recorder, fail_fast)
         store.commit()  # the outcomes of the last time slice, before anything reads them
         progress.close()
-        switcher.leave_all()
+        if switcher is not None:
+            switcher.leave_all()
         _run_fixed(e.teardown, e, base_env, "teardown")
         if status != "failed":
             store.set_meta(status=status, stop_reason=reason or "")
@@ -340,7 +353,8 @@ def _session(e: Experiment, store: Store, seed: int, fail_fast: bool, progress: 
     finally:
         progress.close()
         try:
-            switcher.leave_all()  # every level in force torn down, however the run ends
+            if switcher is not None:
+                switcher.leave_all()  # every level in force torn down, however the run ends
         finally:
             store.finish_session(session, outcome_text)
         if not first:  # the record as environment.collect() gives it, counters last

@@ -119,3 +119,34 @@ def test_run_loads_no_numpy_before_its_first_execution(tmp_path, form, loaded):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (int(out.read_text()) > 0) is loaded, (out.read_text(), done.stderr)
+
+
+MODULES_BEFORE_FIRST_EXECUTION = 40  # benchlab's own (34 on 2026-11-27), with some slack
+
+
+def test_quick_mode_imports_little_before_its_first_execution(tmp_path):
+    """Every module `benchlab run --runs 1` imports before its first execution is the
+    standard library's or the runner's own: no third-party package (numpy included), no
+    analysis (stats, data, report), and at most MODULES_BEFORE_FIRST_EXECUTION of
+    benchlab's (issue 26: they are the start-up every run pays before it measures)."""
+    code = ("import sys\nbase = set(sys.modules)\nimport benchlab.runner.rounds as rounds\n"
+            "seen = []\nreal = rounds.run_rounds\n"
+            "def spy(*a, **k):\n    seen.append(set(sys.modules) - base)\n"
+            "    return real(*a, **k)\n"
+            "rounds.run_rounds = spy\nimport contextlib, io\n"
+            "from benchlab.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), "
+            "contextlib.redirect_stderr(io.StringIO()):\n"
+            "    code = main(['run', '--runs', '1', '--warmup', '0', '-o', 'x.db', '--', "
+            "'true'])\n"
+            "new = seen[0]\nthird = {m.split('.')[0] for m in new} - "
+            "set(sys.stdlib_module_names) - {'benchlab'}\n"
+            "ours = sorted(m for m in new if m.startswith('benchlab'))\n"
+            "print(code, sorted(third), len(ours), [m for m in ours if m.split('.')[1:2] "
+            "in (['stats'], ['data'], ['report'], ['design'], ['history'])])")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, check=True).stdout.split(" ", 3)
+    # exit 2: one execution is too few for the summary printed after (not this test's)
+    assert out[0] in ("0", "2") and out[1] == "[]" and out[3].strip() == "[]", out
+    assert 0 < int(out[2]) <= MODULES_BEFORE_FIRST_EXECUTION, out

@@ -274,6 +274,12 @@ def test_environment_is_recorded(tmp_path):
     from benchlab.runner import environment
 
     assert list(env) == list(environment.collect())  # every key, in collect()'s order
+    import platform  # what the record's system keys were read with before os.uname()
+
+    assert [env[k] for k in ("os", "hostname", "kernel", "kernel_version", "machine",
+                             "python")] == [platform.system(), platform.node(),
+                                            platform.release(), platform.version(),
+                                            platform.machine(), platform.python_version()]
     assert env["counters"] == environment.counters()
 
 
