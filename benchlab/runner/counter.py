@@ -89,7 +89,7 @@ def argv_for(tool: str, out_dir: str, command: list[str],
     return ["valgrind", *options(tool, metrics), f"--{tool}-out-file={out}", *command]
 
 
-def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str, str],
+def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str, str] | None,
                 timeout: float | None, cpus: tuple[int, ...] | None,
                 keep_profiles: bool = False,
                 metrics: tuple[str, ...] = ("instructions",)) -> Outcome:

@@ -21,7 +21,7 @@ from benchlab.runner.config import Experiment
 from benchlab.runner.execute import Outcome
 from benchlab.runner.plan import Trial, build_key, command_for
 from benchlab.runner.trial import (
-    base_environment,
+    inherited_environment,
     leftover_warning,
     measurements,
     not_run,
@@ -97,7 +97,7 @@ class LocalExecutor:
 
     def __init__(self, e: Experiment) -> None:
         self.e = e
-        self.base_env = base_environment(e)
+        self.base_env = inherited_environment(e)
 
     def run(self, trials: list[Trial], recorder: Recorder, fail_fast: bool) -> str | None:
         collecting = gc.isenabled()

@@ -353,6 +353,30 @@ def test_setup_prepare_teardown_cwd_and_env(tmp_path):
     assert log == ["setup"] + ["prepare"] * 4 + ["teardown"]
 
 
+@pytest.mark.parametrize("env", ["", 'env = { FIXED = "f" }', 'env = { BY_CELL = "{k}" }'])
+def test_commands_get_the_runners_environment_and_the_experiments(tmp_path, monkeypatch,
+                                                                  env):
+    """Without variables of its own (or with placeholders only) the runner passes its own
+    environment as it is at each start; either way a command sees the runner's variables,
+    the experiment's, and PATH."""
+    monkeypatch.setenv("BENCHLAB_TEST_INHERITED", "from the runner")
+    exp = write(tmp_path, f"""
+        seed = 1
+        executions = 1
+        {env}
+        [factors]
+        k = [1, 2]
+        [alternatives.a]
+        command = ["sh", "-c", "echo \\"$BENCHLAB_TEST_INHERITED|$FIXED|$BY_CELL\\" >> seen"]
+    """)
+    result = run_experiment(exp, str(tmp_path / "r.db"))
+    assert result.status == "finished" and result.counts == {"ok": 2}
+    seen = sorted((tmp_path / "seen").read_text().splitlines())
+    fixed = "f" if "FIXED" in env else ""
+    cells = ["1", "2"] if "BY_CELL" in env else ["", ""]
+    assert seen == [f"from the runner|{fixed}|{c}" for c in cells]
+
+
 def test_failing_setup_stops_with_a_one_line_error(tmp_path):
     exp = write(tmp_path, """
         executions = 2
