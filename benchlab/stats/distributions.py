@@ -16,16 +16,23 @@ from __future__ import annotations
 
 import functools
 import math
-from statistics import NormalDist
 
-_NORMAL = NormalDist()
 # Above this many degrees of freedom Student's t comes from scipy.special: the continued
 # fraction needs about √df terms there, and lgamma's digits run out towards 10⁷.
 LARGE_DF = 20000.0
 
 
+@functools.cache
+def _normal():
+    """The standard normal (statistics.NormalDist), made on first use: statistics imports
+    fractions and decimal, about 3 ms of a summary's start that needs no normal quantile."""
+    from statistics import NormalDist
+
+    return NormalDist()
+
+
 def normal_quantile(p: float) -> float:
-    return _NORMAL.inv_cdf(p)
+    return _normal().inv_cdf(p)
 
 
 def normal_cdf(x: float) -> float:
