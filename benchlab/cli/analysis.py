@@ -96,6 +96,48 @@ def spec_of(args: argparse.Namespace) -> AnalysisSpec:
 
 def analyse(args: argparse.Namespace, command: str = "compare",
             spec: AnalysisSpec | None = None, *, benchmark: str | None = None) -> Analysis:
+    """`_analyse`'s analysis, with a note naming the caches Valgrind simulated when the
+    metric is a cache metric of a store (data/simulated_caches.py)."""
+    found = _analyse(args, command, spec, benchmark=benchmark)
+    note = caches_note(args, found.metric)
+    if not note:
+        return found
+    design = getattr(found.result, "design", None)
+    if design is not None:  # a store by its design: beside the design's note
+        return replace(found, result=replace(found.result, design=replace(
+            design, notes=(*design.notes, note))))
+    return replace(found, result=with_note(found.result, note, "caches"))
+
+
+def caches_note(args: argparse.Namespace, metric: str | None) -> str | None:
+    """The simulated caches of every store among the inputs whose `metric` is a cache
+    metric, one note ("not recorded" for a store made before they were)."""
+    from benchlab.data.store_design import is_store
+
+    stores = [f for f in dict.fromkeys(args.files) if f != "-" and is_store(f)]
+    if not stores:
+        return None
+    from benchlab.data.simulated_caches import note
+
+    notes = [(f, note(f, metric)) for f in stores]
+    found = [n if len(stores) == 1 else f"{f}: {n}" for f, n in notes if n]
+    return "; ".join(found) or None
+
+
+def caches_document(args: argparse.Namespace, metric: str | None) -> dict[str, Any] | None:
+    """The JSON key `simulated_caches`: per store among the inputs whose `metric` is a cache
+    metric, its configurations (data/simulated_caches.document; null: not recorded); None
+    (no key) when there is none."""
+    from benchlab.data.simulated_caches import document
+    from benchlab.data.store_design import is_store
+
+    found = {f: document(f, metric) for f in dict.fromkeys(args.files)
+             if f != "-" and is_store(f)}
+    return {f: d for f, d in found.items() if d is not False} or None
+
+
+def _analyse(args: argparse.Namespace, command: str = "compare",
+             spec: AnalysisSpec | None = None, *, benchmark: str | None = None) -> Analysis:
     """Read the inputs and compare them as the options say (docs/compare.md): a store
     alone by its design, a suite with --benchmark, the hierarchy with --levels, else the
     samples (paired with --paired). `spec`: the options' analysis when already built

@@ -120,11 +120,13 @@ def _analyse(args: argparse.Namespace, spec):
     found = analysis.analyse(args, "compare", spec)
     named = found.samples.get(None)
     if named is None:  # a suite
-        return found.result, output_options.context(args, "compare", args.files,
-                                                    warmup_cut=found.cut), [found.result]
-    return found.result, output_options.context(args, "compare", args.files, samples=named,
-                                                plot=not args.no_plot,
-                                                warmup_cut=found.cut), [found.result]
+        return found.result, output_options.context(
+            args, "compare", args.files, warmup_cut=found.cut,
+            simulated_caches=analysis.caches_document(args, found.metric)), [found.result]
+    return found.result, output_options.context(
+        args, "compare", args.files, samples=named, plot=not args.no_plot,
+        warmup_cut=found.cut,
+        simulated_caches=analysis.caches_document(args, found.metric)), [found.result]
 
 
 def exit_status(results: list, fail_on: str | None) -> int:

@@ -29,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchlab.cli.analysis import caches_document, caches_note
     from benchlab.data.samples import unify_units
     from benchlab.stats.hierarchy import summarize
     from benchlab.stats.summary import SummaryGroup, SummaryReport, flat_summary
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     pairs, samples, level_names = common.levelled_samples(args)
     samples, unit, note = unify_units(samples, args.unit, args.higher_is_better)
     notes = [note] if note else []
+    caches = caches_note(args, samples[0].dataset.metric) if samples else None
+    notes += [caches] if caches else []  # a store's cache metric: which caches were simulated
     cut = None
     if cut_spec is not None:
         cut = warmup.cut(cut_spec, samples, level_names, bool(unit.higher_is_better))
@@ -54,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                           name=s.name, confidence=confidence)
         groups.append(SummaryGroup(bench, h))
     result = SummaryReport(confidence, unit, tuple(level_names), tuple(groups), tuple(notes))
+    caches_key = caches_document(args, samples[0].dataset.metric) if samples else None
     output_options.emit(args, result, output_options.context(args, "summary", args.files,
+                                                             simulated_caches=caches_key,
                                                              warmup_cut=cut), args.files)
     return 0

@@ -49,6 +49,9 @@ def envelope(document: dict[str, Any], context: RenderContext) -> dict[str, Any]
     notes = list(document.get("notes", []))
     out["notes"] = notes + [n for n in context.notes if n not in notes]
     out.setdefault("warnings", [])
+    caches = context.options.get("simulated_caches")  # a store's cache metric
+    if caches:  # (data/simulated_caches.py): per store, the caches Valgrind simulated
+        out["simulated_caches"] = caches
     cut = context.options.get("warmup_cut")  # --warmup auto (data/steady_state.py)
     if cut is not None:
         out["warmup_cut"] = cut.to_dict()

@@ -476,6 +476,8 @@ def _analysis_body(page: PageInput, context: RenderContext, panels: Any,
     design = getattr(result, "design", None)  # a store analysed by its design
     how = (f'<p class="note design">analysis: {hf.esc(design.note)}</p>' if design is not None
            else "")
+    how += "".join(f'<p class="note">note: {hf.esc(n)}</p>'  # the simulated caches, ...
+                   for n in getattr(design, "notes", ()))
     body = [f'<p class="muted">{hf.esc(facts)}</p>', how,
             f'<h2 id="{prefix}headline">headline</h2>', headline,
             how_to_read(result, page.figures), *extra, hf.warnings_list(warnings)]

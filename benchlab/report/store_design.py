@@ -22,7 +22,8 @@ def design_document(design: Design | None) -> dict[str, Any] | None:
         return None
     return {"note": design.note, "by": design.by, "benchmark": design.benchmark,
             "levels": list(design.levels), "blocks": design.blocks, "unit": design.unit,
-            "pairs": design.pairs, "dropped_blocks": list(design.dropped)}
+            "pairs": design.pairs, "dropped_blocks": list(design.dropped),
+            "notes": list(design.notes)}
 
 
 @renders("text", DesignedCompare, DesignedSuite)
@@ -30,7 +31,8 @@ def designed_text(result, context: RenderContext) -> str:
     body = render(plain(result), "text", context)
     if result.design is None:
         return body
-    return f"note: {terminal(result.design.note)}\n\n{body}"
+    notes = [result.design.note, *result.design.notes]
+    return "".join(f"note: {terminal(n)}\n" for n in notes) + f"\n{body}"
 
 
 @renders("markdown", DesignedCompare, DesignedSuite)
@@ -38,7 +40,8 @@ def designed_markdown(result, context: RenderContext) -> str:
     body = render(plain(result), "markdown", context)
     if result.design is None:
         return body
-    return f"_note: {md(result.design.note)}_\n\n{body}"
+    notes = [result.design.note, *result.design.notes]
+    return "\n\n".join(f"_note: {md(n)}_" for n in notes) + f"\n\n{body}"
 
 
 @renders("json", DesignedCompare, DesignedSuite)
@@ -53,4 +56,5 @@ def designed_html(result, context: RenderContext) -> str:
     body = render(plain(result), "html", context)
     if result.design is None:
         return body
-    return f"<p class=\"note\">note: {escape(result.design.note)}</p>\n{body}"
+    notes = [result.design.note, *result.design.notes]
+    return "".join(f"<p class=\"note\">note: {escape(n)}</p>\n" for n in notes) + body

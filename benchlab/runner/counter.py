@@ -17,6 +17,11 @@ of `--cache-sim=no`), which adds the events I1mr, D1mr, D1mw, ILmr, DLmr, DLmw
 and slows the counted execution further; the simulated caches are Valgrind's
 model of this machine's (their sizes from CPUID), not the hardware's misses.
 The instruction count is the same with or without it.
+The caches it simulated (Valgrind's `desc: I1 cache: 32768 B, 64 B, 8-way
+associative` lines of the out file, their sizes, line sizes and associativity)
+come back with the counts (`simulated_caches`), and the store records each
+configuration it met (`benchlab_meta.simulated_caches`: runner/rounds.py), so
+a reader knows which cache the misses are of.
 
 The out files are read here (the `events:` and `summary:`/`totals:` lines),
 not by data/readers/valgrind.py, which the runner layer must not import.
@@ -115,7 +120,9 @@ def run_counted(tool: str, command: list[str], *, cwd: str | None, env: dict[str
             return replace(outcome, error=f"{tool}: {exc}")
         profiles = tuple(_compressed(os.path.join(out_dir, n)) for n in names) \
             if keep_profiles else ()
-        return replace(outcome, counts=counts, profiles=profiles)
+        caches = simulated_caches(os.path.join(out_dir, names[0])) \
+            if cache_simulated(metrics) else {}
+        return replace(outcome, counts=counts, profiles=profiles, caches=caches)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
@@ -149,6 +156,25 @@ def counted(metrics: tuple[str, ...], files: list[dict[str, int]]) -> dict[str, 
             total += sum(found[e] for e in names)
         out[metric] = float(total)
     return out
+
+
+CACHE_NAMES = ("I1", "D1", "LL")  # the caches Valgrind simulates, in its order
+
+
+def simulated_caches(path: str) -> dict[str, str]:
+    """The caches an out file says Valgrind simulated: its `desc: I1 cache: 32768 B, 64 B,
+    8-way associative` lines (size, line size, associativity) by cache; {} when it has
+    none (no cache simulation)."""
+    found: dict[str, str] = {}
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.startswith("desc:"):
+                name, _, what = line[len("desc:"):].strip().partition(" cache:")
+                if name in CACHE_NAMES and what:
+                    found[name] = " ".join(what.split())
+            elif line.startswith(("events:", "fl=", "fn=")):
+                break  # the header is over
+    return {k: found[k] for k in CACHE_NAMES if k in found}
 
 
 def totals(path: str) -> dict[str, int]:

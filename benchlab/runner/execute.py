@@ -92,6 +92,9 @@ class Outcome:
     # a counted execution's profiles kept for profile-diff: Valgrind's out files, one per
     # process, compressed (runner/counter.py); empty unless kept
     profiles: tuple[bytes, ...] = ()
+    # a counted execution under cache simulation: the caches Valgrind simulated, as its
+    # out file's desc: lines say ({"I1": "32768 B, 64 B, 8-way associative", ...})
+    caches: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

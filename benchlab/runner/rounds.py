@@ -49,6 +49,8 @@ class Recorder:
         self.store.record(trial, self.session, started, command, outcome,
                           measurements(self.e, trial, outcome) if outcome.ok else [])
         self.ran += 1
+        if getattr(outcome, "caches", None):
+            record_caches(self.store, outcome.caches)
         if not outcome.ok and trial.kind == "build":
             self.failed_builds.add(build_key(trial))
         texts = [leftover_warning(trial, outcome.leftovers)] if outcome.leftovers else []
@@ -73,6 +75,23 @@ class Recorder:
         self.progress.begin(trial)
         self.record(trial, utc_now(), command_for(self.e, trial).show(), outcome)
         return outcome
+
+
+def record_caches(store, caches: dict[str, str]) -> None:
+    """Add the simulated caches of a counted execution (runner/counter.py) to the store's
+    `simulated_caches` (a JSON list of the configurations met, in the order met; one unless
+    the machines differ), written at once when new."""
+    import json
+
+    from benchlab.runner import store_checks
+
+    seen = store_checks.parse_json(store.meta.get("simulated_caches") or "[]", store.path,
+                                   "benchlab_meta", "'simulated_caches'", "value")
+    if not isinstance(seen, list):
+        raise store_checks.fail(store.path, "benchlab_meta", "'simulated_caches'", "value",
+                                seen, "a list")
+    if caches not in seen:
+        store.set_meta(simulated_caches=json.dumps([*seen, caches]))
 
 
 class Executor(Protocol):

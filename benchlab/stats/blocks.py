@@ -99,7 +99,9 @@ class Design:
     blocks: "round" or "build" when the top-level unit means are paired by the
     block they share, else None; unit: the unit paired ("execution", "build");
     pairs: the blocks used (the smallest over benchmarks); dropped: blocks left out
-    because some alternative lacks them; note: the sentence shown.
+    because some alternative lacks them; note: the sentence shown; notes: what else
+    the store says of its data, a line each (the caches Valgrind simulated for a cache
+    metric: data/simulated_caches.py).
     """
 
     note: str
@@ -110,6 +112,7 @@ class Design:
     unit: str | None = None
     pairs: int | None = None
     dropped: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def _with_design(base, cls, design: Design):
