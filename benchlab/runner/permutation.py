@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import operator
 
-NUMPY_FROM = 50_000  # elements drawn in a plan from which numpy's generator is used instead
+NUMPY_FROM = 100_000  # elements in a plan from which numpy draws it (docs/run.md: why there)
 
 _M32 = 0xFFFF_FFFF
 _M64 = 0xFFFF_FFFF_FFFF_FFFF
