@@ -17,10 +17,12 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchlab.errors import InputError
-from benchlab.runner.state_config import StateFactor, parse_factor
+
+if TYPE_CHECKING:
+    from benchlab.runner.state_config import StateFactor
 
 ORDERS = ("interleaved-random", "sequential", "blocked")
 RESERVED = ("alternative", "case", "build", "execution", "iteration", "warmup", "metric",
@@ -656,6 +658,8 @@ def _factors(r: _Reader, factors: Any, states: list[StateFactor] | None = None
             raise r.fail(keys, f"factor name {name!r} is reserved (reserved: "
                          f"{', '.join(RESERVED)})")
         if isinstance(levels, dict):
+            from benchlab.runner.state_config import parse_factor  # only for a state factor
+
             state = parse_factor(r, name, levels)
             if states is not None:
                 states.append(state)
