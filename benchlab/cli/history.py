@@ -26,6 +26,18 @@ DB_HELP = ("the history: a SQLite file, or a PostgreSQL database as "
            "postgresql://USER@HOST:PORT/NAME (libpq's PG* variables and service file apply)")
 
 
+def subcommand(inner: argparse._SubParsersAction, name: str, summary: str, description: str,
+               example: str = EXAMPLE, created: bool = False) -> argparse.ArgumentParser:
+    """The parser of `history NAME` with its required --db (a history `created` if absent
+    when NAME writes one): its line in `history --help`, its description, and `example`
+    after its options, laid out as written."""
+    p = inner.add_parser(name, help=summary, description=description, epilog=example,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, metavar="DB",
+                   help=DB_HELP + (" (created if absent)" if created else ""))
+    return p
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "history", help="results across commits: add them, find changes, check a head commit",
@@ -42,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_publish(inner)
     from benchlab.cli import history_exchange
 
-    history_exchange.add_parsers(inner, DB_HELP)  # export, import: history_exchange.py
+    history_exchange.add_parsers(inner, subcommand)  # export, import: history_exchange.py
     from benchlab.cli import bisect
 
     bisect.add_history_parser(inner)  # history bisect: its options are bisect's
@@ -107,14 +119,11 @@ def _series_of(args: argparse.Namespace, series: list) -> list:
     return [s for s in series if s.metric in names]
 
 def _add_check(inner: argparse._SubParsersAction) -> None:
-    p = inner.add_parser(
-        "check", help="find the changes along every series, each judged by a ratio CI",
-        description="For every series (benchmark, metric, machine): change points by "
-                    "E-Divisive means on the per-commit means, then the ratio CI of the "
-                    "segment after each one to the segment before it; only changes whose CI "
-                    "clears --threshold are reported.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
+    p = subcommand(inner, "check", "find the changes along every series, each judged by a "
+                   "ratio CI", "For every series (benchmark, metric, machine): change points "
+                   "by E-Divisive means on the per-commit means, then the ratio CI of the "
+                   "segment after each one to the segment before it; only changes whose CI "
+                   "clears --threshold are reported.")
     a = _analysis_group(p, "random seed (default 0; E-Divisive's default t-test draws none)")
     w = a.add_mutually_exclusive_group()
     w.add_argument("--since", metavar="COMMIT", type=utf8,
@@ -133,18 +142,15 @@ def _add_check(inner: argparse._SubParsersAction) -> None:
 
 
 def _add_compare(inner: argparse._SubParsersAction) -> None:
-    p = inner.add_parser(
-        "compare", help="compare a head commit with its branch's baseline (a PR check)",
-        description="The head commit's results against the baseline segment of its branch "
-                    "(the commits since the last confirmed change), benchmark by benchmark, "
-                    "with compare's suite table and family-wise (Holm) decisions; the head's "
-                    "mean carries the commit-to-commit spread the baseline shows. With one "
-                    "earlier commit the head's runs are compared with the parent's (within-"
-                    "commit variance only; the output says the commit-to-commit variance is "
-                    "unknown). A benchmark without a baseline gets a row 'new benchmark, no "
-                    "baseline'.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
+    p = subcommand(inner, "compare", "compare a head commit with its branch's baseline (a PR "
+                   "check)", "The head commit's results against the baseline segment of its "
+                   "branch (the commits since the last confirmed change), benchmark by "
+                   "benchmark, with compare's suite table and family-wise (Holm) decisions; "
+                   "the head's mean carries the commit-to-commit spread the baseline shows. "
+                   "With one earlier commit the head's runs are compared with the parent's "
+                   "(within-commit variance only; the output says the commit-to-commit "
+                   "variance is unknown). A benchmark without a baseline gets a row 'new "
+                   "benchmark, no baseline'.")
     p.add_argument("--head", required=True, metavar="SHA", type=utf8,
                    help="the commit to check")
     _analysis_group(p)
@@ -159,13 +165,10 @@ def _add_compare(inner: argparse._SubParsersAction) -> None:
 
 
 def _add_show(inner: argparse._SubParsersAction) -> None:
-    p = inner.add_parser(
-        "show", help="show every series: means per commit with CIs, and its changes",
-        description="Each series' per-commit means with their CIs and the changes `history "
-                    "check` confirms: a sparkline in text and Markdown, every commit in JSON "
-                    "and CSV, a timeline per benchmark with --plot and in --format html.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
+    p = subcommand(inner, "show", "show every series: means per commit with CIs, and its "
+                   "changes", "Each series' per-commit means with their CIs and the changes "
+                   "`history check` confirms: a sparkline in text and Markdown, every commit "
+                   "in JSON and CSV, a timeline per benchmark with --plot and in --format html.")
     p.add_argument("--benchmark", metavar="NAME", type=utf8,
                    help="show this benchmark only")
     p.add_argument("--last", type=int, metavar="N", help="show the last N commits only (the "
@@ -176,16 +179,13 @@ def _add_show(inner: argparse._SubParsersAction) -> None:
 
 
 def _add_publish(inner: argparse._SubParsersAction) -> None:
-    p = inner.add_parser(
-        "publish", help="write a static site of every series: index, a page per series",
-        description="A static site of the history (docs/history-publish.md): an index of "
-                    "every series with its trend, latest change and verdict, sortable and "
-                    "filterable, and a page per series with every commit, its changes and "
-                    "their ratio CIs as `history check` finds them. It fetches nothing (its "
-                    "script ships with benchlab) and works from the file system; publishing "
-                    "again rewrites only the files that changed.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="DB", help=DB_HELP)
+    p = subcommand(inner, "publish", "write a static site of every series: index, a page per "
+                   "series", "A static site of the history (docs/history-publish.md): an "
+                   "index of every series with its trend, latest change and verdict, sortable "
+                   "and filterable, and a page per series with every commit, its changes and "
+                   "their ratio CIs as `history check` finds them. It fetches nothing (its "
+                   "script ships with benchlab) and works from the file system; publishing "
+                   "again rewrites only the files that changed.")
     p.add_argument("-o", "--output", dest="directory", required=True, metavar="DIR",
                    help="the site's directory (created; an existing one must hold a site "
                    "benchlab published)")

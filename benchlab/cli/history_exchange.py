@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from benchlab.cli import output_options
 from benchlab.conninfo import shown
@@ -17,27 +18,23 @@ EXAMPLE = """examples:
 """
 
 
-def add_parsers(inner: argparse._SubParsersAction, db_help: str) -> None:
-    p = inner.add_parser(
-        "export", help="write the whole history as one file (JSON Lines) to import elsewhere",
-        description="Write every commit and every series' results, as stored, into one "
-                    "JSON Lines file (format in docs/history.md); `history import` adds it "
-                    "to a history in SQLite or PostgreSQL.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", required=True, metavar="DB", help=db_help)
+def add_parsers(inner: argparse._SubParsersAction,
+                subcommand: Callable[..., argparse.ArgumentParser]) -> None:
+    """`history export` and `history import`, made by history.py's `subcommand`."""
+    p = subcommand(inner, "export", "write the whole history as one file (JSON Lines) to "
+                   "import elsewhere", "Write every commit and every series' results, as "
+                   "stored, into one JSON Lines file (format in docs/history.md); `history "
+                   "import` adds it to a history in SQLite or PostgreSQL.", EXAMPLE)
     p.add_argument("-o", "--output", metavar="FILE", default="-",
                    help="the file to write (default -: standard output)")
     output_options.add_overwrite(p, "replace FILE even if it is a store or an input")
     p.set_defaults(history_run=run_export)
-    p = inner.add_parser(
-        "import", help="add a file `history export` wrote to a history (created if absent)",
-        description="Add every commit of an export file, in its order, in one transaction: "
-                    "a commit that already has results of one of its series, or a PR check of "
-                    "a head and machine already checked, is refused (nothing is added) unless "
-                    "--replace.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subcommand(inner, "import", "add a file `history export` wrote to a history (created "
+                   "if absent)", "Add every commit of an export file, in its order, in one "
+                   "transaction: a commit that already has results of one of its series, or a "
+                   "PR check of a head and machine already checked, is refused (nothing is "
+                   "added) unless --replace.", EXAMPLE, created=True)
     p.add_argument("file", metavar="FILE", help="the export file (- for standard input)")
-    p.add_argument("--db", required=True, metavar="DB", help=db_help + " (created if absent)")
     p.add_argument("--replace", action="store_true",
                    help="replace the results a commit already has, and the checks of the "
                    "same head and machine (else refused)")
