@@ -109,9 +109,32 @@ def commit(writer: int, k: int, writers: int, total: int) -> CommitResults:
     return CommitResults(f"w{writer:02d}c{k:03d}", date, "main", tuple(series))
 
 
+def timing_the_lock(held: list[float]) -> None:
+    """Record how long each write of this process holds the writers' lock: from the
+    moment the lock statement returns to the moment COMMIT (or ROLLBACK) returns."""
+    from benchlab.history import store_postgres
+
+    original = store_postgres.PostgresDatabase.write
+
+    @contextmanager
+    def write(self):
+        start = None
+        try:
+            with original(self):
+                start = time.perf_counter()
+                yield
+        finally:
+            if start is not None:
+                held.append(time.perf_counter() - start)
+
+    store_postgres.PostgresDatabase.write = write
+
+
 def writer_main(url: str, writer: int, writers: int, commits: int, gate: int,
                 out: Path) -> None:
     """One writer's adds, timed, then its retry of the next writer's first commit."""
+    held: list[float] = []
+    timing_the_lock(held)
     os.read(gate, 1)
     times, refused = [], 0
     plan = [commit(writer, k, writers, writers * commits) for k in range(commits)]
@@ -128,7 +151,8 @@ def writer_main(url: str, writer: int, writers: int, commits: int, gate: int,
                 raise
             refused += 1
         times.append(time.perf_counter() - start)
-    out.write_text(json.dumps({"times": times, "refused": refused}))
+    out.write_text(json.dumps({"times": times, "refused": refused,
+                               "held": held}))
 
 
 def check_json(db: str) -> tuple[dict, float]:
@@ -196,6 +220,7 @@ def run(url: str, writers: int, commits: int) -> dict:
         sys.exit(f"{len(failed)} writers failed")
     reports = [json.loads((folder / f"{w}.json").read_text()) for w in range(writers)]
     times = np.array([t for r in reports for t in r["times"]])
+    held = np.array([h for r in reports for h in r["held"]])
     with psycopg.connect(db) as conn:
         stored_commits, distinct = conn.execute(
             "SELECT COUNT(*), COUNT(DISTINCT sha) FROM commits").fetchone()
@@ -227,6 +252,9 @@ def run(url: str, writers: int, commits: int) -> dict:
         "add_s": {"median": float(np.median(times)), "p90": float(np.quantile(times, 0.9)),
                   "max": float(times.max()), "n": int(times.size)},
         "adds_per_s": times.size / wall,
+        "lock_held_s": {"median": float(np.median(held)), "p90": float(np.quantile(held, 0.9)),
+                        "total": float(held.sum()), "share_of_wall": float(held.sum() / wall),
+                        "n": int(held.size)},
         "cpu_per_add_s": cpu / times.size,
         "add_alone_s": {"median": float(np.median(alone[1:])), "n": len(alone) - 1},
         "check": {"postgresql_s": pg_time, "sqlite_s": sq_time,
@@ -262,6 +290,10 @@ def main() -> None:
     a = f["add_s"]
     print(f"  one add (connect, transaction, close): median {1000 * a['median']:.0f} ms, "
           f"p90 {1000 * a['p90']:.0f} ms, max {1000 * a['max']:.0f} ms over {a['n']}")
+    h = f["lock_held_s"]
+    print(f"  the writers' lock held per add (lock granted to COMMIT done): median "
+          f"{1000 * h['median']:.1f} ms, p90 {1000 * h['p90']:.1f} ms; held "
+          f"{100 * h['share_of_wall']:.0f}% of the wall time")
     print(f"  one add alone (no other writer): median {1000 * f['add_alone_s']['median']:.0f} "
           f"ms over {f['add_alone_s']['n']} (after the first, which creates the tables); "
           f"writers' CPU {1000 * f['cpu_per_add_s']:.0f} ms per add")

@@ -188,21 +188,83 @@ class History:
         unless `replace` (then its old results of those series are deleted first).
         A commit known with another date or branch, or a series whose unit cannot be
         converted to the one it was stored in, is refused; nothing is written then.
+
+        Writers to one history go one at a time (the backend's write lock), so the lock
+        is held for the statements that must see what the writer before committed and
+        nothing else: the values are converted and encoded, and the series already
+        stored read and checked (a series' unit and levels never change once stored),
+        before it is taken; under it each kind of row is looked up and written in one
+        statement for every commit and series, not one per series (_Batch).
         """
         shas = [c.sha for c in commits]
         if len(set(shas)) != len(shas):
             raise InputError(f"commit {_first_twice(shas)!r} is given twice")
-        written = 0
+        dates = [normalize_date(c.date) for c in commits]
+        keys = list(dict.fromkeys((s.benchmark, s.metric, s.machine)
+                                  for c in commits for s in c.series))
+        with self.db.reading("series"):
+            stored = self._stored_series(keys)
+        batch = _Batch(self, stored)
+        for c in commits:
+            for s in c.series:
+                batch.encode(s)
         with self.db.write():
             self._same_kind_of_dates(self.db, commits)
-            for c in commits:
-                written += self._add_one(self.db, c, replace)
+            ids = self._commit_ids(commits, dates)
+            written = batch.write(commits, ids, replace)
             if checks:
                 from benchlab.history.checks import write
 
                 for check in checks:
                     write(self.db, check, replace=replace)
         return written
+
+    def _stored_series(self, keys: list[tuple[str, str, str]]
+                       ) -> dict[tuple[str, str, str], tuple[int, str, str]]:
+        """The stored series among `keys`: (id, unit, levels as stored) by key."""
+        found: dict[tuple[str, str, str], tuple[int, str, str]] = {}
+        wanted = set(keys)
+        for part in _chunks(sorted({b for b, _, _ in keys})):
+            marks = ", ".join("?" * len(part))
+            for sid, bench, metric, machine, unit, names in self.db.execute(
+                    "SELECT id, benchmark, metric, machine, unit, levels FROM series "
+                    f"WHERE benchmark IN ({marks})", part):
+                if (bench, metric, machine) in wanted:
+                    found[(bench, metric, machine)] = (sid, unit, names)
+        return found
+
+    def _commit_ids(self, commits: Sequence[CommitResults], dates: list[str | None]
+                    ) -> list[int]:
+        """Each commit's id, stored first when new; a commit known with another date or
+        branch is refused (one missing there is filled in). Under the write lock."""
+        conn = self.db
+        known: dict[str, tuple[int, str | None, str | None]] = {}
+        for part in _chunks([c.sha for c in commits]):
+            marks = ", ".join("?" * len(part))
+            for cid, sha, date, branch in conn.execute(
+                    f"SELECT id, sha, date, branch FROM commits WHERE sha IN ({marks})", part):
+                known[sha] = (cid, date, branch)
+        ids = []
+        for c, date in zip(commits, dates, strict=True):
+            row = known.get(c.sha)
+            if row is None:
+                ids.append(conn.insert("INSERT INTO commits (sha, date, branch, added) "
+                                       "VALUES (?, ?, ?, ?)",
+                                       (c.sha, date, c.branch, timestamp())))
+                continue
+            cid, stored_date, stored_branch = row
+            if date is not None and stored_date is not None and date != stored_date:
+                raise InputError(f"commit {c.sha!r} is stored with date {stored_date}, not "
+                                 f"{date}", self.path)
+            if c.branch is not None and stored_branch is not None and \
+                    c.branch != stored_branch:
+                raise InputError(f"commit {c.sha!r} is stored on branch {stored_branch!r}, "
+                                 f"not {c.branch!r}", self.path)
+            if (date and not stored_date) or (c.branch and not stored_branch):
+                conn.execute("UPDATE commits SET date = COALESCE(date, ?), branch = "
+                             "COALESCE(branch, ?) WHERE id = ?", (date, c.branch, cid))
+            ids.append(cid)
+        return ids
 
     def _same_kind_of_dates(self, conn: Database, commits: Sequence[CommitResults]) -> None:
         """Refuse a commit without a date into a history whose commits all have one, and
@@ -230,57 +292,25 @@ class History:
                     "add it without --date (or --date-column), the history is ordered as "
                     "added", self.path)
 
-    def _add_one(self, conn: Database, c: CommitResults, replace: bool) -> int:
-        date = normalize_date(c.date)
-        row = conn.execute("SELECT id, date, branch FROM commits WHERE sha = ?",
-                           (c.sha,)).fetchone()
-        if row is None:
-            cid = conn.insert("INSERT INTO commits (sha, date, branch, added) VALUES "
-                              "(?, ?, ?, ?)", (c.sha, date, c.branch, timestamp()))
-        else:
-            cid = row[0]
-            if date is not None and row[1] is not None and date != row[1]:
-                raise InputError(f"commit {c.sha!r} is stored with date {row[1]}, not {date}",
-                                 self.path)
-            if c.branch is not None and row[2] is not None and c.branch != row[2]:
-                raise InputError(f"commit {c.sha!r} is stored on branch {row[2]!r}, not "
-                                 f"{c.branch!r}", self.path)
-            if (date and not row[1]) or (c.branch and not row[2]):
-                conn.execute("UPDATE commits SET date = COALESCE(date, ?), branch = "
-                             "COALESCE(branch, ?) WHERE id = ?", (date, c.branch, cid))
-        written = 0
-        for s in c.series:
-            sid, factor = self._series_id(conn, s)
-            if conn.execute("SELECT 1 FROM results WHERE series = ? AND commit_id = ?",
-                            (sid, cid)).fetchone():
-                if not replace:
-                    raise InputError(f"commit {c.sha!r} already has results of benchmark "
-                                     f"{s.benchmark!r} ({s.metric}, machine {s.machine}); add "
-                                     "--replace to replace them", self.path)
-                conn.execute("DELETE FROM results WHERE series = ? AND commit_id = ?",
-                             (sid, cid))
-            values = np.asarray(s.values, dtype=float) * factor
-            levels = json.dumps([[str(x) for x in lv] for lv in s.levels])
-            conn.execute("INSERT INTO results (series, commit_id, n, data, levels) VALUES "
-                         "(?, ?, ?, ?, ?)", (sid, cid, values.size,
-                                             values.astype("<f8").tobytes(), levels))
-            written += values.size
-        return written
-
-    def _series_id(self, conn: Database, s: SeriesData) -> tuple[int, float]:
-        """The series' id (created on first use) and the factor into its stored unit."""
+    def _series_row(self, conn: Database, s: SeriesData) -> tuple[int, str, str, bool]:
+        """The series' id, stored unit and levels (JSON), and whether this call created
+        it (on first use). Under the write lock."""
         row = conn.execute("SELECT id, unit, levels FROM series WHERE benchmark = ? AND "
                            "metric = ? AND machine = ?",
                            (s.benchmark, s.metric, s.machine)).fetchone()
-        if row is None:
-            hib = None if s.higher_is_better is None else int(s.higher_is_better)
-            sid = conn.insert(
-                "INSERT INTO series (benchmark, metric, machine, unit, higher_is_better, "
-                "levels) VALUES (?, ?, ?, ?, ?, ?)",
-                (s.benchmark, s.metric, s.machine, s.unit, hib,
-                 json.dumps(list(s.level_names))))
-            return sid, 1.0
-        sid, unit, names = row
+        if row is not None:
+            return row[0], row[1], row[2], False
+        hib = None if s.higher_is_better is None else int(s.higher_is_better)
+        names = json.dumps(list(s.level_names))
+        sid = conn.insert(
+            "INSERT INTO series (benchmark, metric, machine, unit, higher_is_better, "
+            "levels) VALUES (?, ?, ?, ?, ?, ?)",
+            (s.benchmark, s.metric, s.machine, s.unit, hib, names))
+        return sid, s.unit, names, True
+
+    def _factor(self, s: SeriesData, unit: str, names: str) -> float:
+        """The factor from the results' unit into the series' stored `unit`; refused when
+        there is none, or when the stored level `names` (JSON) are not the results'."""
         factor = conversion(s.unit, unit)
         if factor is None:
             raise InputError(f"benchmark {s.benchmark!r} ({s.metric}, {s.machine}) is stored "
@@ -290,7 +320,8 @@ class History:
             raise InputError(f"benchmark {s.benchmark!r} ({s.metric}, {s.machine}) is stored "
                              f"with levels {json.loads(names) or 'none'}, these results have "
                              f"{list(s.level_names) or 'none'} (give --levels)", self.path)
-        return sid, factor
+        return factor
+
 
     # -- reading -----------------------------------------------------------------
     def commits(self) -> list[Commit]:
@@ -355,6 +386,85 @@ class History:
                     "measurements": one(
                         f"SELECT {'COUNT(*)' if self.version < 2 else 'SUM(n)'} "
                         f"FROM {RESULTS[self.version]}").fetchone()[0] or 0}
+
+
+class _Batch:
+    """One add's results rows: encoded before the write lock where the series is stored
+    already (its id and unit known), and written under it with one lookup of what the
+    commits hold and one statement of inserts."""
+
+    def __init__(self, history: History, stored: dict) -> None:
+        self.history, self.stored = history, stored
+        self.ids: dict[tuple[str, str, str], int] = {}
+        self.encoded: dict[int, tuple[int, bytes, str]] = {}  # id(SeriesData) -> row
+
+    def encode(self, s: SeriesData) -> None:
+        key = (s.benchmark, s.metric, s.machine)
+        if key not in self.stored:
+            return  # a new series: its id and unit come under the lock
+        sid, unit, names = self.stored[key]
+        self.ids[key] = sid
+        self.encoded[id(s)] = _row(s, self.history._factor(s, unit, names))
+
+    def write(self, commits: Sequence[CommitResults], ids: list[int], replace: bool) -> int:
+        conn, history = self.history.db, self.history
+        for c in commits:
+            for s in c.series:
+                if id(s) in self.encoded:
+                    continue
+                key = (s.benchmark, s.metric, s.machine)
+                if key not in self.stored:  # new before the lock; maybe not any more
+                    sid, unit, names, created = history._series_row(conn, s)
+                    self.stored[key] = (sid, unit, names)
+                    self.ids[key] = sid
+                    if created:
+                        self.encoded[id(s)] = _row(s, 1.0)
+                        continue
+                sid, unit, names = self.stored[key]
+                self.ids[key] = sid
+                self.encoded[id(s)] = _row(s, history._factor(s, unit, names))
+        held: set[tuple[int, int]] = set()
+        for part in _chunks(sorted(set(ids))):
+            marks = ", ".join("?" * len(part))
+            held.update(conn.execute("SELECT series, commit_id FROM results WHERE commit_id "
+                                     f"IN ({marks})", part).fetchall())
+        rows, again, seen = [], [], set()
+        for c, cid in zip(commits, ids, strict=True):
+            for s in c.series:
+                sid = self.ids[(s.benchmark, s.metric, s.machine)]
+                if (sid, cid) in seen:
+                    raise InputError(f"commit {c.sha!r} gives results of benchmark "
+                                     f"{s.benchmark!r} ({s.metric}, machine {s.machine}) "
+                                     "twice", history.path)
+                seen.add((sid, cid))
+                if (sid, cid) in held:
+                    if not replace:
+                        raise InputError(f"commit {c.sha!r} already has results of benchmark "
+                                         f"{s.benchmark!r} ({s.metric}, machine {s.machine}); "
+                                         "add --replace to replace them", history.path)
+                    again.append((sid, cid))
+                n, data, levels = self.encoded[id(s)]
+                rows.append((sid, cid, n, data, levels))
+        if again:
+            conn.executemany("DELETE FROM results WHERE series = ? AND commit_id = ?", again)
+        if rows:
+            conn.executemany("INSERT INTO results (series, commit_id, n, data, levels) "
+                             "VALUES (?, ?, ?, ?, ?)", rows)
+        return sum(n for _, _, n, _, _ in rows)
+
+
+def _row(s: SeriesData, factor: float) -> tuple[int, bytes, str]:
+    """A results row's n, values (little-endian float64, in the stored unit) and levels."""
+    values = np.asarray(s.values, dtype=float) * factor
+    levels = json.dumps([[str(x) for x in lv] for lv in s.levels])
+    return values.size, values.astype("<f8").tobytes(), levels
+
+
+def _chunks(items: Sequence, size: int = 500) -> list[list]:
+    """`items` in lists of at most `size`: one statement's placeholders each (SQLite
+    allows 999 in the oldest builds Python ships with)."""
+    items = list(items)
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _codes(texts: Sequence[str]) -> tuple[np.ndarray, list]:
