@@ -9,6 +9,7 @@ from benchlab.cli import common, output_options, warmup
 from benchlab.cli.option_types import text as utf8
 from benchlab.conninfo import shown
 from benchlab.errors import UsageError
+from benchlab.notation import plural
 from benchlab.warnings_capture import noting
 
 EXAMPLE = """examples (from the repository root, on its example history):
@@ -229,9 +230,6 @@ def _run_add(args: argparse.Namespace) -> int:
         counts = history.counts()
     bench = {s.benchmark for c in commits for s in c.series}
     what = f"commit {commits[0].sha}" if len(commits) == 1 else f"{len(commits)} commits"
-    def plural(n: int, word: str) -> str:
-        return f"{n} {word}{'s' if n != 1 else ''}"
-
     print(f"added {plural(written, 'measurement')} of {plural(len(bench), 'benchmark')} for "
           f"{what} to {shown(args.db)} (now {plural(counts['commits'], 'commit')}, "
           f"{counts['series']} series)")

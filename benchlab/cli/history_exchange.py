@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from benchlab.cli import output_options
 from benchlab.conninfo import shown
+from benchlab.notation import plural
 
 EXAMPLE = """examples:
   benchlab history export --db history.db -o history.jsonl
@@ -41,10 +42,6 @@ def add_parsers(inner: argparse._SubParsersAction,
     p.set_defaults(history_run=run_import)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def run_export(args: argparse.Namespace) -> int:
     from benchlab.history.exchange import export_lines
     from benchlab.history.store import History
@@ -65,10 +62,10 @@ def run_export(args: argparse.Namespace) -> int:
 
     header = json.loads(lines[0])
     checks = header["checks"]
-    last = (f", {_plural(header['measurements'], 'measurement')} and "
-            f"{_plural(checks, 'PR check')}" if checks else
-            f" and {_plural(header['measurements'], 'measurement')}")
-    print(f"exported {_plural(header['commits'], 'commit')}, {header['series']} series"
+    last = (f", {plural(header['measurements'], 'measurement')} and "
+            f"{plural(checks, 'PR check')}" if checks else
+            f" and {plural(header['measurements'], 'measurement')}")
+    print(f"exported {plural(header['commits'], 'commit')}, {header['series']} series"
           f"{last} of {shown(args.db)} to "
           f"{'standard output' if to_stdout else args.output}", file=sys.stderr)
     return 0
@@ -92,9 +89,9 @@ def run_import(args: argparse.Namespace) -> int:
         written = history.add(export.commits, replace=args.replace, checks=export.checks)
         counts = history.counts()
     series = {(s.benchmark, s.metric, s.machine) for c in export.commits for s in c.series}
-    checks = f" and {_plural(len(export.checks), 'PR check')}" if export.checks else ""
-    print(f"imported {_plural(written, 'measurement')} of {len(series)} series and "
-          f"{_plural(len(export.commits), 'commit')}{checks} from {source.name} into "
-          f"{shown(args.db)} (now {_plural(counts['commits'], 'commit')}, "
+    checks = f" and {plural(len(export.checks), 'PR check')}" if export.checks else ""
+    print(f"imported {plural(written, 'measurement')} of {len(series)} series and "
+          f"{plural(len(export.commits), 'commit')}{checks} from {source.name} into "
+          f"{shown(args.db)} (now {plural(counts['commits'], 'commit')}, "
           f"{counts['series']} series)")
     return 0

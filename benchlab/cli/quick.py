@@ -260,7 +260,9 @@ def _say_run(result, experiment, kept: bool) -> None:
     if result.status.startswith("already-"):
         ran = "nothing left to run: the store's executions have all run"
     else:
-        ran = f"{result.ran} executions ran ({order}, seed {result.seed}){status}"
+        from benchlab.notation import plural
+
+        ran = f"{plural(result.ran, 'execution')} ran ({order}, seed {result.seed}){status}"
     print(terminal(f"benchlab: {ran}; {where}"), file=sys.stderr)
     for seq, alternative, error, tail in result.failures[:5]:
         last = tail.strip().split("\n")[-1] if tail.strip() else ""

@@ -24,6 +24,7 @@ from benchlab.data.profiles import Profile, parse
 from benchlab.data.source import Source
 from benchlab.errors import InputError
 from benchlab.escape import token as quoted
+from benchlab.notation import plural
 
 Cell = tuple[tuple[str, str], ...]  # a trial's factor levels, in the factors' order
 
@@ -151,7 +152,7 @@ def read_pairs(path: str, old: str | None = None, new: str | None = None
     if new_side is None:
         others = [a for a in names if a != old_side[0]]
         if len(others) != 1:
-            raise InputError(f"the store has profiles of {len(names)} alternatives "
+            raise InputError(f"the store has profiles of {plural(len(names), 'alternative')} "
                              f"({', '.join(names)}): name the one to compare with --new", path)
         new_side = (others[0], None)
     old_cell, new_cell = old_side[1], new_side[1]

@@ -50,6 +50,7 @@ import numpy as np
 from benchlab.errors import InputError
 from benchlab.history.check import MIN_SIZE, commit_means, series_changes
 from benchlab.history.store import Commit, Series
+from benchlab.notation import plural
 from benchlab.result import Result
 from benchlab.stats.commit_variance import (
     HeadVariance,
@@ -233,12 +234,12 @@ def _spread_note(name: str, sp: Spread) -> str:
     mean = hv.baseline_mean
     rel = (lambda v: f"{100 * np.sqrt(v) / abs(mean):.2g}%") if mean else (
         lambda v: f"{np.sqrt(v):.3g}")
-    said = (f"{name}: baseline {hv.k} commits from {sp.baseline_start}; commit-to-commit "
+    said = (f"{name}: baseline {plural(hv.k, 'commit')} from {sp.baseline_start}; "
+            "commit-to-commit "
             f"spread {rel(hv.commit)}, within a commit {rel(hv.within)} per unit")
     if hv.truncated:
         said += " (estimated at or below 0, taken as 0)"
-    return said + (f"; the head's mean ±{rel(hv.variance)} (1 s.e., {hv.head_n} unit"
-                   f"{'s' if hv.head_n != 1 else ''})")
+    return said + f"; the head's mean ±{rel(hv.variance)} (1 s.e., {plural(hv.head_n, 'unit')})"
 
 
 def _noise_note(name: str, sp: Spread) -> str | None:

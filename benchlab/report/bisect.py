@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchlab.escape import terminal, terminal_lines
-from benchlab.notation import finite, fmt_change, fmt_level, fmt_share
+from benchlab.notation import finite, fmt_change, fmt_level, fmt_share, plural
 from benchlab.result import RenderContext, renders
 from benchlab.runner.bisect import BisectResult, Step
 from benchlab.runner.bisect_store import METRIC_UNITS
@@ -99,10 +99,10 @@ def bisect_text(result: BisectResult, context: RenderContext) -> str:
     later = ", ".join(str(n) for n in b.step_looks or ())
     sized = f"; each later step's at {fmt_level(b.level(2))} after {later}" \
         if b.step_looks is not None else ""
-    lines = [f"bisect of {result.commits} commits after {s.good[:12]} (good) up to "
+    lines = [f"bisect of {plural(result.commits, 'commit')} after {s.good[:12]} (good) up to "
              f"{s.bad[:12]} (bad): {s.metric}, threshold {fmt_share(s.threshold)}",
              f"a wrong culprit has chance at most {fmt_share(1 - s.confidence)} (Bonferroni "
-             f"over {b.steps} steps and their looks): the ends' CI at "
+             f"over {plural(b.steps, 'step')} and their looks): the ends' CI at "
              f"{fmt_level(b.level(1))} after {looks} runs of each{sized}", ""]
     header = ["step", "commit", "runs", "change vs good (CI)", "", "position (CI)", "side"]
     rows = []
@@ -148,8 +148,9 @@ def bisect_text(result: BisectResult, context: RenderContext) -> str:
     failed = [x for x in result.builds if not x.ok]
     cached = sum(1 for x in result.builds if x.cached)
     measured = sum(1 for step in result.steps if step.executions)
-    lines.append(f"  {measured} steps, {result.executions} executions, {len(result.builds)} "
-                 f"builds ({cached} cached, {len(failed)} failed)"
+    lines.append(f"  {plural(measured, 'step')}, {plural(result.executions, 'execution')}, "
+                 f"{plural(len(result.builds), 'build')} ({cached} cached, {len(failed)} "
+                 "failed)"
                  + (f"; store {result.store}" if result.store and context.option("kept") else ""))
     for x in failed:
         lines.append(f"  skipped {x.sha[:12]}: its build failed ({x.error})")

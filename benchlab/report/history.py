@@ -17,7 +17,7 @@ from benchlab.history.compare import (
     Unbaselined,
 )
 from benchlab.history.show import CommitPoint, HistoryShow, SeriesView
-from benchlab.notation import finite
+from benchlab.notation import finite, plural
 from benchlab.report.numbers import fmt_quantity
 from benchlab.result import RenderContext, renders
 from benchlab.units import make_unit
@@ -80,7 +80,7 @@ def _interval(r) -> str:
 
 @renders("text", HistoryCheck)
 def check_text(result: HistoryCheck, context: RenderContext) -> str:
-    head = (f"{result.series} series over {result.commits} commits; changes beyond "
+    head = (f"{result.series} series over {plural(result.commits, 'commit')}; changes beyond "
             f"±{100 * result.threshold:g}% at {100 * result.confidence:g}% confidence: "
             f"{len(result.changes)}")
     lines = [head]
@@ -95,7 +95,7 @@ def check_text(result: HistoryCheck, context: RenderContext) -> str:
                          f"({100 * c.back.confidence:g}% CI)")
         if c.recent:
             lines.append(f"    {'possible change at the head' if c.kind == 'head' else 'recent'}"
-                         f", {c.commits_after} commit{'s' if c.commits_after != 1 else ''} "
+                         f", {plural(c.commits_after, 'commit')} "
                          f"since: may still move; confirm with more commits"
                          f"{_needs(result, c)}")
     if result.transients:
@@ -123,13 +123,13 @@ def _where(c: Change) -> str:
     if c.kind == "episode":
         word = "fixed at" if c.verdict.regression else "back at"
         return (f"episode from {terminal(c.commit)} to {terminal(c.end_commit or '')}, "
-                f"{word} {terminal(c.end_commit or '')} ({c.commits_after} commits against "
-                f"the {c.commits_before} around them)")
+                f"{word} {terminal(c.end_commit or '')} ({plural(c.commits_after, 'commit')} "
+                f"against the {c.commits_before} around them)")
     if c.kind == "head":
         return (f"at the head from {terminal(c.commit)} (after {terminal(c.previous_commit)}; "
                 f"the last {c.commits_after} against the {c.commits_before} before)")
     return (f"from {terminal(c.commit)} (after {terminal(c.previous_commit)}; "
-            f"{c.commits_before} commits before, {c.commits_after} after)")
+            f"{plural(c.commits_before, 'commit')} before, {c.commits_after} after)")
 
 
 def _needs(result: HistoryCheck, c: Change) -> str:
@@ -168,9 +168,9 @@ def check_markdown(result: HistoryCheck, context: RenderContext) -> str:
     from benchlab.escape import markdown as md
     from benchlab.report.markdown_format import rows_markdown
 
-    head = (f"**{len(result.changes)} change{'s' if len(result.changes) != 1 else ''}** "
+    head = (f"**{plural(len(result.changes), 'change')}** "
             f"beyond ±{100 * result.threshold:g}% at {100 * result.confidence:g}% confidence "
-            f"in {result.series} series over {result.commits} commits")
+            f"in {result.series} series over {plural(result.commits, 'commit')}")
     body = rows_markdown(result, context) if result.changes or result.transients else ""
     notes = "".join(f"- {md(n)}\n" for n in result.notes)
     return "\n\n".join(part.rstrip("\n") for part in (head, body, notes) if part) + "\n"
@@ -234,9 +234,9 @@ def _last_mean(v: SeriesView) -> str:
 
 def _series_head(v: SeriesView) -> str:
     last = v.points[-1]
-    return (f"{v.benchmark} ({v.metric}, {v.machine}): {len(v.points)} commits "
+    return (f"{v.benchmark} ({v.metric}, {v.machine}): {plural(len(v.points), 'commit')} "
             f"{v.points[0].commit} .. {last.commit}, last mean {_last_mean(v)}, "
-            f"{len(v.changes)} change{'s' if len(v.changes) != 1 else ''}")
+            f"{plural(len(v.changes), 'change')}")
 
 
 @renders("text", HistoryShow)
@@ -280,7 +280,8 @@ def show_markdown(result: HistoryShow, context: RenderContext) -> str:
     for v in result.series:
         spark, _ = sparkline([p.mean for p in v.points], _marks(v))
         lines = [f"**{md(v.benchmark)}** ({md(v.metric)}, {md(v.machine)}): "
-                 f"{len(v.points)} commits, last mean {md(_last_mean(v))} `{spark}`"]
+                 f"{plural(len(v.points), 'commit')}, last mean {md(_last_mean(v))} "
+                 f"`{spark}`"]
         lines += [f"- from `{md(c.commit)}` (after `{md(c.previous_commit)}`): ratio "
                   f"{_ratio_text(c)}: {md(c.verdict.text)}" for c in v.changes]
         parts.append("\n\n".join([lines[0], "\n".join(lines[1:])]) if len(lines) > 1
@@ -301,8 +302,8 @@ def show_html(result: HistoryShow, context: RenderContext) -> str:
         figures = True
     except ModuleNotFoundError:
         figures = False
-    parts = [f"<h3>history show: {len(result.series)} series over {result.commits} "
-             "commits</h3>"]
+    parts = [f"<h3>history show: {len(result.series)} series over "
+             f"{plural(result.commits, 'commit')}</h3>"]
     for v in result.series:
         parts.append(f"<h4>{esc(_series_head(v))}</h4>")
         if figures:

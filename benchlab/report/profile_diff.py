@@ -18,6 +18,7 @@ from typing import Any
 from benchlab.data.profile_diff import FunctionChange, ProfileDiff, ProfileDiffs, ProfileSide
 from benchlab.data.store_profiles import cell_label
 from benchlab.escape import terminal, terminal_lines
+from benchlab.notation import plural
 from benchlab.report.numbers import fmt_pct
 from benchlab.result import RenderContext, renders
 
@@ -73,8 +74,10 @@ def _table(r: ProfileDiff) -> tuple[list[str], list[tuple[FunctionChange, list[s
 
 def _foot(r: ProfileDiff) -> str:
     what = "exclusive (own) cost" if r.ranking == "exclusive" else "inclusive cost"
-    shown = f"the {len(r.functions)} of {r.changed} changed functions" \
-        if r.changed > len(r.functions) else f"all {r.changed} changed functions"
+    shown = f"the {len(r.functions)} of {plural(r.changed, 'changed function')}" \
+        if r.changed > len(r.functions) else (
+            "the one changed function" if r.changed == 1 else
+            f"all {r.changed} changed functions")
     return (f"ranked by the change of their {what}: {shown}"
             + ("" if r.has_inclusive else "; cachegrind records no calls, so exclusive "
                "costs only"))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchlab.errors import InputError
+from benchlab.notation import plural
 from benchlab.result import Result
 from benchlab.runner import git_builds
 from benchlab.runner.bisect_store import BisectStore, Execution
@@ -314,7 +315,7 @@ class Search:
         # 1. the ends
         arms = {"good": s.good, "bad": s.bad}
         self.say(f"step 1: good {s.good[:12]} against bad {s.bad[:12]} "
-                 f"({len(commits)} commits after good)")
+                 f"({plural(len(commits), 'commit')} after good)")
         checks, ran, failure = self.measure(
             1, arms, lambda x, level: decide.check_ends(x["good"], x["bad"], level,
                                                         s.threshold))

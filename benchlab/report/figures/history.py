@@ -9,6 +9,7 @@ Nothing is computed here: the points are the result's.
 from __future__ import annotations
 
 from benchlab.history.show import HistoryShow, SeriesView
+from benchlab.notation import plural
 from benchlab.report.figures import style
 from benchlab.result import RenderContext, renders
 
@@ -43,8 +44,7 @@ def draw_series(ax, v: SeriesView, confidence: float) -> None:
     ax.set_ylabel(f"{style.label(v.metric, 20)}" + (f" ({v.unit})" if v.unit else ""))
     ax.grid(color="#dddddd", linewidth=0.6)
     ax.set_title(f"{style.label(v.benchmark)} ({style.label(v.machine, 20)}): "
-                 f"{len(v.points)} commits, {len(v.changes)} change"
-                 f"{'s' if len(v.changes) != 1 else ''}")
+                 f"{plural(len(v.points), 'commit')}, {plural(len(v.changes), 'change')}")
 
 
 @renders("figure", HistoryShow)

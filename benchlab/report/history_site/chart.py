@@ -17,6 +17,7 @@ import numpy as np
 from benchlab.escape import terminal
 from benchlab.history.check import Change
 from benchlab.report.html_format import esc
+from benchlab.units import Unit
 
 SPARK_W, SPARK_H, SPARK_POINTS = 120, 28, 100
 WIDTH, HEIGHT = 960, 260
@@ -84,12 +85,28 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return [first + k * step for k in range(int((hi - first) / step + 1e-9) + 1)]
 
 
+def axis_labels(ticks: list[float], unit: Unit) -> list[str]:
+    """The labels of an axis's ticks in one unit, chosen from the axis's largest tick by the
+    unit's scaling (units.py: 950 ms and 1.1 s on one axis are 0.95 s and 1.10 s), each with
+    the decimals the step between ticks needs (nice_ticks: 1, 2 or 5 × 10^k)."""
+    from benchlab.notation import significant
+
+    finite = [abs(t) for t in ticks if math.isfinite(t)]
+    name, factor = unit.display(max(finite) if finite else 0.0)
+    suffix = f" {name}" if name else ""
+    if len(ticks) < 2:
+        return [f"{significant(t / factor, 4)}{suffix}" for t in ticks]
+    step = abs(ticks[1] - ticks[0]) / factor
+    places = max(0, math.ceil(-math.log10(step) - 1e-9)) if step > 0 else 0
+    return [f"{t / factor + 0.0:.{places}f}{suffix}" for t in ticks]
+
+
 def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[str],
-             changes: tuple[Change, ...], transients: list[int], label) -> str:
+             changes: tuple[Change, ...], transients: list[int], unit: Unit) -> str:
     """Every commit of the series: its mean (a line), the CI of each mean (a band; a commit
     with one unit has none), a line at each step, a band over each episode and change at
-    the head, a dot at each transient. `label(value)` writes a y tick; `shas` are the
-    series' commits, oldest first."""
+    the head, a dot at each transient. The y ticks are in `unit`, one display unit for the
+    axis (axis_labels); `shas` are the series' commits, oldest first."""
     n = means.size
     y_lo, y_hi = _range(np.concatenate([means, low, high]))
     pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -109,11 +126,12 @@ def overview(means: np.ndarray, low: np.ndarray, high: np.ndarray, shas: list[st
            f'and CI" data-n="{n}" data-left="{LEFT}" data-top="{TOP}" data-width="{pw}" '
            f'data-height="{ph}" data-lo="{y_lo!r}" data-hi="{y_hi!r}">',
            f'<rect class="frame" x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}"/>']
-    for v in nice_ticks(y_lo, y_hi):
+    ticks = nice_ticks(y_lo, y_hi)
+    for v, text in zip(ticks, axis_labels(ticks, unit), strict=True):
         y = float(sy(v))
         out.append(f'<line class="grid" x1="{LEFT}" x2="{LEFT + pw}" y1="{y:.1f}" '
                    f'y2="{y:.1f}"/><text class="tick" x="{LEFT - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{shown_text(label(v))}</text>')
+                   f'text-anchor="end">{shown_text(text)}</text>')
     for i in sorted({0, n - 1, *((n - 1) * k // 4 for k in range(1, 4))}):
         x = float(sx(i))
         anchor = "middle" if n == 1 else "start" if i == 0 else "end" if i == n - 1 \

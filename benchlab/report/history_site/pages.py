@@ -270,7 +270,7 @@ def _head_power(h: HeadPower | None) -> str:
         return ""
     steps = ", ".join(f"±{100 * d:.1f}% after {k}" for k, d in enumerate(h.detectable, 1))
     return (f'<h2>The head</h2><p class="head-power" data-spread="{exact(h.spread)}">'
-            f"{h.commits} commits at the level of the head (those since the last step, "
+            f"{plural(h.commits, 'commit')} at the level of the head (those since the last step, "
             f"less episodes and spikes), a commit's mean spread "
             f"{100 * h.spread:.2f}%: a change shows with 80% power at {esc(steps)} "
             "commits.</p>")
@@ -307,8 +307,7 @@ def series_page(s: SeriesHistory, data: SiteData, options: Options) -> str:
                        "end": None if c.end_commit is None else where[c.end_commit],
                        "css": verdict_class(c)} for c in f.changes]
     doc["transients"] = [where[t.commit] for t in f.transients]
-    chart = overview(s.mean, s.low, s.high, shas, f.changes, doc["transients"],
-                     lambda v: fmt_quantity(v, unit))
+    chart = overview(s.mean, s.low, s.high, shas, f.changes, doc["transients"], unit)
     title = f"{s.benchmark} ({s.metric}, {s.machine})"
     note = f'<p class="note">note: {shown_text(f.note)}</p>' if f.note else ""
     link = esc(options.commit_url or "")

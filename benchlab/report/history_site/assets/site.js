@@ -184,11 +184,16 @@
       function sx(i) { return L + (m > 0 ? (i - a) * pw / m : pw / 2); }
       function sy(v) { return T + (hi - v) / (hi - lo) * ph; }
       detail.appendChild(el("svg:rect", {"class": "frame", x: L, y: T, width: pw, height: ph}));
-      niceTicks(lo, hi, 5).forEach(function (v) {
+      var ticks = niceTicks(lo, hi, 5);
+      // one unit (the series', data.factor) and the decimals the step between ticks needs
+      var places = ticks.length > 1 ? Math.max(0, Math.ceil(
+        -Math.log10(Math.abs(ticks[1] - ticks[0]) / data.factor) - 1e-9)) : null;
+      ticks.forEach(function (v) {
         var y = sy(v).toFixed(1);
         detail.appendChild(el("svg:line", {"class": "grid", x1: L, x2: L + pw, y1: y, y2: y}));
         detail.appendChild(el("svg:text", {"class": "tick", x: L - 6, y: Number(y) + 4,
-          "text-anchor": "end"}, show(v)));
+          "text-anchor": "end"}, places === null ? show(v)
+            : (v / data.factor + 0).toFixed(Math.min(places, 20)) + unit));
       });
       var step = Math.max(1, Math.ceil((m + 1) / 8));
       for (var t = a; t <= b; t += step) {
