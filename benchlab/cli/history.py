@@ -499,6 +499,11 @@ def _run_publish(args: argparse.Namespace) -> int:
         commits = history.commits()
         series = _series_of(args, history.series())
         checks = history.checks()
+    names = common.metric_names(args)
+    if names:  # a check's rows of those metrics, as the series are
+        from benchlab.history.checks import of_metrics
+
+        checks = [k for c in checks if (k := of_metrics(c, names)) is not None]
     if not series:
         raise UsageError("the history holds no series yet (benchlab history add fills it)",
                          shown(args.db))

@@ -13,8 +13,10 @@ come with schema 3, store.py's migration).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +117,26 @@ def check_of(document: dict, keys: dict[str, tuple[str, str, str]], recorded: st
     return StoredCheck(document["head"], machine, recorded, float(document["confidence"]),
                        float(settings["threshold"]), document.get("seed"), settings,
                        document, tuple(rows))
+
+
+def of_metrics(check: StoredCheck, metrics: Sequence[str]) -> StoredCheck | None:
+    """The check as `history publish --metric` shows it: its rows of those metrics, None
+    when it has none. When rows are left out, so are the geometric means (they are over
+    every benchmark compared) and the notes that name a benchmark left out, and a note
+    says what is shown."""
+    kept = tuple(r for r in check.rows if r.metric in metrics)
+    if not kept:
+        return None
+    if len(kept) == len(check.rows):
+        return check
+    gone = tuple(f"{r.name}:" for r in check.rows if r.metric not in metrics)
+    shown = ", ".join(m for m in dict.fromkeys(r.metric for r in kept))
+    notes = [n for n in check.document.get("notes", []) if not str(n).startswith(gone)]
+    notes.append(f"{len(kept)} of the check's {len(check.rows)} benchmarks shown, those of "
+                 f"metric {shown} (history publish --metric); its geometric mean, over all "
+                 "of them, is left out")
+    document = dict(check.document, geometric_means=[], notes=notes)
+    return dataclasses.replace(check, rows=kept, document=document)
 
 
 def write(db: Database, check: StoredCheck, *, replace: bool = True) -> str | None:

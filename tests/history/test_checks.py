@@ -161,6 +161,58 @@ def test_publishing_a_new_check_rewrites_only_what_it_changes(stored, run_cli, t
     assert pages[0] in manifest
 
 
+def _two_metrics(path: str) -> None:
+    """12 commits of benchmarks a and b, each in two metrics (time, instructions)."""
+    import numpy as np
+
+    from benchlab.history.store import CommitResults, SeriesData
+
+    runs = np.arange(3).astype(str)
+    with History.open_or_create(path) as h:
+        h.add([CommitResults(f"c{c:02d}", f"2024-03-01T00:00:{c:02d}Z", "main", tuple(
+            SeriesData(b, metric, "default", unit, False, ("run",), level * (1 + np.random
+                       .default_rng([c, k]).normal(0, 0.005, 3)), (runs,))
+            for k, (b, metric, unit, level) in enumerate([
+                ("a", "time", "s", 1.0), ("a", "instructions", "", 5e6),
+                ("b", "time", "s", 2.0), ("b", "instructions", "", 7e6)])))
+            for c in range(12)])
+
+
+def test_publish_metric_keeps_to_those_metrics_in_the_checks_too(run_cli, tmp_path):
+    """`publish --metric time`: a check of both metrics shows its time rows only (its
+    geometric mean, over all four, left out, and a note saying so); a check of
+    instructions alone gets no page and no row in the index."""
+    db, site = str(tmp_path / "h.db"), tmp_path / "site"
+    _two_metrics(db)
+    run_cli("history", "compare", "--db", db, "--head", "c11", "--store", expect=0)
+    run_cli("history", "compare", "--db", db, "--head", "c10", "--store", "--metric",
+            "instructions", expect=0)
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", expect=0)
+    assert json.loads(out)["checks"] == 2 and json.loads(out)["series"] == 4
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", "--metric",
+                        "time", expect=0)
+    doc = json.loads(out)
+    assert doc["checks"] == 1 and doc["series"] == 2 and len(doc["removed"]) == 3
+    index = _tags(site / "index.html")
+    (link,) = [a["href"] for tag, a in index if tag == "a" and a.get("class") == "check"]
+    assert link.startswith("checks/c11-") and sorted(p.name for p in (site / "checks")
+                                                     .iterdir()) == [link[len("checks/"):]]
+    tags = _tags(site / link)
+    rows = [a for tag, a in tags if tag == "tr" and a.get("class") == "check-row"]
+    assert [(r["data-benchmark"], r["data-metric"]) for r in rows] == [("a", "time"),
+                                                                        ("b", "time")]
+    text = (site / link).read_text()
+    assert 'class="geomean"' not in text
+    assert ("2 of the check&#x27;s 4 benchmarks shown, those of metric time (history "
+            "publish --metric)") in text
+    with History.open(db) as h:
+        full = {c.head: c for c in h.checks()}
+    assert len(full["c11"].rows) == 4  # the history keeps the whole check
+    _, out, _ = run_cli("history", "publish", "--db", db, "-o", site, "--json", "--metric",
+                        "instructions", expect=0)
+    assert json.loads(out)["checks"] == 2
+
+
 def test_export_and_import_carry_the_checks(stored, run_cli, tmp_path):
     db = _copy(stored, tmp_path)
     target = tmp_path / "h.jsonl"
