@@ -15,7 +15,8 @@ import pytest
 from benchlab.data.profiles import read_profile
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "counts")
-SOURCE = os.path.join(HERE, "work.c")
+# the fixtures' program (make_fixtures.sh compiles it as work.c)
+SOURCE = os.path.join(HERE, "..", "..", "..", "examples", "experiments", "profiles.c")
 
 
 def fixture(name: str) -> str:
@@ -108,8 +109,8 @@ def test_compare_counts_and_perf(run_cli):
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
-    """work.c built twice, the second with 2% more iterations in scale(); skipped without
-    a C compiler or Valgrind."""
+    """The fixtures' program built twice, the second with 2% more iterations in scale();
+    skipped without a C compiler or Valgrind."""
     for tool in ("cc", "valgrind"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (.ci/run installs valgrind from Debian)")

@@ -1,6 +1,7 @@
 """`benchlab profile-diff STORE`: the per-function profiles a store made with counter =
 "callgrind" keeps, ranked between two alternatives (median over the counted executions).
-One real experiment per module: tests/fixtures/counts/work.c built twice (the second with
+One real experiment per module: examples/experiments/profiles.c (the program of
+tests/fixtures/counts, copied as work.c) built twice (the second with
 more iterations in scale()), two counted executions of each under callgrind."""
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from benchlab.data.profiles import read_profile
 from benchlab.runner.session import run_experiment
 from benchlab.runner.store import Store
 
-SOURCE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "counts", "work.c")
+SOURCE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "experiments",
+                      "profiles.c")
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,8 @@ def test_store_choices_are_checked(store, run_cli, args, message):
 
 
 def test_inputs_are_checked(store, run_cli, tmp_path):
-    fixture = os.path.join(os.path.dirname(SOURCE), "callgrind_old.out")
+    fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "counts",
+                           "callgrind_old.out")
     _, _, err = run_cli("profile-diff", fixture, fixture, "--old", "base", expect=2)
     assert "--old and --new choose a store's alternatives" in err
     _, _, err = run_cli("profile-diff", fixture, expect=2)
