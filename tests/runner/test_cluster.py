@@ -54,17 +54,22 @@ def start_worker(procs: Processes, address: str, machine: str, tag: str = "") ->
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A scheduler with workers m1 and m2 that tests which kill nothing share (starting
-    three Dask processes takes seconds); its address."""
-    shared = Processes(tmp_path_factory.mktemp("cluster"))
-    try:
-        address = _started(shared.scheduler)
-        for m in ("m1", "m2"):
-            start_worker(shared, address, m)
-        yield address
-    finally:
-        shared.close()
+def shared(tmp_path_factory):
+    """The processes of the module's shared cluster (`cluster`), all killed at its end."""
+    processes = Processes(tmp_path_factory.mktemp("cluster"))
+    yield processes
+    processes.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(shared):
+    """A scheduler with workers m1 and m2 that the tests share (starting three Dask
+    processes takes seconds); its address. A test that kills a worker starts its machine's
+    worker again (in `shared`) before it ends."""
+    address = _started(shared.scheduler)
+    for m in ("m1", "m2"):
+        start_worker(shared, address, m)
+    return address
 
 
 def experiment(tmp: Path, names: str = '"m1", "m2"', executions: int = 3,
@@ -105,14 +110,13 @@ def check_store(db: Path, tmp: Path, planned: int) -> None:
     assert lines and all(len(w) == 4 and w[0] == w[1] for w in lines), lines
 
 
-def test_two_machines_end_to_end(cluster, tmp_path):
-    scheduler = cluster
+def test_two_machines_end_to_end(cluster, tmp_path, run_cli):
     exp = experiment(tmp_path)
-    db = tmp_path / "s.db"
-    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db),
-                           "--quiet", "--json"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    db = tmp_path / "s.db"  # the driver in-process (its start-up once less; the workers are
+    # separate processes, and the driver's own process is killed in the tests below)
+    _, out, _ = run_cli("run", exp, "--cluster", cluster, "-o", db, "--quiet", "--json",
+                        expect=0)
+    assert json.loads(out)["status"] == "finished"
     planned = 2 * 2 * 2 * 3  # alternatives x n x machines x executions
     check_store(db, tmp_path, planned)
     assert len((tmp_path / "ran.log").read_text().splitlines()) == planned
@@ -127,7 +131,7 @@ def test_two_machines_end_to_end(cluster, tmp_path):
     conn.close()
 
 
-def test_missing_machine_and_dead_scheduler(cluster, tmp_path):
+def test_missing_machine_and_dead_scheduler(cluster, tmp_path, run_cli):
     from benchlab.runner.cluster import connect
 
     scheduler = cluster
@@ -141,19 +145,19 @@ def test_missing_machine_and_dead_scheduler(cluster, tmp_path):
     with pytest.raises(UsageError, match="no Dask scheduler answers at .* within 1 s"):
         connect(nobody, e, timeout=1.0)
     assert time.monotonic() - began < 60  # gives up, not waits on (bound far from 1 s)
-    # the command line: one line, exit 2, and no store left behind
+    # the command line (in-process): one line, exit 2, and no store left behind
     db = tmp_path / "none.db"
-    done = subprocess.run([*BENCHLAB, "run", str(tmp_path / "exp.toml"), "--cluster",
-                           scheduler, "-o", str(db)], cwd=tmp_path, env=ENV,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2
-    assert done.stderr.strip().count("\n") == 0 and "machine m3 is not connected" in done.stderr
+    _, _, err = run_cli("run", tmp_path / "exp.toml", "--cluster", scheduler, "-o", db,
+                        expect=2)
+    assert err.strip().count("\n") == 0 and "machine m3 is not connected" in err, err
     assert not db.exists()
 
 
-def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
-    first = start_worker(procs, scheduler, "m1")
-    start_worker(procs, scheduler, "m2")
+def test_killed_worker_loses_only_its_running_trial(cluster, shared, procs, tmp_path):
+    """m1's worker of the shared cluster SIGKILLed mid-run and started again (staying in the
+    cluster for the tests after this one)."""
+    scheduler = cluster
+    first = next(p for p in shared.procs if "m1" in p.args and p.poll() is None)
     exp = experiment(tmp_path, executions=4, sleep="0.15")
     db = tmp_path / "k.db"
     driver = procs.start([*BENCHLAB, "run", str(exp), "--cluster", scheduler, "-o", str(db)],
@@ -173,7 +177,7 @@ def test_killed_worker_loses_only_its_running_trial(procs, scheduler, tmp_path):
     os.kill(first.pid, signal.SIGKILL)
     first.wait(timeout=10)
     time.sleep(0.5)
-    start_worker(procs, scheduler, "m1", tag="-again")
+    start_worker(shared, scheduler, "m1", tag=f"-again-{first.pid}")
     assert driver.wait(timeout=300) == 0, (tmp_path / "driver.log").read_text()
     planned = 2 * 2 * 2 * 4
     check_store(db, tmp_path, planned)
@@ -343,16 +347,16 @@ def test_level_role_on_a_local_cluster(tmp_path, run_cli):
     assert "\n  machine " in out and "per machine" in out
 
 
-def test_factor_role_builds_per_machine_and_a_build_failing_on_one(tmp_path):
-    """role = "factor" with build steps: build 1 of a fails on m2 only, so only m2's
-    executions of a are not run; m1's run on m1's build."""
+def test_factor_role_builds_per_machine_and_a_build_failing_on_one(cluster, tmp_path,
+                                                                  run_cli):
+    """role = "factor" with build steps, on the shared cluster's m1 and m2 (the driver
+    in-process; local:N with machines is the test above): build 1 of a fails on m2 only, so
+    only m2's executions of a are not run; m1's run on m1's build."""
     exp = level_experiment(tmp_path, builds=1, fail_on="m2", role="factor")
     db = tmp_path / "f.db"
-    done = subprocess.run([*BENCHLAB, "run", str(exp), "--cluster", "local:2", "-o", str(db),
-                           "--json", "--quiet"], cwd=tmp_path, env=ENV, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 1, done.stderr  # failed trials: exit 1 (docs/exit-codes.md)
-    assert "3 of 12 trials failed or timed out (exit 1)" in done.stderr
+    _, _, err = run_cli("run", exp, "--cluster", cluster, "-o", db, "--json", "--quiet",
+                        expect=1)  # failed trials: exit 1 (docs/exit-codes.md)
+    assert "3 of 12 trials failed or timed out (exit 1)" in err
     conn = sqlite3.connect(db)
     failed = conn.execute("SELECT kind, alternative, machine, error FROM trials WHERE status = "
                           "'failed' ORDER BY seq").fetchall()
@@ -405,16 +409,16 @@ def test_ctrl_c_stops_the_commands_running_on_workers(procs, tmp_path):
     conn.close()
 
 
-def test_a_trial_longer_than_the_wait_note(tmp_path, monkeypatch):
+def test_a_trial_longer_than_the_wait_note(cluster, tmp_path, monkeypatch):
     """Dask's wait raises TimeoutError when nothing ends within WAIT_NOTE: the driver waits
-    on instead of failing (a trial of 1 s with WAIT_NOTE = 0.2 s)."""
-    from benchlab.runner import cluster
+    on instead of failing (a trial of 1 s with WAIT_NOTE = 0.2 s, on the shared cluster)."""
+    from benchlab.runner import cluster as dispatch
     from benchlab.runner.session import run_experiment
 
-    monkeypatch.setattr(cluster, "WAIT_NOTE", 0.2)
+    monkeypatch.setattr(dispatch, "WAIT_NOTE", 0.2)
     exp = tmp_path / "long.toml"
     exp.write_text('seed = 1\nexecutions = 1\n[alternatives.a]\ncommand = ["sleep", "1"]\n')
-    result = run_experiment(str(exp), str(tmp_path / "w.db"), cluster="local:1")
+    result = run_experiment(str(exp), str(tmp_path / "w.db"), cluster=cluster)
     assert result.status == "finished" and result.counts == {"ok": 1}
 
 
