@@ -478,8 +478,10 @@ def _run_show(args: argparse.Namespace) -> int:
 
 # -- publish ---------------------------------------------------------------------------
 def _run_publish(args: argparse.Namespace) -> int:
+    import os
     from urllib.parse import urlsplit
 
+    from benchlab.history import analysis_cache
     from benchlab.history.publish import site_data
     from benchlab.history.store import History
     from benchlab.report.history_site import publish
@@ -508,7 +510,8 @@ def _run_publish(args: argparse.Namespace) -> int:
         raise UsageError("the history holds no series yet (benchlab history add fills it)",
                          shown(args.db))
     data = site_data(series, commits, threshold=args.threshold, confidence=confidence,
-                     seed=args.seed, min_segment=args.min_segment, checks=tuple(checks))
+                     seed=args.seed, min_segment=args.min_segment, checks=tuple(checks),
+                     kept=os.path.join(args.directory, analysis_cache.FILE))
     result = publish(data, args.directory, Options(args.title, url))
     output_options.emit(args, result, output_options.context(args, "history publish",
                                                              [shown(args.db)]), stdout=True)

@@ -10,6 +10,10 @@ report/history_site/; this module computes and writes nothing.
 
 The PR checks `history compare --store` kept (history/checks.py) are shown as stored:
 their numbers are those `history compare --json` printed when they were recorded.
+
+A republish reuses the findings of every series whose inputs are unchanged
+(history/analysis_cache.py: kept in the site's directory under a hash of what they are
+computed from), so only the series with new results are analysed again.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ class SiteData:
     seed: int | None
     min_segment: int
     checks: tuple[StoredCheck, ...] = ()
+    keys: tuple[str | None, ...] = ()  # per series, the hash its findings are kept under
+    analysed: int = 0  # the series analysed now (the others' findings were kept)
+    stamp: str = ""  # the code that computed them (analysis_cache.code_stamp)
+    notes: tuple[str, ...] = ()  # about the kept analysis (a file that could not be used)
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,7 @@ class Published(Result):
     seed: int | None = 0
     notes: tuple[str, ...] = ()
     checks: int = 0
+    analysed: int = 0
 
 
 def unit_means(s: Series) -> tuple[np.ndarray, np.ndarray]:
@@ -113,12 +122,29 @@ def series_history(s: Series, findings: Findings, confidence: float) -> SeriesHi
 
 def site_data(series: list[Series], history: list[Commit], *, threshold: float = 0.02,
               confidence: float = 0.95, seed: int | None = 0,
-              min_segment: int = MIN_SEGMENT, checks: tuple[StoredCheck, ...] = ()
-              ) -> SiteData:
+              min_segment: int = MIN_SEGMENT, checks: tuple[StoredCheck, ...] = (),
+              kept: str | None = None) -> SiteData:
     """Every series with its findings, as `history check` finds them with the same
-    settings (its defaults are check's), and the stored checks."""
-    found = confirmed_changes(series, history, threshold=threshold, confidence=confidence,
-                              seed=seed, min_segment=min_segment)
-    return SiteData(tuple(history),
-                    tuple(series_history(s, f, confidence) for s, f in found),
-                    threshold, confidence, seed, min_segment, tuple(checks))
+    settings (its defaults are check's), and the stored checks. `kept`: the analysis
+    file of the last publish (analysis_cache.FILE in the site's directory, may be
+    missing): the findings of a series whose inputs are unchanged are taken from it,
+    the others computed (each from its own random stream, as check does: the same
+    findings either way)."""
+    from benchlab.history import analysis_cache
+
+    stamp = analysis_cache.code_stamp() if kept is not None and seed is not None else ""
+    cached, note = analysis_cache.read(kept, stamp) if stamp else ({}, None)
+    settings = (threshold, confidence, seed, min_segment)
+    keys = [analysis_cache.key(s, history, i, settings) if stamp else None
+            for i, s in enumerate(series)]
+    reused = {i: analysis_cache.findings(cached, k) for i, k in enumerate(keys)
+              if k is not None}
+    missing = {s.key for i, s in enumerate(series) if reused.get(i) is None}
+    found = dict((s.key, f) for s, f in confirmed_changes(
+        series, history, threshold=threshold, confidence=confidence, seed=seed,
+        min_segment=min_segment, only=missing)) if missing else {}
+    shown = tuple(series_history(s, reused.get(i) or found[s.key], confidence)
+                  for i, s in enumerate(series))
+    return SiteData(tuple(history), shown, threshold, confidence, seed, min_segment,
+                    tuple(checks), tuple(keys), len(missing), stamp,
+                    (note,) if note else ())

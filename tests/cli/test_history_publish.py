@@ -71,7 +71,8 @@ def test_series_too_short_to_judge_are_published_with_a_note(tmp_path, run_cli):
     _, out, _ = run_cli("history", "publish", "--db", db, "-o", tmp_path / "site", "--json",
                         expect=0)
     doc = json.loads(out)
-    assert doc["written"] == [] and doc["kept"] == 11 and doc["seed"] == 0
+    assert doc["written"] == [] and doc["kept"] == 12 and doc["seed"] == 0  # 11 + analysis
+    assert doc["analysed"] == 0
     assert doc["threshold"] == 0.02 and doc["confidence"] == 0.95
     assert len(doc["notes"]) == 2 and doc["notes"][1].startswith("young (time, default)")
     page = next((tmp_path / "site" / "series").glob("young-*.html")).read_text()

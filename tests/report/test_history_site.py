@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchlab.cli.main import main
+from benchlab.history.analysis_cache import FILE as ANALYSIS
 from benchlab.report.history_site.files import MANIFEST
 from tests.report.site_history import HOSTILE, KEYS, SHOWN_MACHINE, build, commit
 
@@ -206,7 +207,7 @@ def test_one_more_commit_rewrites_only_what_changed(tmp_path, capsys):
     build(str(db), commits=30)
     assert main(["history", "publish", "--db", str(db), "-o", str(out), "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
-    total = 4 + len(KEYS)  # index.html, commits.js, the script and style, a page per series
+    total = 5 + len(KEYS)  # index, commits.js, script, style, analysis, a page per series
     assert first["kept"] == 0 and len(first["written"]) == total
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert main(["history", "publish", "--db", str(db), "-o", str(out)]) == 0
@@ -219,8 +220,8 @@ def test_one_more_commit_rewrites_only_what_changed(tmp_path, capsys):
     assert main(["history", "publish", "--db", str(db), "-o", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     pages = [w for w in doc["written"] if w.startswith("series/")]
-    assert len(pages) == 2 and {"index.html", "commits.js"} <= set(doc["written"])
-    assert len(doc["written"]) == 4 and doc["kept"] == total - 4
+    assert len(pages) == 2 and {"index.html", "commits.js", ANALYSIS} <= set(doc["written"])
+    assert len(doc["written"]) == 5 and doc["kept"] == total - 5 and doc["analysed"] == 2
     for path, mtime in before.items():
         name = str(path.relative_to(out))
         if name not in doc["written"] and name != MANIFEST:
@@ -228,6 +229,85 @@ def test_one_more_commit_rewrites_only_what_changed(tmp_path, capsys):
     manifest = json.loads((out / MANIFEST).read_text())
     assert set(manifest["files"]) == {str(p.relative_to(out)) for p in out.rglob("*")
                                       if p.is_file() and p.name != MANIFEST}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file()}
+
+
+def test_a_republish_analyses_only_the_series_whose_inputs_changed(tmp_path, run_cli):
+    """The findings of a series whose measurements, commits and settings are unchanged
+    are kept from the last publish: after a commit of one series that series alone is
+    analysed, and the site is byte for byte a publish from scratch; other settings, or a
+    kept analysis that cannot be read, mean every series is analysed."""
+    from benchlab.history.store import History
+
+    db, out = tmp_path / "h.db", tmp_path / "site"
+    build(str(db), commits=30)
+
+    def publish(folder: Path, *more: str) -> dict:
+        _, text, _ = run_cli("history", "publish", "--db", db, "-o", folder, "--json",
+                             "--commit-url", URL, *more, expect=0)
+        return json.loads(text)
+
+    assert publish(out)["analysed"] == len(KEYS)
+    assert publish(out)["analysed"] == 0
+    with History.open(str(db), write=True) as h:
+        h.add([commit(30, keys=KEYS[1:2])])  # the series with the step, alone
+    doc = publish(out)
+    assert doc["analysed"] == 1 and "series/step-time-default-" in " ".join(doc["written"])
+    assert publish(tmp_path / "scratch")["analysed"] == len(KEYS)
+    assert _files(out) == _files(tmp_path / "scratch")
+
+    assert publish(out, "--threshold", "3%")["analysed"] == len(KEYS)
+    assert publish(tmp_path / "scratch3", "--threshold", "3%")["analysed"] == len(KEYS)
+    assert _files(out) == _files(tmp_path / "scratch3")
+    (out / ANALYSIS).write_text("{not json")
+    doc = publish(out, "--threshold", "3%")
+    assert doc["analysed"] == len(KEYS) and doc["notes"][0].startswith(
+        f"{out / ANALYSIS}: cannot read the kept analysis")
+    assert _files(out) == _files(tmp_path / "scratch3")
+
+
+def test_kept_findings_read_back_equal_and_of_the_same_types(site):
+    """Every finding of the example history through the analysis file's encoding: equal,
+    field for field and type for type (numpy scalars included), the Fieller inputs an
+    interval keeps (compare=False) as well."""
+    import dataclasses
+
+    import numpy as np
+
+    from benchlab.history import analysis_cache
+    from benchlab.history.check import confirmed_changes
+    from benchlab.history.store import History
+
+    def same(a, b, where="findings"):
+        assert type(a) is type(b), where
+        if dataclasses.is_dataclass(a):
+            for f in dataclasses.fields(a):
+                same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+        elif isinstance(a, (tuple, list)):
+            assert len(a) == len(b), where
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                same(x, y, f"{where}[{i}]")
+        elif isinstance(a, float) and np.isnan(a):
+            assert np.isnan(b), where
+        else:
+            assert a == b, where
+
+    with History.open(str(site["db"])) as h:
+        found = confirmed_changes(h.series(), h.commits(), threshold=0.02, confidence=0.95)
+    assert sum(len(f.changes) for _, f in found) >= 2
+    for _, f in found:
+        same(f, analysis_cache.decode(json.loads(json.dumps(analysis_cache.encode(f)))))
+    odd = (np.float64(0.1), np.int64(3), np.bool_(True), float("nan"), float("-inf"), 7)
+    same(odd, analysis_cache.decode(json.loads(json.dumps(analysis_cache.encode(odd)))))
+    with pytest.raises(ValueError):
+        analysis_cache.encode({"a": 1})
+    for bad in ({"@": "Popen", "f": {}}, {"q": 1}, {"t": 1}):
+        with pytest.raises(ValueError):
+            analysis_cache.decode(bad)
 
 
 def test_a_directory_of_other_files_is_refused(tmp_path, run_cli):

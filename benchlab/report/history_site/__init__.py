@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from benchlab.history import analysis_cache
 from benchlab.history.publish import Published, SiteData
 from benchlab.report.history_site.check_pages import check_page, check_page_name
 from benchlab.report.history_site.files import write_tree
@@ -42,13 +43,17 @@ def site_files(data: SiteData, options: Options) -> dict[str, bytes]:
         files[check_page_name(c)] = check_page(
             c, data, options.title, lambda sha: commit_link(options.commit_url, sha),
             page_head, pages).encode()
+    if data.stamp:  # the findings, for the next publish to reuse (history/analysis_cache.py)
+        files[analysis_cache.FILE] = analysis_cache.dump(
+            ((k, s.findings) for k, s in zip(data.keys, data.series, strict=True)
+             if k is not None), data.stamp)
     return files
 
 
 def publish(data: SiteData, directory: str, options: Options) -> Published:
     """Write the site of `data` into `directory`, only the files that changed."""
     outcome = write_tree(directory, site_files(data, options))
-    notes = tuple(s.findings.note for s in data.series if s.findings.note)
+    notes = data.notes + tuple(s.findings.note for s in data.series if s.findings.note)
     return Published(directory, len(data.series), len(data.commits), outcome.written,
                      outcome.kept, outcome.removed, data.threshold, data.confidence,
-                     data.seed, notes, len(data.checks))
+                     data.seed, notes, len(data.checks), data.analysed)
