@@ -457,8 +457,8 @@ def bisect(args: argparse.Namespace, good: str | None, bad: str | None,
         if remote is not None:
             result = replace(result, notes=(*result.notes, (
                 f"every build and execution ran on machine {remote.machine} (host "
-                f"{remote.host}, Dask worker {remote.worker}): all commits measured on the "
-                "same hardware")))
+                f"{remote.host}, Dask worker {', then '.join(remote.workers)}): all commits "
+                "measured on the same hardware")))
         if temporary is not None:
             result = replace(result, store=None)
     finally:

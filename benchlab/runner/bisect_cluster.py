@@ -21,7 +21,7 @@ scheduler gives up on, or a scheduler that is gone, stops the bisect in one line
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from benchlab.errors import UsageError
 from benchlab.runner import bisect_worker, git_builds
@@ -51,6 +51,10 @@ class Remote:
     host: str  # its machine's host name
     cache: str  # where the worker keeps the worktrees (the driver's --cache path)
     say: object = None
+    workers: list[str] = field(default_factory=list)  # every worker that ran a task, in turn
+
+    def __post_init__(self) -> None:
+        self.workers = self.workers or [self.worker]
 
     def where(self) -> dict[str, str]:
         """What the store keeps of who measured (meta `measured_on`)."""
@@ -78,6 +82,7 @@ class Remote:
                              f"start: {worker_command(self.cluster.address, self.machine)}")
                     self._say(f"waiting for a worker of machine {self.machine} to run {what} "
                               f"({start}), or stop and go on later with --resume")
+            self._check_worker(future, what)
             return future.result()
         except KeyboardInterrupt:
             _cancel(client, future)
@@ -94,6 +99,33 @@ class Remote:
                                  f"({type(exc).__name__}); the executions recorded are in "
                                  "the store: go on with --resume") from None
             raise
+
+    def _check_worker(self, future, what: str) -> None:
+        """The worker that ran `future` (the one holding its result) is the bisect's; one that
+        took over (its predecessor was lost) is said and kept, if it is on the same host, and
+        refused in one line (its result not stored) if it is not: a step's executions from
+        two machines would compare their hardware."""
+        from benchlab.runner import worker
+
+        client = self.cluster.client
+        try:
+            held = client.who_has([future]).get(future.key) or ()  # type: ignore[attr-defined]
+        except Exception:  # the scheduler is gone: future.result() says so
+            return
+        if not held or self.worker in held:
+            return
+        ran = held[0]
+        info = client.run(worker.describe, workers=[ran])[ran]  # type: ignore[attr-defined]
+        host = str(info["environment"].get("hostname", "?"))
+        if host != self.host:
+            raise UsageError(f"machine {self.machine}'s worker is now {ran} on host {host}, not "
+                             f"on host {self.host} where this bisect measured: {what} not "
+                             f"stored; go on with --resume once machine {self.machine}'s "
+                             f"worker runs on host {self.host} again")
+        self.worker = ran
+        self.workers.append(ran)
+        self._say(f"machine {self.machine}'s worker is now {ran} (host {host}; the one before "
+                  "was lost)")
 
     def run(self, s, shas: list[str]):
         """The look's executions (commits in order) on the worker: (start, Timing) each."""

@@ -212,6 +212,9 @@ def test_a_worker_killed_mid_bisect_and_started_again(lab, repo, tmp_path):
     assert driver.returncode == 0, err
     doc = json.loads(document.read_text())
     assert doc["culprit"] == shas[CULPRIT] and doc["skipped"] == [shas[BROKEN]], doc["steps"]
+    # the new worker said and named, the same host kept
+    assert "machine bw1's worker is now tls://" in err, err
+    assert any(", then tls://" in n and "(host " in n for n in doc["notes"]), doc["notes"]
     rows = _executions(store)
     assert len(rows) == doc["executions"] == sum(s["executions"] for s in doc["steps"])
     assert len({r[:3] for r in rows}) == len(rows)  # each (step, round, slot) once
