@@ -111,7 +111,8 @@ class ParentOnly:
     @property
     def note(self) -> str:
         return (f"{self.benchmark}: compared with its parent {self.parent} alone (1 earlier "
-                f"commit on its branch): the head's {self.head_n} units against the parent's "
+                f"commit on its branch): the head's {plural(self.head_n, 'unit')} against the "
+                f"parent's "
                 f"{self.parent_n}, within-commit variance only")
 
 

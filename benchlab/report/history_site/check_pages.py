@@ -89,7 +89,7 @@ def check_page(check: StoredCheck, data: SiteData, title: str, link: Link,
         elif r.baseline_commits == 1:
             base = f"parent {link(r.baseline)}"
         else:
-            base = f"{r.baseline_commits} commits from {link(r.baseline)}"
+            base = f"{r.baseline_commits} commits from {link(r.baseline)}"  # 2 or more
         rows.append(
             f'<tr class="check-row" data-judgement="{r.judgement}" '
             f'data-benchmark="{shown_text(r.benchmark)}" data-metric="{shown_text(r.metric)}" '
