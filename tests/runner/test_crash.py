@@ -18,8 +18,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 20
-# trials: 2 builds x 2 alternatives x EXECUTIONS, more than 20 kills use up, so every kill
-# hits a running session (a kill consumes 1 + about 0.15 s / 45 ms of them, at most ~5)
+# trials: 2 builds x 2 alternatives x EXECUTIONS, more than the 20 kills use up, so every
+# kill hits a running session (a kill lets 1-2 + its delay / ~45 ms of them finish: about
+# 90 in all for the delays below, which sum to 2.7 s; about 135 if every trial took its
+# 33 ms least)
 EXECUTIONS = 40
 
 
