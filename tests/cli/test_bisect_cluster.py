@@ -42,6 +42,7 @@ bisect_repo = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bisect_repo)
 
 COMMITS, CULPRIT, BROKEN = 8, 5, 3
+CACHE = "cache"  # the tests' one build cache: a commit built by one is found by the next
 TLS = {"CA_FILE": "ca.pem", "CERT": "client.pem", "KEY": "client.key"}  # the driver's
 
 
@@ -95,10 +96,12 @@ def repo(tmp_path_factory):
 
 
 def _args(repo, cache: str, store: Path, document: Path, *more: str) -> list[str]:
+    """(--runs 5: a 10-fold step is decided at the first look of 5 or, after a load spike,
+    at a later one; the decisions are at the same levels as with 10)"""
     folder, shas = repo
     return ["bisect", "--repo", str(folder / "repo"), "--good", shas[0], "--bad", shas[-1],
             "--build", bisect_repo.BUILD, "--command", bisect_repo.COMMAND,
-            "--cache", str(folder / cache), "--seed", "3", "--runs", "10", "-o", str(store),
+            "--cache", str(folder / cache), "--seed", "3", "--runs", "5", "-o", str(store),
             "--export-json", str(document), *more]
 
 
@@ -112,20 +115,20 @@ def test_cluster_names_the_local_culprit_and_says_who_measured(scheduler, repo, 
                                                                   run_cli):
     _, shas = repo
     remote = tmp_path / "remote.db"
-    _, text, err = run_cli(*_args(repo, "cache-remote", remote, tmp_path / "remote.json",
+    _, text, err = run_cli(*_args(repo, CACHE, remote, tmp_path / "remote.json",
                                   "--cluster", scheduler, "--machine", "bw1"), expect=0)
     there = json.loads((tmp_path / "remote.json").read_text())
     # the culprit and the skipped commit of the same bisect run locally (tests/cli/
-    # test_bisect.py: the same repository, options and seed)
+    # test_bisect.py: the same repository and seed)
     assert there["culprit"] == shas[CULPRIT], there["steps"]
     assert there["skipped"] == [shas[BROKEN]]  # its build failed on the worker too
     assert "building and measuring on machine bw1" in err
     assert any("machine bw1" in n for n in there["notes"]) and "machine bw1" in text
     assert _measured_on(remote)["where"] == "cluster"
     assert _measured_on(remote)["machine"] == "bw1"
-    # the worker built in the cache: a marker per build
-    built = list((Path(repo[0]) / "cache-remote").glob("build-*/*.json"))
-    assert len(built) == len(there["builds"])
+    # the worker built in the cache: a marker per build (the module's tests share it)
+    built = {m.stem for m in (Path(repo[0]) / CACHE).glob("build-*/*.json")}
+    assert {b["commit"] for b in there["builds"]} <= built
     with sqlite3.connect(remote) as conn:
         n = conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0]
     assert n == there["executions"]
@@ -189,8 +192,7 @@ def test_a_worker_killed_mid_bisect_and_started_again(lab, repo, tmp_path):
     _, shas = repo
     store, document = tmp_path / "k.db", tmp_path / "k.json"
     worker = lab.bw1
-    args = _args(repo, "cache-killed", store, document, "--cluster", lab.address)
-    args[args.index("--runs") + 1] = "5"
+    args = _args(repo, CACHE, store, document, "--cluster", lab.address)
     driver = subprocess.Popen([*BENCHLAB, *args], env=lab.driver, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
@@ -247,7 +249,7 @@ def test_history_bisect_on_the_machine_of_the_change(lab, repo, tmp_path, run_cl
     store = tmp_path / "h-bisect.db"
     args = ["history", "bisect", "--db", db, "--benchmark", "prog", "--machine", "bw1",
             "--repo", folder / "repo", "--build", bisect_repo.BUILD, "--command",
-            bisect_repo.COMMAND, "--cache", folder / "cache-history", "--seed", "3", "--runs", "5",
+            bisect_repo.COMMAND, "--cache", folder / CACHE, "--seed", "3", "--runs", "5",
             "-o", store, "--cluster", address]
     for name in TLS:  # without the driver's files first
         monkeypatch.delenv(f"BENCHLAB_TLS_{name}", raising=False)
@@ -282,8 +284,7 @@ def test_local_one_worker(repo, tmp_path, run_cli):
     end; the store says so and a resume needs local:1 again."""
     _, shas = repo
     store, document = tmp_path / "l.db", tmp_path / "l.json"
-    args = _args(repo, "cache-local", store, document, "--cluster", "local:1")
-    args[args.index("--runs") + 1] = "5"
+    args = _args(repo, CACHE, store, document, "--cluster", "local:1")
     args[args.index("--good") + 1] = shas[CULPRIT - 1]
     args[args.index("--bad") + 1] = shas[CULPRIT]
     _, _, err = run_cli(*args, expect=0)
