@@ -236,13 +236,20 @@ def _files(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-def test_a_republish_analyses_only_the_series_whose_inputs_changed(tmp_path, run_cli):
+def test_a_republish_analyses_only_the_series_whose_inputs_changed(tmp_path, run_cli,
+                                                                    monkeypatch):
     """The findings of a series whose measurements, commits and settings are unchanged
-    are kept from the last publish: after a commit of one series that series alone is
-    analysed, and the site is byte for byte a publish from scratch; other settings, or a
-    kept analysis that cannot be read, mean every series is analysed."""
+    are kept from the last publish, and its page taken from the disk: after a commit of
+    one series that series alone is analysed and laid out, and the site is byte for byte
+    a publish from scratch; other settings, or a kept analysis that cannot be read, mean
+    every series is analysed; a page changed on the disk is laid out again."""
+    import benchlab.report.history_site as site_module
     from benchlab.history.store import History
 
+    laid_out = []
+    real = site_module.series_page
+    monkeypatch.setattr(site_module, "series_page",
+                        lambda s, *a: laid_out.append(s.benchmark) or real(s, *a))
     db, out = tmp_path / "h.db", tmp_path / "site"
     build(str(db), commits=30)
 
@@ -251,13 +258,18 @@ def test_a_republish_analyses_only_the_series_whose_inputs_changed(tmp_path, run
                              "--commit-url", URL, *more, expect=0)
         return json.loads(text)
 
-    assert publish(out)["analysed"] == len(KEYS)
-    assert publish(out)["analysed"] == 0
+    assert publish(out)["analysed"] == len(KEYS) and len(laid_out) == len(KEYS)
+    assert publish(out)["analysed"] == 0 and len(laid_out) == len(KEYS)
     with History.open(str(db), write=True) as h:
         h.add([commit(30, keys=KEYS[1:2])])  # the series with the step, alone
     doc = publish(out)
     assert doc["analysed"] == 1 and "series/step-time-default-" in " ".join(doc["written"])
+    assert laid_out[len(KEYS):] == ["step"]
     assert publish(tmp_path / "scratch")["analysed"] == len(KEYS)
+    assert _files(out) == _files(tmp_path / "scratch")
+    flat = next((out / "series").glob("flat-*.html"))
+    flat.write_bytes(flat.read_bytes().replace(b"<h1", b"<h1 edited"))
+    assert publish(out)["written"] == [str(flat.relative_to(out))]
     assert _files(out) == _files(tmp_path / "scratch")
 
     assert publish(out, "--threshold", "3%")["analysed"] == len(KEYS)
