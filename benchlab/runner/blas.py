@@ -25,19 +25,20 @@ import sys
 _VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def load_single_threaded(scipy: bool = False) -> None:
-    """Import numpy (and scipy.special with `scipy`) with one BLAS thread; a no-op for what
-    is loaded already."""
-    if "numpy" in sys.modules and (not scipy or "scipy.special" in sys.modules):
+def load_single_threaded(scipy: bool = False, modules: tuple[str, ...] = ()) -> None:
+    """Import numpy (and scipy.special with `scipy`, and `modules`) with one BLAS thread; a
+    no-op for what is loaded already."""
+    wanted = ("numpy", *(("scipy.special",) if scipy else ()), *modules)
+    if all(name in sys.modules for name in wanted):
         return
+    import importlib
+
     saved = {name: os.environ.get(name) for name in _VARIABLES}
     try:
         for name in _VARIABLES:
             os.environ[name] = "1"
-        import numpy  # noqa: F401
-
-        if scipy:
-            import scipy.special  # noqa: F401  (the stopping rule's t quantiles)
+        for name in wanted:  # scipy.special: the stopping rule's t quantiles
+            importlib.import_module(name)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -212,7 +212,7 @@ def run_experiment(experiment_path: str | Experiment, store_path: str, *, seed: 
         check_metrics(e)
     connected = None
     if numpy_while_running(e, cluster):
-        load_single_threaded()
+        load_single_threaded(*while_running(e))
     if cluster is not None:  # connected before the store exists: a bad address leaves none
         from benchlab.runner.cluster import connect
 
@@ -233,6 +233,22 @@ def numpy_while_running(e: Experiment, cluster: str | None = None) -> bool:
     100 ms) before the first; loading it mid-run would also raise the runner's resident
     size, the floor of every later command's maxrss (runner/execute.py), partway through."""
     return e.stop is not None or e.steady is not None or cluster is not None
+
+
+def while_running(e: Experiment) -> tuple[bool, tuple[str, ...]]:
+    """What a run loads before its first execution besides numpy, as load_single_threaded's
+    arguments: the stopping rule's and the steady state's statistics with the scipy modules
+    they use. Loaded on first use instead, they were imported partway through the run (the
+    steady state's during its first execution, while the command ran beside it) and raised
+    the runner's resident size, the floor of every later command's maxrss, mid-run."""
+    modules: list[str] = []
+    if e.stop is not None:
+        modules.append("benchlab.runner.stopping")
+    if e.steady is not None:
+        modules += ["benchlab.runner.steady", "benchlab.stats.warmup", "benchlab.stats.fieller",
+                    "scipy.ndimage"]
+    halfwidth = e.stop is not None and e.stop.halfwidth is not None
+    return halfwidth, tuple(modules)
 
 
 def _run_into(e: Experiment, store_path: str, seed: int | None, resume: bool, fail_fast: bool,

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import collections
+import os
 import sqlite3
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -530,3 +534,36 @@ def test_build_steps_are_kept_but_not_analysed(tmp_path):
     assert len(rows) == 2 * 2 * 2 and not {r.trial for r in rows} & builds
     assert all(r.execution >= 1 for r in rows)
     assert len(means) == 2 * 2 * 2 and all(execution >= 1 for *_, execution, _ in means)
+
+
+# Each execution appends how many shared objects its parent, the runner, has mapped: an
+# extension module the runner imports partway through (numpy's, scipy's) adds mappings.
+SO_PROBE = "grep -c '[.]so' /proc/$PPID/maps >> {out}"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux /proc")
+@pytest.mark.parametrize("rule", ["halfwidth", "steady"])
+def test_the_runner_loads_nothing_partway_through_a_run(tmp_path, rule):
+    """A stopping rule's statistics (scipy.special) and a steady state's (scipy.ndimage) are
+    loaded before the first execution: loaded on first use, they raised the runner's
+    resident size, the floor of every later command's maxrss, partway through the run (and
+    the steady state's loaded while its first execution ran beside it)."""
+    out = tmp_path / "maps.txt"
+    probe = SO_PROBE.format(out=out)
+    if rule == "halfwidth":  # checked between rounds from the second on; never met here
+        body = (f'executions = 4\nstop_when = {{ halfwidth = "0.001%" }}\n'
+                f'[alternatives.a]\ncommand = ["sh", "-c", "{probe}"]\n'
+                f'[alternatives.b]\ncommand = ["sh", "-c", "{probe}; true"]\n')
+    else:  # iterations printed until the steady state holds (the watch classifies them)
+        body = (f'executions = 2\niterations = 200\n[steady_state]\niterations = 20\n'
+                f'[measure]\nregex = \'t=(?P<t>[0-9.]+)\'\n[alternatives.a]\n'
+                f'command = ["sh", "-c", "{probe}; for i in $(seq 200); do echo t=1; done"]\n')
+    (tmp_path / "e.toml").write_text(body)
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "benchlab", "run", "e.toml", "-o", "s.db",
+                           "--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    counts = [int(line) for line in out.read_text().split()]
+    assert len(counts) == (8 if rule == "halfwidth" else 2), counts
+    assert counts[0] > 0 and len(set(counts)) == 1, counts
