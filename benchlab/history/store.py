@@ -389,40 +389,50 @@ class History:
 
 
 class _Batch:
-    """One add's results rows: encoded before the write lock where the series is stored
-    already (its id and unit known), and written under it with one lookup of what the
-    commits hold and one statement of inserts."""
+    """One add's results rows, every one encoded before the write lock (in the stored
+    unit where the series is stored already, else as given: the series will be created
+    in it), so that under the lock the writer only looks up and writes: a new series
+    created meanwhile by another writer in another unit, or a later commit's results of
+    a series this add creates in another unit, are encoded again there (rare). Written
+    with one lookup of what the commits hold and one statement of inserts."""
 
     def __init__(self, history: History, stored: dict) -> None:
         self.history, self.stored = history, stored
         self.ids: dict[tuple[str, str, str], int] = {}
         self.encoded: dict[int, tuple[int, bytes, str]] = {}  # id(SeriesData) -> row
+        self.factors: dict[tuple, float] = {}  # (key, unit, levels) -> into the stored unit
+        self.tentative: set[int] = set()  # rows encoded as given: their series was new
+
+    def _factor(self, s: SeriesData, unit: str, names: str) -> float:
+        """The factor into the stored unit (refused as History._factor), once per
+        series, unit and level names."""
+        which = ((s.benchmark, s.metric, s.machine), s.unit, tuple(s.level_names), unit, names)
+        if which not in self.factors:
+            self.factors[which] = self.history._factor(s, unit, names)
+        return self.factors[which]
 
     def encode(self, s: SeriesData) -> None:
-        key = (s.benchmark, s.metric, s.machine)
-        if key not in self.stored:
-            return  # a new series: its id and unit come under the lock
-        sid, unit, names = self.stored[key]
-        self.ids[key] = sid
-        self.encoded[id(s)] = _row(s, self.history._factor(s, unit, names))
+        stored = self.stored.get((s.benchmark, s.metric, s.machine))
+        if stored is None:
+            self.tentative.add(id(s))
+        self.encoded[id(s)] = _row(s, 1.0 if stored is None else
+                                   self._factor(s, stored[1], stored[2]))
 
     def write(self, commits: Sequence[CommitResults], ids: list[int], replace: bool) -> int:
         conn, history = self.history.db, self.history
         for c in commits:
             for s in c.series:
-                if id(s) in self.encoded:
-                    continue
                 key = (s.benchmark, s.metric, s.machine)
-                if key not in self.stored:  # new before the lock; maybe not any more
-                    sid, unit, names, created = history._series_row(conn, s)
-                    self.stored[key] = (sid, unit, names)
-                    self.ids[key] = sid
-                    if created:
-                        self.encoded[id(s)] = _row(s, 1.0)
-                        continue
-                sid, unit, names = self.stored[key]
-                self.ids[key] = sid
-                self.encoded[id(s)] = _row(s, history._factor(s, unit, names))
+                if key not in self.ids:
+                    if key not in self.stored:  # new before the lock; maybe not any more
+                        sid, unit, names, _ = history._series_row(conn, s)
+                        self.stored[key] = (sid, unit, names)
+                    self.ids[key] = self.stored[key][0]
+                if id(s) in self.tentative:  # refused when its unit or levels do not fit
+                    _, unit, names = self.stored[key]
+                    factor = self._factor(s, unit, names)
+                    if factor != 1.0:
+                        self.encoded[id(s)] = _row(s, factor)
         held: set[tuple[int, int]] = set()
         for part in _chunks(sorted(set(ids))):
             marks = ", ".join("?" * len(part))

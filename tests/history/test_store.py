@@ -71,6 +71,22 @@ def test_units_are_converted_to_the_stored_unit(tmp_path):
         assert h.series()[0].values[4:].tolist() == [1.0, 1.2]
 
 
+def test_a_series_new_in_an_add_keeps_its_first_unit_and_levels(tmp_path):
+    """The rows are encoded before the write lock; a series this add creates is stored in
+    the unit of its first results, and a later commit of the same add in another unit is
+    converted to it, or refused (with nothing written) when its levels differ; the same
+    series twice in one commit is refused."""
+    with History.open_or_create(str(tmp_path / "h.db")) as h:
+        h.add([commit("a"), commit("b", series(values=(1000.0, 1200.0), unit="ms"))])
+        assert h.series()[0].values.tolist() == [1.0, 1.1, 0.9, 1.0, 1.0, 1.2]
+        flat = SeriesData("new", "time", "m1", "s", False, (), np.array([1.0]), ())
+        with pytest.raises(InputError, match="stored with levels"):
+            h.add([commit("c", series("new")), commit("d", flat)])
+        with pytest.raises(InputError, match="gives results of benchmark 'sort'.*twice"):
+            h.add([commit("e", series(), series(values=(2.0, 2.0)))])
+        assert h.counts() == {"commits": 2, "series": 1, "measurements": 6}
+
+
 def test_a_commit_with_another_date_is_refused(tmp_path):
     with History.open_or_create(str(tmp_path / "h.db")) as h:
         h.add([commit("a", date="2024-01-02")])
