@@ -43,10 +43,18 @@ def reaper():
     others = _children()  # this process's children before the test (not the runner's)
     subreaper(True)
     try:
-        yield lambda: _reap_orphans(others)
+        yield lambda *waiting: _reap_orphans(others | {p.pid for p in waiting})
     finally:
         subreaper(False)
         _reap_orphans(others)
+
+
+# A runner started ahead: the interpreter with benchlab's run imported (most of a start-up),
+# waiting for a line on its standard input to run `benchlab ARGS`, so the next runner starts
+# while the one before it runs instead of after its kill. What is killed is the same main()
+# that `python -m benchlab` calls, past its imports.
+AHEAD = ("import sys\nfrom benchlab.cli.main import main\nimport benchlab.cli.run, "
+         "benchlab.runner.session\nsys.stdin.readline()\nraise SystemExit(main())")
 
 
 PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
@@ -98,34 +106,49 @@ def test_sigkill_twenty_times_then_resume(tmp_path, reaper):
     """))
     db = tmp_path / "r.db"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    argv = [sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db), "--resume",
-            "--quiet"]
+    args = ["run", str(exp), "-o", str(db), "--resume", "--quiet"]
+
+    def ahead() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", AHEAD, *args], env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+
     rng = np.random.default_rng(2024)
     # each kill lands at a random moment after the run has recorded a new trial (polled in
     # the store and its outcome log, not timed: on a loaded machine start-up alone may take
     # seconds), up to 0.3 s later: longer than the store's time slice between commits
     # (runner/store.py), so some kills land before the session's first commit, some after
     progress, lost, counted = [], [], 0
-    for _ in range(KILLS):
-        assert _started(ran) == counted  # nothing the last kill left logged a start late
-        before = progress[-1] if progress else 0
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while proc.poll() is None and _recorded(db) <= before and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(float(rng.uniform(0.0, 0.3)))
-        assert proc.poll() is None, "the run ended before its kill: plan more executions"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        reaper()  # what the kill left running has ended: it may have logged a start
-        progress.append(_recorded(db))
-        # executions started and not recorded (in the store or in its outcome log), so far
-        counted = _started(ran)
-        lost.append(counted - progress[-1])
+    following = ahead()
+    try:
+        for kill in range(KILLS):
+            assert _started(ran) == counted  # nothing the last kill left logged a start late
+            before = progress[-1] if progress else 0
+            proc = following
+            proc.stdin.write(b"go\n")
+            proc.stdin.close()
+            following = ahead() if kill + 1 < KILLS else None
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and _recorded(db) <= before and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(float(rng.uniform(0.0, 0.3)))
+            assert proc.poll() is None, "the run ended before its kill: plan more executions"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            reaper(*filter(None, [following]))  # what the kill left running has ended: it may
+            # have logged a start
+            progress.append(_recorded(db))
+            # executions started and not recorded (in the store or in its outcome log), so far
+            counted = _started(ran)
+            lost.append(counted - progress[-1])
+    finally:  # a runner started ahead and never told to run: ended, not left waiting
+        if following is not None and following.poll() is None:
+            following.kill()
+            following.wait()
     print("trials recorded after each kill:", progress, "lost so far:", lost)
     assert all(b - a <= 1 for a, b in zip([0, *lost], lost, strict=False))  # each kill: at most one
-    finish = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    finish = subprocess.run([sys.executable, "-m", "benchlab", *args], env=env,
+                            capture_output=True, text=True, timeout=600)
     assert finish.returncode == 0, finish.stderr
     conn = sqlite3.connect(db)
     try:
