@@ -306,8 +306,14 @@ def run_history(args: argparse.Namespace) -> int:
     good, bad, what = history_range(args)
     print(f"benchlab: bisecting the {what}", file=sys.stderr, flush=True)
     # on a cluster, measured on the machine the change was seen on unless said otherwise
-    return bisect(args, good, bad, args.cluster_machine or
-                  (args.machine if args.cluster is not None else None))
+    seen_on = args.machine if args.cluster is not None and not args.cluster_machine else None
+    try:
+        return bisect(args, good, bad, args.cluster_machine or seen_on)
+    except UsageError as exc:
+        if seen_on is None or f"machine {seen_on} is not connected" not in str(exc):
+            raise
+        raise UsageError(f"{exc} (the worker of --machine {seen_on}, where the change was "
+                         "seen; --cluster-machine NAME chooses another)") from None
 
 
 def resume_command(store: str, remote=None, tls=None) -> str:
