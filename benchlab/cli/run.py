@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                      progress_stream=None if args.format == "text" else False)
     if isinstance(result, int):
         return result
-    analysis = analysis_command(store, result.seed)
+    analysis = analysis_command(store, result.seed, one_alternative(store))
     ctx = output_options.context(
         args, "run", [experiment], analysis=analysis,
         resume=again(tls=tls))
@@ -137,10 +137,28 @@ def resume_command(experiment: str, store: str, cluster: str | None = None,
     return f"benchlab run {quote(experiment)}{where} -o {quote(store)} --resume"
 
 
-def analysis_command(store: str, seed: int) -> list[str]:
+def analysis_command(store: str, seed: int, single: bool = False) -> list[str]:
     """`benchlab compare STORE --seed N`: the store's default analysis (data/store_design.py),
-    its bootstrap seeded with the run's seed so that the command reproduces it exactly."""
+    its bootstrap seeded with the run's seed so that the command reproduces it exactly; for a
+    store of one alternative (`single`), `benchlab summary STORE`, as quick mode with one
+    command: there is no alternative to compare (each combination of factor levels is
+    summarised; `compare --by FACTOR` compares the levels of one)."""
+    if single:
+        return ["benchlab", "summary", store]
     return ["benchlab", "compare", store, "--seed", str(seed)]
+
+
+def one_alternative(store: str) -> bool:
+    """Whether the store measured one alternative (on one machine)."""
+    from benchlab.runner.store import Store
+
+    opened = Store.open(store)
+    try:
+        alternatives = opened.conn.execute(
+            "SELECT COUNT(DISTINCT alternative) FROM trials WHERE kind != 'build'").fetchone()[0]
+        return alternatives == 1 and not opened.machine_counts()
+    finally:
+        opened.close()
 
 
 def _print_analysis(command: list[str], parser: argparse.ArgumentParser | None) -> None:

@@ -75,6 +75,22 @@ def test_run_then_compare_summary_and_export(tmp_path, run_cli):
     assert code == 0, err
 
 
+@pytest.mark.parametrize("factors", [False, True])
+def test_a_file_of_one_alternative_is_summarised(tmp_path, run_cli, factors):
+    """One alternative has nothing to compare: the run prints its summary (each combination
+    of factor levels, with factors) and names `benchlab summary STORE`, as quick mode does
+    for one command, instead of compare's refusal."""
+    extra = "[factors]\nn = [1, 2]\n" if factors else ""
+    exp = write(tmp_path, f"executions = 3\n{extra}[alternatives.t]\ncommand = [\"true\"]\n")
+    db = tmp_path / "r.db"
+    code, out, err = run_cli("run", exp, "-o", db, expect=0)
+    assert f"analyze with: benchlab summary {db}" in out
+    assert "needs at least two samples" not in out + err
+    for cell in (["t n=1", "t n=2"] if factors else ["t"]):
+        assert f"{cell}: n = 3, mean" in out
+    assert run_cli("summary", db, expect=0)[1] in out  # the command named gives it
+
+
 def test_quiet_and_json(tmp_path, run_cli):
     exp = write(tmp_path, SMALL)
     code, out, err = run_cli("run", exp, "-o", tmp_path / "r.db", "--json")
