@@ -245,6 +245,8 @@ def while_running(e: Experiment) -> tuple[bool, tuple[str, ...]]:
     if e.steady is not None:
         modules += ["benchlab.runner.steady", "benchlab.stats.warmup", "benchlab.stats.fieller",
                     "scipy.ndimage"]
+    if modules:  # the t quantiles' normal start (stats/distributions: statistics, decimal)
+        modules.append("statistics")
     halfwidth = e.stop is not None and e.stop.halfwidth is not None
     return halfwidth, tuple(modules)
 

@@ -544,14 +544,15 @@ SO_PROBE = "grep -c '[.]so' /proc/$PPID/maps >> {out}"
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux /proc")
 @pytest.mark.parametrize("rule", ["halfwidth", "steady"])
 def test_the_runner_loads_nothing_partway_through_a_run(tmp_path, rule):
-    """A stopping rule's statistics (scipy.special) and a steady state's (scipy.ndimage) are
-    loaded before the first execution: loaded on first use, they raised the runner's
+    """A stopping rule's statistics (scipy.special; the t quantiles' statistics module, used
+    from 3 degrees of freedom) and a steady state's (scipy.ndimage) are loaded before the
+    first execution: loaded on first use, they raised the runner's
     resident size, the floor of every later command's maxrss, partway through the run (and
     the steady state's loaded while its first execution ran beside it)."""
     out = tmp_path / "maps.txt"
     probe = SO_PROBE.format(out=out)
     if rule == "halfwidth":  # checked between rounds from the second on; never met here
-        body = (f'executions = 4\nstop_when = {{ halfwidth = "0.001%" }}\n'
+        body = (f'executions = 8\nstop_when = {{ halfwidth = "0.001%" }}\n'
                 f'[alternatives.a]\ncommand = ["sh", "-c", "{probe}"]\n'
                 f'[alternatives.b]\ncommand = ["sh", "-c", "{probe}; true"]\n')
     else:  # iterations printed until the steady state holds (the watch classifies them)
@@ -565,5 +566,5 @@ def test_the_runner_loads_nothing_partway_through_a_run(tmp_path, rule):
                            "--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode in (0, 1), done.stderr
     counts = [int(line) for line in out.read_text().split()]
-    assert len(counts) == (8 if rule == "halfwidth" else 2), counts
+    assert len(counts) == (16 if rule == "halfwidth" else 2), counts
     assert counts[0] > 0 and len(set(counts)) == 1, counts
