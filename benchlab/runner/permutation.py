@@ -191,27 +191,6 @@ class NumpyPermutations:
 
         self._rng = np.random.default_rng(seed)
 
-    def interval(self, bound: int) -> int:
-        """A number from 0 to `bound` (below 2**64), as numpy's random_interval draws it: the
-        smallest all-ones mask covering it, draws masked until one is at most `bound`, 32-bit
-        draws when it fits in 32 bits, else 64-bit ones."""
-        if bound == 0:
-            return 0
-        mask = (1 << bound.bit_length()) - 1
-        if bound > _M32:
-            while (value := self.next64() & mask) > bound:
-                pass
-            return value
-        while True:
-            if self._half >= 0:
-                value, self._half = self._half & mask, -1
-            else:
-                x = self.next64()
-                self._half = x >> 32
-                value = x & mask
-            if value <= bound:
-                return value
-
     def permutation(self, n: int) -> list[int]:
         return self._rng.permutation(n).tolist()
 
