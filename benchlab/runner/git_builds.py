@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
 
@@ -138,6 +139,27 @@ class Builder:
         except TypeError:  # a marker of another benchlab: build again
             return None
 
+    def _clear(self, tree: str) -> None:
+        """Remove what a killed process left of the worktree `tree`, so it is made again: a
+        `git worktree add` killed midway leaves the worktree locked ("initializing"), with or
+        without its folder or the folder's .git file, which `git worktree remove --force` and
+        `prune` both refuse to touch; so it is unlocked, its folder deleted, then pruned."""
+        if self._locked(tree):
+            git(self.repo, "worktree", "unlock", tree)
+        if os.path.isdir(tree):
+            try:
+                shutil.rmtree(tree)
+            except OSError as error:
+                raise InputError(f"cannot remove the half-made worktree to build it again: "
+                                 f"{error.strerror or error}", tree) from None
+        git(self.repo, "worktree", "prune")
+
+    def _locked(self, tree: str) -> bool:
+        """Whether the repository lists `tree` as a locked worktree."""
+        listed = git(self.repo, "worktree", "list", "--porcelain").split("\n\n")
+        heads = {f"worktree {os.path.abspath(tree)}\n", f"worktree {os.path.realpath(tree)}\n"}
+        return any(entry.startswith(tuple(heads)) and "\nlocked" in entry for entry in listed)
+
     def build(self, sha: str) -> Build:
         """The commit built (or its cached build); a failed build is a Build with ok False."""
         found = self.cached(sha)
@@ -145,9 +167,7 @@ class Builder:
             return found
         os.makedirs(self.folder, exist_ok=True)
         tree = self.tree(sha)
-        if os.path.isdir(tree):  # half made by a process that was killed: made again
-            git(self.repo, "worktree", "remove", "--force", tree)
-        git(self.repo, "worktree", "prune")
+        self._clear(tree)
         git(self.repo, "worktree", "add", "--force", "--detach", tree, sha)
         env = {**os.environ, "BENCHLAB_COMMIT": sha}
         environment = build_environment(self.command)
