@@ -351,6 +351,18 @@ def _connect(address: str, machine: str | None, cache: str, say, tls):
     return connect(address, machine, os.path.abspath(cache), say, tls=tls)
 
 
+def _cluster_options(stored: dict) -> str:
+    """The options that resume on the cluster machine of the store's `measured_on`: local:1
+    again (with --machine unless it was local:1's default name), else the machine's address."""
+    from benchlab.runner.bisect_cluster import LOCAL_MACHINE
+
+    machine, scheduler = stored.get("machine"), str(stored.get("scheduler", ""))
+    if scheduler.startswith("local:"):
+        return f"--cluster {scheduler}" + ("" if machine == LOCAL_MACHINE else
+                                           f" --machine {machine}")
+    return f"--cluster ADDRESS --machine {machine}"
+
+
 def _check_measured_on(store, remote) -> None:
     """One bisect measures on one machine: the store keeps where (meta `measured_on`: this
     machine, or the cluster's machine), and a resume elsewhere is refused, since a step's
@@ -373,10 +385,8 @@ def _check_measured_on(store, remote) -> None:
                "cluster" else "this machine, without --cluster")
         now = (f"--cluster's machine {here['machine']}" if remote is not None else
                "this machine")
-        scheduler = str(stored.get("scheduler", ""))
         hint = (" (leave --cluster out)" if stored.get("where") != "cluster" else
-                f" (give --cluster {scheduler})" if scheduler.startswith("local:") else
-                f" (give --cluster ADDRESS --machine {stored.get('machine')})")
+                f" (give {_cluster_options(stored)})")
         raise UsageError(f"the store's executions were measured on {was}, not on {now}: a "
                          f"bisect measures on one machine; resume it there{hint}")
 
