@@ -69,8 +69,9 @@ def add_cluster_options(p: argparse.ArgumentParser, machine_flag: str) -> None:
                    "be at the same path there (docs/bisect.md)")
     c.add_argument(machine_flag, dest="cluster_machine", metavar="NAME", help="with --cluster: "
                    "the machine whose worker builds and measures (needed when several are "
-                   "connected)" + ("" if machine_flag == "--machine" else "; default: "
-                                   "--machine's, where the change was seen"))
+                   "connected)" + ("" if machine_flag == "--machine" else "; default: the "
+                                   "machine --machine names, where the change was seen; "
+                                   "without --machine, the one machine connected"))
     p.set_defaults(cluster_machine_flag=machine_flag)
     tls_options.add(p, "the driver's (client)")
 
