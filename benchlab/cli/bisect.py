@@ -19,10 +19,10 @@ EXAMPLE = """examples:
   benchlab bisect --repo . --good v1.2 --bad HEAD --build 'make -j2' --command './bench'
   benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \\
       --threshold 3% -o bisect.db --json
-  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \\
       --metric instructions --counter cachegrind   # exact counts: a loaded machine too
   benchlab bisect -o bisect.db --resume          # after Ctrl-C or a kill
-  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \
+  benchlab bisect --repo . --good v1.2 --bad HEAD --build make --command './bench' \\
       --cluster tcp://10.0.0.1:8786 --machine m1   # built and measured on machine m1
 """
 DEFAULT_RUNS, DEFAULT_MAX_RUNS = 5, 100
@@ -77,7 +77,7 @@ def add_cluster_options(p: argparse.ArgumentParser, machine_flag: str) -> None:
 
 
 HISTORY_EXAMPLE = """examples:
-  benchlab history bisect --db history.db --benchmark sort --repo . --build make \
+  benchlab history bisect --db history.db --benchmark sort --repo . --build make \\
       --command './bench sort'
   benchlab history bisect --db history.db --benchmark sort --change 2 --repo . ...
 """

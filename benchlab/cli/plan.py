@@ -11,7 +11,7 @@ from benchlab.warnings_capture import noting
 EXAMPLE = """examples:
   benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --budget 6h
   benchlab plan pilot.csv --levels build,run --cost build=20m --cost run=6s --target 1%
-  benchlab plan pilot.csv --levels build,run --power --effect 0 --effect 3% \
+  benchlab plan pilot.csv --levels build,run --power --effect 0 --effect 3% \\
       --reps build=10,run=10,measurement=100 --seed 1
 """
 
