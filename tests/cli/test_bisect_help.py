@@ -44,7 +44,7 @@ def test_examples_continue_their_lines(run_cli):
     epilogs["benchlab bisect --help"] = _help(run_cli, "bisect").split("examples:", 1)[1]
     for name, epilog in epilogs.items():
         lines = epilog.splitlines()
-        for line, after in zip(lines, [*lines[1:], ""]):
+        for line, after in zip(lines, [*lines[1:], ""], strict=True):
             assert not re.search(r"\S {2,}-", line), (name, line)
             if line.endswith(" \\"):
                 assert after.startswith("      ") and after.strip(), (name, line, after)
