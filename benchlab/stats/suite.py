@@ -356,7 +356,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     for name in list(log_sums):
         mean_log = log_sums.pop(name)
         mean_log /= len(log_est[name])
-        low, high = interval_from_replicates(np.exp(mean_log, out=mean_log), confidence)
+        low, high = _geomean_interval(mean_log, confidence)
         del mean_log
         geo.append(GeometricMean(name, math.exp(float(np.mean(log_est[name]))), low, high,
                                  len(log_est[name]), replicates, seed, confidence, statistic))
@@ -413,6 +413,18 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
                        analysis)
 
 
+def _geomean_interval(mean_log: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile CI of the geometric mean from its replicates' mean log ratios (in
+    place). A replicate in which some benchmark's resampled ratio is 0 or below (a
+    candidate's resampled mean at or below 0: head pseudo-units, signed data) has no
+    geometric mean; it lies below every positive one, so it is sorted first, and a bound
+    that falls on such a replicate is NaN: the CI is unbounded on that side (at least one
+    side is then unbounded below; "(unbounded)" in text, null in JSON)."""
+    np.nan_to_num(mean_log, copy=False, nan=-np.inf, posinf=np.inf, neginf=-np.inf)
+    low, high = interval_from_replicates(np.exp(mean_log, out=mean_log), confidence)
+    return (low if low > 0 else math.nan), (high if high > 0 else math.nan)
+
+
 def _add_log_ratio(sums: dict[str, np.ndarray], name: str, cand: np.ndarray,
                    base: np.ndarray) -> None:
     """Add log(cand/base) into the candidate's running sum over benchmarks, in place.
@@ -422,7 +434,8 @@ def _add_log_ratio(sums: dict[str, np.ndarray], name: str, cand: np.ndarray,
     row per candidate instead of one per benchmark (stats/suite_memory.py).
     """
     logs = np.divide(cand, base)
-    np.log(logs, out=logs)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a ratio <= 0: _geomean_interval
+        np.log(logs, out=logs)
     held = sums.get(name)
     if held is None:
         sums[name] = logs

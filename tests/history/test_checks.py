@@ -294,3 +294,44 @@ def test_postgresql_keeps_the_checks_as_sqlite_does(run_cli, postgres_server, tm
     run_cli("history", "import", tmp_path / "pg.jsonl", "--db", copy, expect=0)
     with History.open(url) as b, History.open(copy) as c:
         assert b.checks() == c.checks()
+
+
+def _noisy_history(path: Path) -> None:
+    """Seven commits of two benchmarks whose 6 runs vary by about 100% (lognormal, σ 1):
+    each head's ratio CI (Fieller) reaches below 0, and some of the geometric mean's
+    bootstrap replicates have a head mean at or below 0 (the head's pseudo-units)."""
+    import numpy as np
+
+    from benchlab.history.store import CommitResults, SeriesData
+
+    rng = np.random.default_rng(0)
+    commits = [CommitResults(f"{c:04d}abcdef", f"2024-01-01T00:00:{c:02d}Z", "main",
+                             tuple(SeriesData(b, "wall", "default", "s", False, (),
+                                              rng.lognormal(0.0, 1.0, 6), ())
+                                   for b in ("a", "b")))
+               for c in range(7)]
+    with History.open_or_create(str(path)) as h:
+        h.add(commits)
+
+
+def test_an_unbounded_geometric_mean_is_null_in_json_stored_and_published(run_cli, tmp_path):
+    db = tmp_path / "noisy.db"
+    _noisy_history(db)
+    _, text, _ = run_cli("history", "compare", "--db", db, "--head", "0006abcdef", expect=0)
+    assert "ratio 1.4 (-0.7 .. 5.2)" in text and "(unbounded)" in text.split("geomean")[1]
+    _, out, _ = run_cli("history", "compare", "--db", db, "--head", "0006abcdef", "--json",
+                        "--store", expect=0)
+    doc = json.loads(out)
+    (g,) = doc["geometric_means"]
+    # the replicates without a geometric mean lie below every other: the low end
+    assert g["low"] is None and g["estimate"] < g["high"] < 5.2
+    assert all(r["ratio"]["low"] < 0 for b in doc["benchmarks"] for r in b["comparisons"])
+    with History.open(str(db)) as h:
+        (check,) = h.checks()
+    assert check.document == doc
+    site = tmp_path / "site"
+    run_cli("history", "publish", "--db", db, "-o", site, expect=0)
+    (page,) = (site / "checks").glob("*.html")
+    (geo,) = [a for tag, a in _tags(page) if a.get("class") == "geomean"]
+    assert geo["data-low"] == "" and float(geo["data-high"]) == g["high"]
+    assert "[unbounded]" in page.read_text()

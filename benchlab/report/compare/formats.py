@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchlab.notation import finite
 from benchlab.result import RenderContext, renders
 from benchlab.stats.compare import CompareResult, Comparison
 from benchlab.stats.spec import statistic_of
@@ -148,7 +149,8 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
         rows.append({"benchmark": "(geometric mean)", "table": "geometric_means",
                      "candidate": g.candidate, "statistic": "geometric mean of ratios"
                      + (" of medians" if statistic_of(g).resamples else ""),
-                     "estimate": g.estimate, "low": g.low, "high": g.high,
+                     "estimate": finite(g.estimate), "low": finite(g.low),
+                     "high": finite(g.high),
                      "confidence": result.confidence, "method": "percentile bootstrap"})
     for bench, candidate, p, q, significant in result.holm:
         rows.append({"benchmark": bench, "table": "holm", "candidate": candidate,
@@ -156,9 +158,9 @@ def suite_rows(result: SuiteResult, context: RenderContext) -> list[dict[str, An
                      "significant": significant})
     for d in result.decisions:  # the interval each verdict used (family-wise or not)
         rows.append({"benchmark": d.benchmark, "table": "decisions", "candidate": d.candidate,
-                     "statistic": f"{d.scale} of {d.statistic}s", "estimate": d.estimate,
-                     "low": d.low,
-                     "high": d.high, "confidence": d.level, "pvalue": d.pvalue,
+                     "statistic": f"{d.scale} of {d.statistic}s",
+                     "estimate": finite(d.estimate), "low": finite(d.low),
+                     "high": finite(d.high), "confidence": d.level, "pvalue": d.pvalue,
                      "method": f"{d.test}; Holm" if result.adjust == "holm" else d.test,
                      "verdict": d.outcome})
     return rows

@@ -20,7 +20,7 @@ from typing import Any
 
 from benchlab.escape import markdown as md
 from benchlab.escape import terminal, terminal_lines
-from benchlab.notation import fmt_level, fmt_share
+from benchlab.notation import finite, fmt_level, fmt_share
 from benchlab.report.compare.document import comparison_document
 from benchlab.report.numbers import (
     fmt_change,
@@ -53,13 +53,15 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
         "benchmarks": [{"benchmark": name, **comparison_document(r)}
                        for name, r in result.benchmarks],
         "geometric_means": [
-            {"candidate": g.candidate, "estimate": g.estimate, "low": g.low, "high": g.high,
+            {"candidate": g.candidate, "estimate": finite(g.estimate), "low": finite(g.low),
+             "high": finite(g.high),
              "benchmarks": g.benchmarks, "replicates": g.replicates, "seed": g.seed,
              "statistic": g.statistic,
              "method": f"geometric mean of per-benchmark ratios of {g.statistic}s; "
                        "percentile bootstrap within each benchmark"}
             for g in result.geometric_means],
-        "holm": [{"benchmark": b, "candidate": c, "pvalue": p, "adjusted_pvalue": q,
+        "holm": [{"benchmark": b, "candidate": c, "pvalue": finite(p),
+                  "adjusted_pvalue": finite(q),
                   "significant": sig} for b, c, p, q, sig in result.holm],
         "adjust": result.adjust,
         "family_confidence": result.confidence if result.adjust == "holm" else None,
@@ -72,8 +74,9 @@ def suite_document(result: SuiteResult) -> dict[str, Any]:
 def decision_document(d: Decision) -> dict[str, Any]:
     """One benchmark's decision as JSON (docs/compare.md, "decisions[]")."""
     return {"benchmark": d.benchmark, "candidate": d.candidate, "test": d.test,
-            "pvalue": d.pvalue, "adjusted_pvalue": d.adjusted_pvalue, "level": d.level,
-            "scale": d.scale, "estimate": d.estimate, "low": d.low, "high": d.high,
+            "pvalue": finite(d.pvalue), "adjusted_pvalue": finite(d.adjusted_pvalue),
+            "level": d.level, "scale": d.scale, "estimate": finite(d.estimate),
+            "low": finite(d.low), "high": finite(d.high),
             "outcome": d.outcome, "per_benchmark_outcome": d.per_benchmark,
             "statistic": d.statistic}
 
