@@ -73,9 +73,11 @@ class PostgresDatabase:
 
     dialect = POSTGRES
 
-    def __init__(self, conn: Any, url: str, limits: dict[str, int] | None = None) -> None:
+    def __init__(self, conn: Any, url: str, limits: dict[str, int] | None = None,
+                 sources: dict[str, str] | None = None) -> None:
         self.conn, self.url, self.where = conn, url, masked(url, url)
         self.limits = limits or {}  # the timeouts in force, in ms (0: none)
+        self.sources = sources or {}  # where each was set: pg_settings' source, or OURS
         self._driver = _driver()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -128,8 +130,7 @@ class PostgresDatabase:
             return None
         limit = _seconds(self.limits.get(setting, 0))
         kept = "nothing of this write was kept" if writing else "nothing was read"
-        longer = (f"to wait longer, raise {setting}: PGOPTIONS='-c {setting}="
-                  f"{'10min' if setting == 'lock_timeout' else '30min'}'")
+        longer = _longer(setting, self.sources.get(setting, OURS), self.url)
         if locking:
             return (f"locked by another process (waited {limit} for its write lock"
                     f"{self._holder()}): wait for that process to finish, or stop it, then "
@@ -138,8 +139,38 @@ class PostgresDatabase:
             return (f"locked by another session (waited {limit} for a lock on the "
                     f"history's tables): wait for it to finish, or stop it, then try again "
                     f"({kept}; {longer})")
-        return (f"PostgreSQL stopped a statement after {limit} (statement_timeout): the "
-                f"server is overloaded or the statement is stuck ({kept}; {longer})")
+        blocker = self._blocker(writing)
+        why = (f"it was waiting for a lock on table {blocker}" if blocker else
+               "the server is overloaded or the statement is stuck")
+        return (f"PostgreSQL stopped a statement after {limit} (statement_timeout): {why} "
+                f"({kept}; {longer})")
+
+    def _blocker(self, writing: bool) -> str:
+        """After a statement timeout: "T held by pid N (application, client address)" when
+        another session holds a lock on the history's table T that this statement's kind
+        (a read: ACCESS SHARE; a write: ROW EXCLUSIVE) waits for, else "" (none, or the
+        server's views are not readable). The statement's own wait ended with it, so the
+        holder is what is left to see."""
+        modes = ["AccessExclusiveLock"] + (
+            ["ShareLock", "ShareRowExclusiveLock", "ExclusiveLock"] if writing else [])
+        try:
+            if not self.conn.autocommit:  # a reader's failed snapshot: end it to ask
+                self.conn.rollback()
+            row = self.execute(
+                "SELECT c.relname, a.pid, a.application_name, host(a.client_addr) "
+                "FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'relation' "
+                "AND l.granted AND l.pid <> pg_backend_pid() AND l.mode = ANY(?) "
+                "AND c.relnamespace = current_schema()::regnamespace AND l.database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "ORDER BY c.relname LIMIT 1", (modes,)).fetchone()
+        except self._driver.Error:
+            return ""
+        if row is None:
+            return ""
+        table, pid, application, address = row
+        who = ", ".join(masked(str(x), self.url) for x in (application, address) if x)
+        return f"{table} held by pid {pid}{f' ({who})' if who else ''}"
 
     def _holder(self) -> str:
         """Who holds the writers' lock, as far as this role may see: ", held by pid N
@@ -194,7 +225,7 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
     except Exception as exc:  # noqa: BLE001 - an unparsable URL raises plain errors too
         raise InputError(f"cannot connect: {said(exc, url)}", shown) from None
     try:
-        limits = _limit(conn, write=write)
+        limits, sources = _limit(conn, write=write)
     except psycopg.Error as exc:
         conn.close()
         raise InputError(f"cannot connect: {said(exc, url)}", shown) from None
@@ -202,7 +233,7 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
         conn.autocommit = False
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         conn.read_only = True
-    db = PostgresDatabase(conn, url, limits)
+    db = PostgresDatabase(conn, url, limits, sources)
     try:
         if create and not db.tables() & (BASE_TABLES | set(RESULTS.values())):
             with db.write():  # under the writers' lock: one of many first adds creates
@@ -223,21 +254,60 @@ def connect(url: str, *, write: bool, create: bool = False) -> PostgresDatabase:
     return db
 
 
-def _limit(conn: Any, *, write: bool) -> dict[str, int]:
+OURS = "benchlab"  # the source of a timeout benchlab set (_limit)
+SOURCES = {"configuration file": "the server's configuration",
+           "database": "the database's settings (ALTER DATABASE ... SET)",
+           "user": "the role's settings (ALTER ROLE ... SET)",
+           "database user": "the role's settings in this database (ALTER ROLE ... IN "
+                            "DATABASE ... SET)"}
+
+
+def _longer(setting: str, source: str, url: str) -> str:
+    """How to allow a timeout longer, naming where it was set (`source`: pg_settings'
+    source, or OURS). libpq takes PGOPTIONS only when the URL gives no options, and a
+    client's options win over the server's, database's and role's settings."""
+    import os
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    value = "10min" if setting == "lock_timeout" else "30min"
+    try:
+        in_url = "options" in conninfo_to_dict(url)
+    except Exception:  # noqa: BLE001 - a URL libpq took parses; be safe all the same
+        in_url = False
+    if in_url:
+        raise_it = (f"give -c {setting}={value} in the URL's options (PGOPTIONS does not "
+                    "apply when the URL gives options)")
+    else:
+        raise_it = f"PGOPTIONS='-c {setting}={value}'"
+    if source == OURS:
+        where = "benchlab's default"
+    elif source == "client":
+        where = ("set in the URL's options" if in_url else "set by PGOPTIONS"
+                 if setting in os.environ.get("PGOPTIONS", "") else
+                 "set by the connection's options")
+    else:
+        where = "set by " + SOURCES.get(source, f"the server ({source})")
+    return f"to wait longer, raise {setting} ({where}): {raise_it}"
+
+
+def _limit(conn: Any, *, write: bool) -> tuple[dict[str, int], dict[str, str]]:
     """Set benchlab's timeouts (module docstring) on this session where nothing else set
     them (pg_settings' source "default": not the server's configuration, the database's or
     role's ALTER ... SET, the URL's options nor PGOPTIONS), in one round trip; the ones
-    then in force, in milliseconds (0: none). A writer's idle-in-transaction limit too."""
+    then in force, in milliseconds (0: none), and where each was set (pg_settings'
+    source, OURS for benchlab's). A writer's idle-in-transaction limit too."""
     wanted = {"lock_timeout": LOCK_TIMEOUT, "statement_timeout": STATEMENT_TIMEOUT}
     if write:
         wanted["idle_in_transaction_session_timeout"] = IDLE_TIMEOUT
     rows = conn.execute(
-        "SELECT s.name, s.setting, s.source = 'default' AND set_config(s.name, w.value, false) "
-        "IS NOT NULL FROM pg_settings s JOIN unnest(%s::text[], %s::text[]) AS w(name, value) "
-        "ON w.name = s.name",
+        "SELECT s.name, s.setting, s.source, s.source = 'default' AND "
+        "set_config(s.name, w.value, false) IS NOT NULL FROM pg_settings s "
+        "JOIN unnest(%s::text[], %s::text[]) AS w(name, value) ON w.name = s.name",
         (list(wanted), [f"{1000 * v}" for v in wanted.values()])).fetchall()
-    return {name: 1000 * wanted[name] if ours else int(setting)
-            for name, setting, ours in rows}
+    return ({name: 1000 * wanted[name] if ours else int(setting)
+             for name, setting, _, ours in rows},
+            {name: OURS if ours else source for name, _, source, ours in rows})
 
 
 def _seconds(ms: int) -> str:
