@@ -69,14 +69,20 @@ class Cluster:
     machines: tuple[str, ...] | None = None
     environments: dict[str, dict] = field(default_factory=dict)
     workers: int = 0
+    environ: dict[str, str] | None = None  # the driver's, before a local cluster started
 
     def close(self) -> None:
-        """Disconnect; a LocalCluster this driver started is shut down with its workers."""
+        """Disconnect; a LocalCluster this driver started is shut down with its workers (and
+        the driver's environment restored: a Nanny that restarted a worker changed it)."""
         try:
             self.client.close()  # type: ignore[attr-defined]
         finally:
             if self.local is not None:
-                self.local.close()  # type: ignore[attr-defined]
+                try:
+                    self.local.close()  # type: ignore[attr-defined]
+                finally:
+                    if self.environ is not None:
+                        restore_environ(self.environ)
 
 
 def require_distributed(what: str) -> None:
@@ -258,6 +264,10 @@ def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cl
     if machines is not None and n != len(machines):
         raise UsageError(f"--cluster local:{n} with [machines] starts one worker per machine: "
                          f"give local:{len(machines)} ({', '.join(machines)})")
+    # The Nanny sets Dask's distributed.nanny.pre-spawn-environ (OMP_NUM_THREADS=1, ...),
+    # PYTHONHASHSEED and __DASK_PARENT_PID in this process's os.environ before it spawns
+    # a worker: the workers' commands get this environment as it is now instead
+    environ = dict(os.environ)
     specs = {}
     for i in range(n):
         resources = {machines[i]: 1} if machines is not None else {}
@@ -265,21 +275,47 @@ def _start_local(n: int, machines: tuple[str, ...] | None, timeout: float) -> Cl
             "cls": Nanny, "options": {"nthreads": 1, "resources": resources,
                                       "host": "127.0.0.1", "memory_limit": 0,
                                       "dashboard": False,
-                                      "silence_logs": logging.CRITICAL}}
+                                      "silence_logs": logging.CRITICAL,
+                                      "worker_class": local_worker,
+                                      "commands_environ": environ}}
     # its HTTP server on a free loopback port: Dask's default 8787 may be taken (a warning)
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0,
                                                "dashboard": False,
                                                "dashboard_address": "127.0.0.1:0"}}
     with dask.config.set({"distributed.scheduler.allowed-failures": 1000}):
-        local = SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.CRITICAL,
-                            name="benchlab")
+        try:
+            local = SpecCluster(workers=specs, scheduler=scheduler,
+                                silence_logs=logging.CRITICAL, name="benchlab")
+        finally:
+            restore_environ(environ)
     try:
         client = Client(local, timeout=timeout)
         client.wait_for_workers(n, timeout=max(timeout, 30.0))
     except BaseException:
         local.close()
         raise
-    return Cluster(client, f"local:{n}", local, machines)
+    return Cluster(client, f"local:{n}", local, machines, environ=environ)
+
+
+def local_worker(commands_environ: dict[str, str], **options):
+    """A Dask Worker (made in the worker process a Nanny spawned) whose commands run in
+    `commands_environ`, the driver's environment before the Nanny changed it."""
+    from distributed import Worker
+
+    from benchlab.runner import worker
+
+    worker.keep_environment(commands_environ)
+    return Worker(**options)
+
+
+def restore_environ(environ: dict[str, str]) -> None:
+    """Make os.environ `environ` again: undo what a Nanny set in this (the driver's)
+    process, which a local run in the same process would otherwise inherit."""
+    for name in set(os.environ) - set(environ):
+        del os.environ[name]
+    for name, value in environ.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 def worker_command(address: str, machine: str) -> str:

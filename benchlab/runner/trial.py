@@ -27,10 +27,12 @@ def utc_now() -> str:
     return timestamp()
 
 
-def base_environment(e: Experiment) -> dict[str, str]:
+def base_environment(e: Experiment, environ: dict[str, str] | None = None
+                     ) -> dict[str, str]:
     """The environment every trial starts from: this machine's own (PATH and HOME are the
-    machine's, never a driver's), plus the experiment's variables without placeholders."""
-    env = dict(os.environ)
+    machine's, never a driver's; `environ`, else os.environ), plus the experiment's
+    variables without placeholders."""
+    env = dict(os.environ if environ is None else environ)
     env.update({k: v for k, v in e.env if "{" not in v})
     return env
 

@@ -5,7 +5,10 @@ times the command with `execute.run_process` beside it), so the measurement cove
 the spawn and the wait on the worker's machine and nothing of the dispatch: the
 scheduler's queue, the network and the driver's pickling lie outside the timed
 region. The environment is the worker's own (`os.environ`, plus the experiment's
-variables), never the driver's: PATH and HOME are the machine's.
+variables), never the driver's: PATH and HOME are the machine's. A worker started by
+a Dask Nanny (`run --cluster local:N`) has its environment as the Nanny found it recorded
+(`keep_environment`): the variables the Nanny adds for its worker process
+(OMP_NUM_THREADS=1, PYTHONHASHSEED, ...) never reach a command.
 
 This module imports no Dask, and of the runner only the trial (runner/trial.py) and
 what it needs: the driver (`runner/cluster.py`) sends these functions to the workers
@@ -24,11 +27,19 @@ from benchlab.runner.plan import Trial
 from benchlab.runner.trial import base_environment, utc_now
 from benchlab.runner.trial import run_trial as run_here
 
+_environ: list[dict[str, str] | None] = [None]  # the commands' environment; None: os.environ
+
+
+def keep_environment(environ: dict[str, str]) -> None:
+    """Run this process's commands in `environ` (plus the experiment's variables) instead
+    of os.environ: the environment the worker was started with, before Dask changed it."""
+    _environ[0] = dict(environ)
+
 
 def run_trial(e: Experiment, trial: Trial) -> tuple[str, str, Outcome]:
     """Run one trial on this machine: (start time in UTC, the command shown, its outcome)."""
     started = utc_now()
-    command, outcome = run_here(e, trial, base_environment(e))
+    command, outcome = run_here(e, trial, base_environment(e, _environ[0]))
     return started, command, outcome
 
 

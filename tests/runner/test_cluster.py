@@ -49,8 +49,9 @@ def scheduler(procs):
 
 
 def start_worker(procs: Processes, address: str, machine: str, tag: str = "") -> subprocess.Popen:
+    # OMP_NUM_THREADS as a user may set it on purpose: it must reach the commands
     return _started(procs.worker, address, machine, name=f"worker-{machine}{tag}",
-                    env=dict(ENV, WHO=machine))
+                    env=dict(ENV, WHO=machine, OMP_NUM_THREADS="3"))
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +132,19 @@ def test_two_machines_end_to_end(cluster, tmp_path, run_cli):
     conn.close()
 
 
+def test_worker_commands_see_its_start_environment(cluster, tmp_path, run_cli):
+    """A command on a `benchlab worker` sees the environment the worker was started with
+    (start_worker's: OMP_NUM_THREADS=3 among it), nothing more and nothing less but the
+    shell's PWD."""
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'executions = 1\n[machines]\nnames = ["m1"]\n[alternatives.a]\n{DUMP_ENV}')
+    run_cli("run", exp, "--cluster", cluster, "-o", tmp_path / "s.db", "--quiet", "--json",
+            expect=0)
+    # PWD is set by sh to the directory it runs in, the experiment's (tmp_path)
+    assert command_environ(tmp_path / "env.txt") == dict(ENV, WHO="m1", OMP_NUM_THREADS="3",
+                                                         PWD=str(tmp_path))
+
+
 def test_missing_machine_and_dead_scheduler(cluster, tmp_path, run_cli):
     from benchlab.runner.cluster import connect
 
@@ -195,18 +209,41 @@ def test_killed_worker_loses_only_its_running_trial(cluster, shared, procs, tmp_
     assert all(line.startswith("m1 ") for line in extra), extra
 
 
-def test_local_cluster_without_machines(tmp_path, run_cli):
+DUMP_ENV = 'command = ["sh", "-c", "env > env.txt"]\n'  # the environment a command sees
+
+
+def command_environ(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
+def test_local_cluster_without_machines(tmp_path, run_cli, monkeypatch):
+    """local:2 runs every trial; its commands see the driver's environment as a local run's
+    do (a user's OMP_NUM_THREADS=3 kept), none of the variables Dask's Nanny sets in its
+    worker processes (OMP_NUM_THREADS=1, MALLOC_TRIM_THRESHOLD_, PYTHONHASHSEED, ...), and
+    the driver's own environment is as it was."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
     exp = tmp_path / "plain.toml"
-    exp.write_text('seed = 1\nexecutions = 2\n[alternatives.a]\ncommand = ["true"]\n'
-                   '[alternatives.b]\ncommand = ["true"]\n')
+    # a variable of the file's: the local run's environment is then os.environ too (without,
+    # glibc's environ, which in pytest's process holds COLUMNS and LINES, os.environ not)
+    exp.write_text('seed = 1\nexecutions = 2\n[env]\nFROM_FILE = "1"\n[alternatives.a]\n'
+                   f'command = ["true"]\n[alternatives.b]\n{DUMP_ENV}')
     db = tmp_path / "p.db"
+    before = dict(os.environ)
     _, out, _ = run_cli("run", exp, "--cluster", "local:2", "-o", db, "--quiet", "--json",
                         expect=0)  # in-process: the driver's start-up once less
     assert json.loads(out)["status"] == "finished"
+    assert dict(os.environ) == before
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT COUNT(*), SUM(status = 'ok') FROM trials").fetchone() == (4, 4)
     assert conn.execute("SELECT COUNT(*) FROM measurements").fetchone()[0] == 16
     conn.close()
+    on_cluster = command_environ(tmp_path / "env.txt")
+    run_cli("run", exp, "-o", tmp_path / "local.db", "--quiet", "--json", expect=0)
+    here = command_environ(tmp_path / "env.txt")
+    assert here["OMP_NUM_THREADS"] == "3" and here["FROM_FILE"] == "1"
+    assert "PYTHONHASHSEED" not in here
+    assert on_cluster == here
 
 
 @pytest.mark.parametrize(("table", "message"), [
