@@ -21,6 +21,7 @@ test_publish_incremental.py publishes into a fresh directory and compares).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -100,7 +101,11 @@ def encode(value: Any) -> Any:
 
 
 def decode(data: Any) -> Any:
-    """The value `encode` gave `data` for; a ValueError for anything it does not give."""
+    """The value `encode` gave `data` for; a ValueError for anything it does not give: a
+    plain number that is not finite (`encode` tags those), a kept class with a field
+    missing, extra or not of its type (`_fits`)."""
+    if isinstance(data, float) and not math.isfinite(data):
+        raise ValueError(f"a number out of range: {data!r}")
     if data is None or isinstance(data, (str, bool, int, float)):
         return data
     if isinstance(data, list):
@@ -112,7 +117,7 @@ def decode(data: Any) -> Any:
         fields = data.get("f")
         if cls is None or not isinstance(fields, dict):
             raise ValueError(f"not a kept class: {str(data['@'])[:80]}")
-        return cls(**{name: decode(v) for name, v in fields.items()})
+        return _checked(cls, {name: decode(v) for name, v in fields.items()})
     (tag, inner), = data.items()
     if tag == "t" and isinstance(inner, list):
         return tuple(decode(v) for v in inner)
@@ -122,6 +127,59 @@ def decode(data: Any) -> Any:
         numpy_type, plain = SCALARS[tag]
         return numpy_type(plain(decode(inner)))
     raise ValueError(f"not an encoded value: {str(data)[:80]}")
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The type of each field of a kept class (its annotations, resolved)."""
+    import typing
+
+    return typing.get_type_hints(cls)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """True when `value` is one `encode` gives for a field annotated `hint`: the type
+    itself (numpy's scalar of it too; an int where a float is meant), None where the
+    hint allows it, tuples of the element types, a kept class."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_fits(v, args[0]) for v in value)
+        return len(value) == len(args) and all(map(_fits, value, args))
+    if hint is bool:
+        return type(value) in (bool, np.bool_)
+    if hint is int:
+        return type(value) in (int, np.int64)
+    if hint is float:
+        return type(value) in (float, np.float64, int, np.int64)
+    if hint is str:
+        return type(value) is str
+    return isinstance(hint, type) and CLASSES.get(hint.__name__) is hint \
+        and type(value) is hint
+
+
+def _checked(cls: type, fields: dict[str, Any]) -> Any:
+    """An instance of the kept class `cls` from decoded `fields`; a ValueError naming the
+    field when one is missing, extra or not of its annotated type."""
+    hints = _hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    if set(fields) != set(names):
+        odd = sorted(set(fields) ^ set(names))
+        raise ValueError(f"{cls.__name__} with fields missing or unknown: {', '.join(odd)}")
+    for name in names:
+        if not _fits(fields[name], hints[name]):
+            raise ValueError(f"{cls.__name__}.{name} is not of its type: "
+                             f"{str(fields[name])[:80]}")
+    return cls(**fields)
 
 
 def read(path: str, stamp: str) -> tuple[dict[str, Any], str | None]:
@@ -144,16 +202,20 @@ def read(path: str, stamp: str) -> tuple[dict[str, Any], str | None]:
     return doc["series"], None
 
 
-def findings(kept: dict[str, Any], k: str) -> Findings | None:
-    """The findings kept under key `k`, or None (none kept, or not decodable)."""
+def findings(kept: dict[str, Any], k: str) -> tuple[Findings | None, str | None]:
+    """The findings kept under key `k` (None: none kept), and why what is kept there
+    cannot be used (not what `encode` writes: an unknown class, a field missing, extra,
+    of another type or a number out of range), then None for the findings."""
     data = kept.get(k)
     if data is None:
-        return None
+        return None, None
     try:
         found = decode(data)
-    except (ValueError, TypeError):
-        return None
-    return found if isinstance(found, Findings) else None
+    except (ValueError, TypeError, RecursionError) as exc:
+        return None, str(exc)
+    if not isinstance(found, Findings):
+        return None, f"not findings: {str(data)[:80]}"
+    return found, None
 
 
 def dump(entries: Iterable[tuple[str, Findings]], stamp: str) -> bytes:

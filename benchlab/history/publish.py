@@ -137,8 +137,15 @@ def site_data(series: list[Series], history: list[Commit], *, threshold: float =
     settings = (threshold, confidence, seed, min_segment)
     keys = [analysis_cache.key(s, history, i, settings) if stamp else None
             for i, s in enumerate(series)]
-    reused = {i: analysis_cache.findings(cached, k) for i, k in enumerate(keys)
-              if k is not None}
+    reused, notes = {}, [note] if note else []
+    for i, k in enumerate(keys):
+        if k is None:
+            continue
+        reused[i], damaged = analysis_cache.findings(cached, k)
+        if damaged is not None:
+            name = "{} ({}, {})".format(*series[i].key)
+            notes.append(f"{kept}: the kept analysis of {name} cannot be used "
+                         f"({damaged}): that series analysed again")
     missing = {s.key for i, s in enumerate(series) if reused.get(i) is None}
     found = dict((s.key, f) for s, f in confirmed_changes(
         series, history, threshold=threshold, confidence=confidence, seed=seed,
@@ -146,5 +153,4 @@ def site_data(series: list[Series], history: list[Commit], *, threshold: float =
     shown = tuple(series_history(s, reused.get(i) or found[s.key], confidence)
                   for i, s in enumerate(series))
     return SiteData(tuple(history), shown, threshold, confidence, seed, min_segment,
-                    tuple(checks), tuple(keys), len(missing), stamp,
-                    (note,) if note else ())
+                    tuple(checks), tuple(keys), len(missing), stamp, tuple(notes))

@@ -367,3 +367,37 @@ def test_a_postgresql_history_publishes_the_same_site(site, postgres_server, tmp
              if p.is_file()}
     second = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert first == second
+
+
+def test_a_kept_finding_of_the_wrong_type_is_a_note_and_analysed_again(tmp_path, run_cli):
+    """A kept analysis edited so that a field has another type (head.commits "x") or a
+    number out of range (1e400 reads as inf; the encoding tags non-finite numbers) is not
+    used: a note names the series, it alone is analysed again, and the site is a publish
+    from scratch."""
+    db, out = tmp_path / "h.db", tmp_path / "site"
+    build(str(db), commits=12)
+
+    def publish(folder: Path) -> dict:
+        _, text, _ = run_cli("history", "publish", "--db", db, "-o", folder, "--json",
+                             expect=0)
+        return json.loads(text)
+
+    assert publish(out)["analysed"] == len(KEYS)
+    doc = json.loads((out / ANALYSIS).read_text())
+    keys = sorted(doc["series"])
+    heads = [doc["series"][k]["f"]["head"]["f"] for k in keys[:2]]
+    heads[0]["commits"] = "x"
+    heads[1]["detectable"] = {"t": [1234.5]}
+    names = [f"{h['benchmark']} ({h['metric']}, {h['machine']})" for h in heads]
+    (out / ANALYSIS).write_text(json.dumps(doc).replace("1234.5", "1e400"))
+    again = publish(out)
+    assert again["analysed"] == 2
+    notes = [n for n in again["notes"] if "kept analysis of" in n]
+    assert len(notes) == 2, again["notes"]
+    said = " ".join(notes)
+    assert "HeadPower.commits is not of its type: x" in said
+    assert "a number out of range: inf" in said
+    assert all(f"analysis of {name} cannot be used" in said for name in names), said
+    assert publish(tmp_path / "scratch")["analysed"] == len(KEYS)
+    assert _files(out) == _files(tmp_path / "scratch")
+    assert publish(out)["analysed"] == 0  # the rewritten analysis is whole again
