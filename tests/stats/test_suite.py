@@ -231,3 +231,26 @@ def test_hierarchical_decisions_use_fieller_on_top_level_means():
         assert (d.low, d.high) == pytest.approx((ref.comparisons[0].ratio.low,
                                                  ref.comparisons[0].ratio.high), rel=1e-9)
         assert d.outcome == classify(d.low, d.high, 0.0)
+
+
+def test_a_geometric_mean_whose_replicates_reach_zero_is_unbounded_below_only():
+    """A candidate whose resampled means reach 0 and below (signed data): those replicates
+    have no geometric mean and lie below every other, so with one benchmark the CI is
+    the percentile interval of the plain ratio replicates (drawn here as compare_suite
+    draws them: one stream per benchmark, one per system), its low end, at or below 0,
+    unbounded (NaN), its high end that interval's."""
+    from benchlab.stats.bootstrap import interval_from_replicates
+
+    rng = np.random.default_rng(3)
+    base, cand = rng.normal(10, 1, 8), rng.normal(1.5, 3, 8)
+    b = 2000
+    r = compare_suite({"x": [("base", base, []), ("cand", cand, [])]}, [], baseline="base",
+                      seed=7, replicates=b)
+    (g,) = r.geometric_means
+    streams = np.random.SeedSequence(7).spawn(1)[0].spawn(2)
+    means = [x[np.random.default_rng(s).integers(0, x.size, (b, x.size), dtype=np.int32)]
+             .mean(axis=1) for x, s in zip((base, cand), streams, strict=True)]
+    ratio = means[1] / means[0]
+    low, high = interval_from_replicates(ratio, 0.95)
+    assert 0.05 < np.mean(ratio <= 0) < 0.5 and low < 0
+    assert math.isnan(g.low) and g.high == pytest.approx(high, rel=1e-12)
