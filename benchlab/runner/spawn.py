@@ -77,6 +77,22 @@ _LIBC, _ENVIRON = _load_libc()
 METHOD = "glibc posix_spawn through ctypes" if _LIBC is not None else "os.posix_spawn"
 
 
+def environ_matches() -> bool:
+    """Whether glibc's environ holds exactly os.environ's variables (bytes for bytes): what a
+    start with `env` None passes is then what Python says the environment is. C code that
+    calls setenv directly (readline sets LINES and COLUMNS) makes them differ. True where
+    starts go through os.posix_spawn, which takes os.environ itself."""
+    if _ENVIRON is None:
+        return True
+    entries = []
+    i = 0
+    while (entry := _ENVIRON[i]) is not None:
+        entries.append(entry)
+        i += 1
+    ours = {k + b"=" + v for k, v in os.environb.items()}
+    return len(entries) == len(ours) and set(entries) == ours
+
+
 class Spawn:
     """One prepared start of `program` with `argv` and `env` (None: the runner's own
     environment, as it is at each start), the child's descriptors 0, 1 and 2 dup2'd from

@@ -43,9 +43,13 @@ def inherited_environment(e: Experiment) -> dict[str, str] | None:
     as it is (spawn.py), instead of a dict that each start turns into a key of its cached
     envp — about 10 µs per execution with 40 variables and 40 µs with 140 (a CI job's),
     measured with spawn.prepared on this project's 2-core machine. The runner does not
-    change its environment while trials run (blas.py sets and restores it between them)."""
-    if any("{" not in v for _, v in e.env):
-        return base_environment(e)
+    change its environment while trials run (blas.py sets and restores it between them);
+    where glibc's environ differs from os.environ when the run starts (C code called setenv),
+    os.environ's copy is passed, as before."""
+    from benchlab.runner.spawn import environ_matches
+
+    if any("{" not in v for _, v in e.env) or not environ_matches():
+        return base_environment(e)  # C code changed glibc's environ behind os.environ's back
     return None
 
 

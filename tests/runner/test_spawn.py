@@ -106,3 +106,32 @@ def test_the_runner_holds_the_pipes_until_the_exit(monkeypatch):
     monkeypatch.setattr(execute, "_close", close)
     assert run_process(["true"]).ok
     assert order[:2] == ["wait4", "close"]
+
+
+_ENVIRON_CHECK = """
+import ctypes, os
+from benchlab.runner import spawn
+from benchlab.runner.config import parse_experiment
+from benchlab.runner.trial import inherited_environment
+e = parse_experiment('[alternatives.a]\\ncommand = ["true"]\\n')
+os.environ["BENCHLAB_TEST_PY"] = "1"  # through os.environ: glibc's environ gets it too
+seen = [spawn.environ_matches(), inherited_environment(e) is None]
+ctypes.CDLL(None).setenv(b"BENCHLAB_TEST_C_ONLY", b"1", 1)  # C code's own setenv
+env = inherited_environment(e)
+seen += [spawn.environ_matches(), env == dict(os.environ) and "BENCHLAB_TEST_C_ONLY" not in env]
+print(seen)
+"""
+
+
+@pytest.mark.skipif(spawn.METHOD == "os.posix_spawn", reason="needs glibc's environ (ctypes)")
+def test_trials_inherit_glibc_environ_only_while_it_is_os_environ():
+    """A run without variables of its own passes glibc's environ to its starts
+    (trial.inherited_environment) only while it holds exactly os.environ's variables:
+    os.environ's changes reach both, but C code calling setenv changes glibc's alone (as
+    readline does in pytest's own process), and then the trials get os.environ's copy, as
+    before. A fresh interpreter, where the two agree at the start."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", _ENVIRON_CHECK], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[True, True, False, True]", out
