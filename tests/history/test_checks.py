@@ -319,6 +319,10 @@ def test_an_unbounded_geometric_mean_is_null_in_json_stored_and_published(run_cl
     _noisy_history(db)
     _, text, _ = run_cli("history", "compare", "--db", db, "--head", "0006abcdef", expect=0)
     assert "ratio 1.4 (-0.7 .. 5.2)" in text and "(unbounded)" in text.split("geomean")[1]
+    _, html, _ = run_cli("history", "compare", "--db", db, "--head", "0006abcdef",
+                         "--format", "html", expect=0)
+    geo_table = html.split('class="geomean"')[1].split("</table>")[0]
+    assert '<td class="num">unbounded</td>' in geo_table and "n/a" not in geo_table
     _, out, _ = run_cli("history", "compare", "--db", db, "--head", "0006abcdef", "--json",
                         "--store", expect=0)
     doc = json.loads(out)

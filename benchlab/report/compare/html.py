@@ -239,7 +239,9 @@ def suite_headline(result: SuiteResult, anchors: Sequence[str] = ()) -> str:
 def geomean_table(result: SuiteResult) -> str:
     rows = [[cell(g.candidate, cls="name"), cell(str(g.benchmarks), cls="num"),
              cell(num(g.estimate), cls="num", attrs={"data-estimate": exact(g.estimate)}),
-             cell(f"{num(g.low)} .. {num(g.high)}", cls="num"),
+             cell(f"{num(g.low)} .. {num(g.high)}"
+                  if math.isfinite(g.low) and math.isfinite(g.high) else "unbounded",
+                  cls="num"),
              cell(f"B = {g.replicates}, seed = {g.seed}")] for g in result.geometric_means]
     level = f"bootstrap {fmt_level(result.confidence)} CI"
     of = f"of {statistic_of(result).ratios}"
