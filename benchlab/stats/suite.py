@@ -304,6 +304,7 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
     log_sums: dict[str, np.ndarray] = {}  # per candidate: Σ over benchmarks of log r*
     log_est: dict[str, list[float]] = {}
     skipped: list[str] = []
+    unlogged: dict[str, list[str]] = {}  # per candidate: benchmarks of a ratio <= 0
     spec = analysis.resampling(len(level_names)) if level_names else None
     check_suite_memory(benchmarks=len(data), systems=max(map(len, data.values()), default=0),
                        replicates=replicates, bootstrap=bootstrap, confidence=confidence,
@@ -347,6 +348,9 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
             ratio = c.headline if median else c.ratio
             if ratio is None or np.any(reps[b] <= 0):
                 continue
+            if not ratio.estimate > 0:  # no logarithm: said in a note, not averaged
+                unlogged.setdefault(name, []).append(bench)
+                continue
             _add_log_ratio(log_sums, name, reps[i], reps[b])
             log_est.setdefault(name, []).append(math.log(ratio.estimate))
         del reps, whole  # the next benchmark's draws take their place
@@ -378,6 +382,10 @@ def compare_suite(data: dict[str, list[tuple[str, np.ndarray, list[np.ndarray]]]
 
     said = advice_note([c for _, r in results for c in r.comparisons])
     notes = [d.message for d in said]
+    notes += [f"the geometric mean of {name} leaves out {', '.join(map(repr, benches))}: "
+              f"{'its ratio is' if len(benches) == 1 else 'their ratios are'} at or below 0 "
+              "(a candidate mean at or below 0), which has no logarithm"
+              for name, benches in unlogged.items()]
     refused = sorted({(bench, name, min(t.units)) for bench, by in units.items()
                       for name, t in by.items() if t.refused})
     if refused:

@@ -254,3 +254,18 @@ def test_a_geometric_mean_whose_replicates_reach_zero_is_unbounded_below_only():
     low, high = interval_from_replicates(ratio, 0.95)
     assert 0.05 < np.mean(ratio <= 0) < 0.5 and low < 0
     assert math.isnan(g.low) and g.high == pytest.approx(high, rel=1e-12)
+
+
+def test_a_ratio_at_or_below_zero_is_left_out_of_the_geometric_mean_with_a_note():
+    """A candidate whose mean is negative in one benchmark has no log ratio there (it
+    raised a math domain error, exit 3): the geometric mean is over the other benchmarks,
+    equal to the one of those alone, and a note names the one left out."""
+    rng = np.random.default_rng(1)
+    data = {"x": [("base", rng.normal(10, 1, 8), []), ("cand", rng.normal(-1, 1, 8), [])],
+            "y": [("base", rng.normal(10, 1, 8), []), ("cand", rng.normal(10, 1, 8), [])]}
+    r = compare_suite(data, [], baseline="base", seed=1, replicates=500)
+    (g,) = r.geometric_means
+    (ratio,) = [c.ratio for b, res in r.benchmarks if b == "y" for c in res.comparisons]
+    assert g.benchmarks == 1 and g.estimate == pytest.approx(ratio.estimate, rel=1e-12)
+    assert ("the geometric mean of cand leaves out 'x': its ratio is at or below 0 (a "
+            "candidate mean at or below 0), which has no logarithm") in r.notes
