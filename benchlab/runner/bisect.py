@@ -462,12 +462,24 @@ def _said(step: Step) -> str:
     c = step.last
     if step.mid is None:
         r = c.ratio
-        return (f"  bad/good {r.estimate:.4f} [{_bound(r.low)}, {_bound(r.high)}] at "
+        return (f"  bad/good {r.estimate:.4f} {_interval(r.low, r.high)} at "
                 f"{100 * step.level:.4g}% after {c.runs} runs each: {step.outcome}")
     p = c.position
-    return (f"  position {p.estimate:.4f} [{_bound(p.low)}, {_bound(p.high)}] at "
+    return (f"  position {p.estimate:.4f} {_interval(p.low, p.high)} at "
             f"{100 * step.level:.4g}% after {c.runs} runs each: {step.outcome}")
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    """A step's interval for the progress line: "unbounded" where the interval has no bound
+    (None, or not finite), as the table printed at the end says it."""
+    if not _finite(low) and not _finite(high):
+        return "(unbounded)"
+    return f"[{_bound(low)}, {_bound(high)}]"
+
+
+def _finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)
+
+
 def _bound(x: float | None) -> str:
-    return "-inf" if x is None else f"{x:.4f}" if math.isfinite(x) else str(x)
+    return f"{x:.4f}" if _finite(x) else "unbounded"
