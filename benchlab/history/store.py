@@ -207,6 +207,7 @@ class History:
         batch = _Batch(self, stored)
         for c in commits:
             for s in c.series:
+                _check_finite(c.sha, s)
                 batch.encode(s)
         with self.db.write():
             self._same_kind_of_dates(self.db, commits)
@@ -461,6 +462,19 @@ class _Batch:
             conn.executemany("INSERT INTO results (series, commit_id, n, data, levels) "
                              "VALUES (?, ?, ?, ?, ?)", rows)
         return sum(n for _, _, n, _, _ in rows)
+
+
+def _check_finite(sha: str, s: SeriesData) -> None:
+    """Refuse a series holding a value that is not a finite number (NaN, ±inf): no analysis
+    of a history can use one, and `history export` could not write it as JSON. The command
+    line refuses such values as it reads them; this is the same rule for the Python API and
+    `history import`."""
+    values = np.asarray(s.values, dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise InputError(f"commit {sha}, benchmark {s.benchmark!r}, metric {s.metric!r}: "
+                         f"value {int(np.argmax(bad)) + 1} is {values[bad][0]!r}, not a "
+                         "finite number; nothing was added")
 
 
 def _row(s: SeriesData, factor: float) -> tuple[int, bytes, str]:

@@ -64,6 +64,19 @@ def test_a_failing_add_writes_nothing(tmp_path):
         assert h.counts() == {"commits": 1, "series": 1, "measurements": 4}
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_value_that_is_not_finite_is_refused(tmp_path, bad):
+    """The Python API (and `history import`) refuse NaN and ±inf as the command line does:
+    nothing is written, and an export never holds a token JSON does not have."""
+    db = str(tmp_path / "h.db")
+    with History.open_or_create(db) as h:
+        h.add([commit("a")])
+        with pytest.raises(InputError, match=r"commit c, benchmark 'sort', metric 'time': "
+                                             r"value 3 is .*not a finite number"):
+            h.add([commit("b"), commit("c", series(values=(1.0, 1.0, bad, 1.0)))])
+        assert h.counts() == {"commits": 1, "series": 1, "measurements": 4}
+
+
 def test_units_are_converted_to_the_stored_unit(tmp_path):
     with History.open_or_create(str(tmp_path / "h.db")) as h:
         h.add([commit("a")])
