@@ -23,46 +23,56 @@ SOURCE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "experi
                       "profiles.c")
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def _counted_store(tmp_path_factory, name: str, factors: str, argument: str) -> str:
+    """A real store of two builds of the example program counted under callgrind (two
+    executions per cell), with `factors` (TOML of a [factors] table, or "") and the
+    program's `argument`."""
     for tool in ("cc", "valgrind"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (.ci/run installs valgrind from Debian)")
-    folder = tmp_path_factory.mktemp("profiles")
+    folder = tmp_path_factory.mktemp(name)
     shutil.copy(SOURCE, folder / "work.c")
     (folder / "exp.toml").write_text(textwrap.dedent("""
         seed = 5
         executions = 2
         metrics = ["instructions"]
         counter = "callgrind"
+        FACTORS
         [alternatives.base]
         build = ["cc", "-O1", "-g", "-o", "work-base", "work.c"]
-        command = ["./work-{alternative}", "20000"]
+        command = ["./work-{alternative}", "ARGUMENT"]
         [alternatives.slow]
         build = ["cc", "-O1", "-g", "-DEXTRA=500", "-o", "work-slow", "work.c"]
-        command = ["./work-{alternative}", "20000"]
-    """))
+        command = ["./work-{alternative}", "ARGUMENT"]
+    """).replace("FACTORS", factors).replace("ARGUMENT", argument))
     db = str(folder / "r.db")
     result = run_experiment(str(folder / "exp.toml"), db)
-    assert result.status == "finished" and result.counts == {"ok": 2 + 2 * 2}
+    cells = 2 * (2 if factors else 1)
+    assert result.status == "finished" and result.counts == {"ok": 2 + cells * 2}
     return db
 
 
-def _stored(db: str) -> dict[str, list]:
-    """Each alternative's trials as profiles read from the stored out files by the file
-    reader (one process each: the command is run directly)."""
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return _counted_store(tmp_path_factory, "profiles", "", "20000")
+
+
+def _stored(db: str, key=lambda p: p.alternative) -> dict:
+    """The store's kept trials as profiles read from their out files by the file reader
+    (one process each: the command is run directly), grouped by `key` of each (by
+    alternative unless told)."""
     handle = Store.open(db)
     try:
         kept = handle.profiles()
     finally:
         handle.close()
-    out: dict[str, list] = {}
+    out: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         for p in kept:
             path = os.path.join(tmp, f"{p.trial}.{p.part}")
             with open(path, "w") as f:
                 f.write(p.text())
-            out.setdefault(p.alternative, []).append(read_profile(path))
+            out.setdefault(key(p), []).append(read_profile(path))
     return out
 
 
@@ -154,46 +164,12 @@ def test_the_report_says_which_functions_changed_with_the_same_numbers(store, ru
 def factor_store(tmp_path_factory):
     """The same two builds with a factor: the program's n at two levels (each cell counted
     twice under callgrind)."""
-    for tool in ("cc", "valgrind"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (.ci/run installs valgrind from Debian)")
-    folder = tmp_path_factory.mktemp("factors")
-    shutil.copy(SOURCE, folder / "work.c")
-    (folder / "exp.toml").write_text(textwrap.dedent("""
-        seed = 5
-        executions = 2
-        metrics = ["instructions"]
-        counter = "callgrind"
-        [factors]
-        n = [20000, 10000]
-        [alternatives.base]
-        build = ["cc", "-O1", "-g", "-o", "work-base", "work.c"]
-        command = ["./work-{alternative}", "{n}"]
-        [alternatives.slow]
-        build = ["cc", "-O1", "-g", "-DEXTRA=500", "-o", "work-slow", "work.c"]
-        command = ["./work-{alternative}", "{n}"]
-    """))
-    db = str(folder / "r.db")
-    result = run_experiment(str(folder / "exp.toml"), db)
-    assert result.status == "finished" and result.counts == {"ok": 2 + 2 * 2 * 2}
-    return db
+    return _counted_store(tmp_path_factory, "factors", "[factors]\nn = [20000, 10000]", "{n}")
 
 
 def _stored_cells(db: str) -> dict[tuple[str, str], list]:
     """Each cell's (alternative, n) trials as profiles read by the file reader."""
-    handle = Store.open(db)
-    try:
-        kept = handle.profiles()
-    finally:
-        handle.close()
-    out: dict[tuple[str, str], list] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for p in kept:
-            path = os.path.join(tmp, f"{p.trial}.{p.part}")
-            with open(path, "w") as f:
-                f.write(p.text())
-            out.setdefault((p.alternative, dict(p.factors)["n"]), []).append(read_profile(path))
-    return out
+    return _stored(db, lambda p: (p.alternative, dict(p.factors)["n"]))
 
 
 def _count(profiles: list, function: str) -> int:
