@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from _trees import children_cpu, median_row, tree_env
 
 # The measured command: on the first execution only, the time and the runner's (its
 # parent's) utime and stime in clock ticks (fields 14 and 15 of /proc/PID/stat).
@@ -39,15 +40,7 @@ PROBE = ("[ -e {out} ] && exit 0; date +%s.%N > {out}; "
 
 
 def _env(tree: str, work: str, k: int) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=tree)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(work, f"pyc{k}")
-    return env
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return tree_env(tree, os.path.join(work, f"pyc{k}"))
 
 
 def _clean(work: str) -> None:
@@ -103,10 +96,10 @@ def main() -> int:
         for name, argv in wholes.items():
             for k, tree in order:
                 _clean(work)
-                before = _children_cpu()
+                before = children_cpu()
                 subprocess.run([sys.executable, "-m", "benchlab", *argv], check=True,
                                env=_env(tree, work, k), cwd=work, capture_output=True)
-                whole[tree][name].append(_children_cpu() - before)
+                whole[tree][name].append(children_cpu() - before)
     print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}; "
           f"medians of {args.repeat}")
     print("to the first execution: wall time, and the runner's CPU time by then")
@@ -117,8 +110,7 @@ def main() -> int:
             for t in trees))
     print("whole 2-execution invocation: CPU time with the children's (%U+%S)")
     for name in wholes:
-        print(f"  {name:<28}" + "".join(f"{statistics.median(whole[t][name]) * 1e3:>9.0f} ms"
-                                        for t in trees))
+        print(median_row(name, [whole[t][name] for t in trees]))
     return 0
 
 

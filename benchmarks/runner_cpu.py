@@ -26,11 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from _trees import children_cpu, median_row, tree_env
 
 # What each fresh process runs for the loop: argv[1] executions, printed as JSON.
 _LOOP = r'''
@@ -65,15 +66,7 @@ print(json.dumps({"quiet": got[0], "rich bar": got[1]}))
 
 
 def _env(tree: str) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package has
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "benchlab-runner-cpu-pyc")
-    return env
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return tree_env(tree, os.path.join(tempfile.gettempdir(), "benchlab-runner-cpu-pyc"))
 
 
 def main() -> int:
@@ -112,10 +105,10 @@ def main() -> int:
                 loop[tree].setdefault(mode, []).append(values)
         for name, argv in commands.items():
             for tree in order:
-                before = _children_cpu()
+                before = children_cpu()
                 subprocess.run([sys.executable, "-m", "benchlab", *argv], env=_env(tree),
                                cwd=work, check=True, capture_output=True)
-                start[tree][name].append(_children_cpu() - before)
+                start[tree][name].append(children_cpu() - before)
     print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"round loop, {args.runs} executions of true, medians of {args.repeat}: the "
           "runner's CPU (and wall) per execution")
@@ -126,8 +119,7 @@ def main() -> int:
         print(f"  {tree}: " + "; ".join(cells))
     print("start-up: CPU of the whole invocation (with its children), medians")
     for name in commands:
-        print(f"  {name:<32}" + "".join(f"{statistics.median(start[t][name]) * 1e3:>9.0f} ms"
-                                        for t in trees))
+        print(median_row(name, [start[t][name] for t in trees], width=32))
     return 0
 
 

@@ -91,7 +91,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -101,15 +100,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _trees import children_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # the children's; PYTHONPYCACHEPREFIX in main
 OWN: dict[tuple[str, int], list[float]] = {}  # (tool, executions) -> its own CPU s per invocation
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 sys.path.insert(0, str(ROOT))
 
 from benchlab.runner import spawn  # noqa: E402
@@ -118,7 +115,7 @@ from benchlab.runner.execute import run_process  # noqa: E402
 
 def hyperfine(runs: int, tmp: Path) -> tuple[list[float], float]:
     out = tmp / "h.json"
-    cpu = _children_cpu()
+    cpu = children_cpu()
     start = time.perf_counter()
     subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", "3", "--export-json",
                     str(out), "--style", "none", "true"], check=True,
@@ -126,7 +123,7 @@ def hyperfine(runs: int, tmp: Path) -> tuple[list[float], float]:
     total = time.perf_counter() - start
     result = json.loads(out.read_text())["results"][0]
     children = (float(result["user"]) + float(result["system"])) * (runs + 3)  # means
-    OWN.setdefault(("hyperfine", runs), []).append(_children_cpu() - cpu - children)
+    OWN.setdefault(("hyperfine", runs), []).append(children_cpu() - cpu - children)
     return [float(t) for t in result["times"]], total / runs
 
 
@@ -175,7 +172,7 @@ def _read(db: Path, name: str, runs: int, cpu: float) -> list[float]:
     walls = [r[0] for r in conn.execute("SELECT wall FROM trials WHERE warmup = 0")]
     children = conn.execute("SELECT SUM(user + sys) FROM trials").fetchone()[0]
     conn.close()
-    OWN.setdefault((name, runs), []).append(_children_cpu() - cpu - children)
+    OWN.setdefault((name, runs), []).append(children_cpu() - cpu - children)
     return walls
 
 
@@ -185,7 +182,7 @@ def benchlab_run(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[fl
                    "[alternatives.true]\ncommand = [\"true\"]\n")
     db = tmp / f"true{k}-{runs}.db"
     env = ENV
-    cpu = _children_cpu()
+    cpu = children_cpu()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", str(exp), "-o", str(db),
                     "--quiet"], check=True, env=env, stdout=subprocess.DEVNULL,
@@ -197,7 +194,7 @@ def benchlab_run(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[fl
 def quick_mode(runs: int, tmp: Path, k: int, warmup: int = 3) -> tuple[list[float], float]:
     db = tmp / f"quick{k}-{runs}.db"
     env = ENV
-    cpu = _children_cpu()
+    cpu = children_cpu()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "benchlab", "run", "--runs", str(runs), "--warmup",
                     str(warmup), "-o", str(db), "--quiet", "--", "true"], check=True, env=env,
