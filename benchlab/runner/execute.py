@@ -516,15 +516,23 @@ def _members(pgid: int) -> int | None:
     """How many live (not zombie) processes are in group `pgid`, read from /proc; None where
     /proc cannot say (then kill(2) with signal 0: 1 if any process is left, else 0)."""
     try:
-        names = os.listdir("/proc")
+        table = process_stats()
     except OSError:
         try:
             os.killpg(pgid, 0)
         except (ProcessLookupError, PermissionError):
             return 0
         return None
-    count = 0
-    for name in names:
+    return sum(1 for _, fields in table
+               if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid)
+
+
+def process_stats() -> list[tuple[int, list[bytes]]]:
+    """Every process's pid and the fields of its /proc/PID/stat after the command name
+    (state, ppid, pgrp, ...); a process that ends meanwhile is left out. OSError when /proc
+    cannot be listed."""
+    out = []
+    for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
@@ -532,10 +540,8 @@ def _members(pgid: int) -> int | None:
                 stat = handle.read()
         except OSError:  # ended meanwhile
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # state, ppid, pgrp, ...
-        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
-            count += 1
-    return count
+        out.append((int(name), stat[stat.rfind(b")") + 2:].split()))
+    return out
 
 
 def _kill_group(pid: int) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchlab.runner.execute import process_stats
+
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 20
 # trials: 2 builds x 2 alternatives x EXECUTIONS, more than the 20 kills use up, so every
@@ -62,18 +64,8 @@ PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 
 def _children() -> set[int]:
     """The processes whose parent is this process (/proc/PID/stat's fourth field)."""
-    me, found = os.getpid(), set()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:  # ended meanwhile
-            continue
-        if int(stat.rsplit(b")", 1)[1].split()[1]) == me:
-            found.add(int(pid))
-    return found
+    me = os.getpid()
+    return {pid for pid, fields in process_stats() if len(fields) > 1 and int(fields[1]) == me}
 
 
 def _reap_orphans(others: set[int]) -> None:
