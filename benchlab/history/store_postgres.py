@@ -169,8 +169,7 @@ class PostgresDatabase:
         if row is None:
             return ""
         table, pid, application, address = row
-        who = ", ".join(masked(str(x), self.url) for x in (application, address) if x)
-        return f"{table} held by pid {pid}{f' ({who})' if who else ''}"
+        return f"{table} held by {self._session_text(pid, application, address)}"
 
     def _holder(self) -> str:
         """Who holds the writers' lock, as far as this role may see: ", held by pid N
@@ -190,9 +189,14 @@ class PostgresDatabase:
         if row is None:
             return ""
         pid, application, address, since = row
-        who = ", ".join(masked(str(x), self.url) for x in (application, address) if x)
-        return (f", held by pid {pid}{f' ({who})' if who else ''}"
+        return (f", held by {self._session_text(pid, application, address)}"
                 f"{f' since {since} UTC' if since else ''}")
+
+    def _session_text(self, pid, application, address) -> str:
+        """Another server session as a message names it: "pid N (application, client
+        address)", each part a user set passed through `masked` (no password in a message)."""
+        who = ", ".join(masked(str(x), self.url) for x in (application, address) if x)
+        return f"pid {pid}{f' ({who})' if who else ''}"
 
     def prepare_write(self) -> None:
         pass  # a server keeps its own log; nothing to set per connection
