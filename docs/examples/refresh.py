@@ -101,11 +101,24 @@ def _console(body: list[str], scratch: str | None = None) -> list[str]:
 
 def refresh(text: str) -> str:
     """The page `text` with every example's output as it is now (its /tmp/ files in a
-    folder of this refresh's own, removed after)."""
+    folder of this refresh's own, removed after). The folder's name is hex digits after
+    the prefix: tempfile's names may hold "_", which Markdown output escapes ("\\_"), and
+    the escaped path would not be put back as /tmp/ in the page."""
+    import secrets
+    import shutil
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="benchlab-docs-") as scratch:
+    while True:
+        scratch = os.path.join(tempfile.gettempdir(), f"benchlab-docs-{secrets.token_hex(6)}")
+        try:
+            os.mkdir(scratch, 0o700)
+            break
+        except FileExistsError:
+            continue
+    try:
         return _refresh(text, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _refresh(text: str, scratch: str) -> str:
